@@ -1,0 +1,59 @@
+#ifndef REPRO_BUNDLES_READER_H
+#define REPRO_BUNDLES_READER_H
+
+/*
+ * The validated, streaming bundle reader.  Every bundle is hostile input: a
+ * member is looked up by its exact name (nothing is ever extracted to disk),
+ * lines are capped at BNDL_LINE_MAX bytes, manifest.json at BNDL_MANIFEST_MAX,
+ * the total uncompressed size read at BNDL_TOTAL_MAX, and every parse error
+ * names the member and line.
+ */
+
+#include "common/err.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define BNDL_FORMAT_NAME "repro-bundle"
+#define BNDL_FMT_MAJOR 1
+#define BNDL_LINE_MAX (1024u * 1024u)
+#define BNDL_MANIFEST_MAX (1024u * 1024u)
+#define BNDL_TOTAL_MAX (16ull * 1024 * 1024 * 1024)
+
+struct bndl_reader;
+
+/*
+ * bndl_reader_open - open the bundle at path and validate manifest.json
+ * (format name, major version <= BNDL_FMT_MAJOR).  Returns a reader for
+ * bndl_reader_free(), or NULL with *err: ENOENT/EACCES from open, EPROTO for
+ * a file that is not a bundle, truncated, or of a newer major version; the
+ * message names the file and the member.
+ */
+struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err);
+
+/* bndl_reader_manifest - the parsed manifest; borrowed, valid until free. */
+json_t *bndl_reader_manifest(const struct bndl_reader *r);
+
+/*
+ * Called for each line of a .jsonl member: obj is borrowed for the call;
+ * lineno counts from 1.  Return 0 to go on, -1 with *err to stop.
+ */
+typedef int (*bndl_line_fn)(void *ctx, json_t *obj, size_t lineno, struct repro_err **err);
+
+/*
+ * bndl_reader_foreach - stream member (e.g. "events.jsonl") line by line.
+ * Returns 0, or -1 with *err (EPROTO: member missing, a line not a JSON
+ * object, too long, or the archive truncated; message "MEMBER line N: …").
+ */
+int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
+			struct repro_err **err);
+
+/*
+ * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout).
+ * Returns 0, or -1 with *err.
+ */
+int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err);
+
+void bndl_reader_free(struct bndl_reader *r);
+
+#endif

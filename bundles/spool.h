@@ -1,0 +1,147 @@
+#ifndef REPRO_BUNDLES_SPOOL_H
+#define REPRO_BUNDLES_SPOOL_H
+
+/*
+ * The spool: the binary, append-only file a recording writes while the
+ * program runs (docs/bundle-format.md, "Spool").  One record per syscall event
+ * or process-lifecycle fact.  Nothing here allocates per record on the append
+ * path: records are copied into a 256 KiB buffer that is written out when full,
+ * and at least every 100 ms of recording, so that a killed recorder leaves a
+ * spool that `repro pack` can still turn into a bundle.
+ *
+ * On disk, little-endian host layout (the spool never leaves the machine):
+ *   file header  "REPROSPL" u32 version(=1) u32 reserved
+ *   record       struct bndl_spool_rec_hdr, struct bndl_event_fixed,
+ *                then nblobs x (struct bndl_blob_hdr, data padded to 8 bytes)
+ */
+
+#include "common/err.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BNDL_SPOOL_FILE "events.spool"
+#define BNDL_SPOOL_RUNINFO "run.json"
+#define BNDL_EVENT_MAX_BLOBS 8
+/* Largest blob a record may hold (bytes); longer data is cut and flagged. */
+#define BNDL_BLOB_MAX (64u * 1024u)
+
+enum bndl_rec_type {
+	BNDL_REC_SYSCALL = 1,    /* a traced syscall: entry + result */
+	BNDL_REC_PROC_START = 2, /* a new process: pid, ppid, t_ns */
+	BNDL_REC_PROC_EXEC = 3,  /* a successful exec: pid, t_ns, PATH + ARGV blobs */
+	BNDL_REC_PROC_EXIT = 4,  /* a process ended: pid, t_ns, wait status */
+	BNDL_REC_PROC_LEFT = 5,  /* a process still running when recording stopped */
+};
+
+enum bndl_event_flag {
+	BNDL_EV_UNFINISHED = 1u << 0, /* the tracee vanished before the call returned */
+	BNDL_EV_INJECTED = 1u << 1,   /* a policy imposed the result */
+	BNDL_EV_NO_RETURN = 1u << 2,  /* a call that does not return (exit, exit_group) */
+	BNDL_EV_COMPAT = 1u << 3,     /* made through the 32-bit entry (int $0x80) */
+	BNDL_EV_THREAD = 1u << 4,     /* PROC_START: the new task is a thread */
+};
+
+enum bndl_blob_kind {
+	BNDL_BLOB_STR = 1,      /* a string argument as read from the tracee (argi) */
+	BNDL_BLOB_PATH = 2,     /* absolute form of path argument argi */
+	BNDL_BLOB_SOCKADDR = 3, /* raw struct sockaddr bytes of argument argi */
+	BNDL_BLOB_ARGV = 4,     /* NUL-separated argv list of argument argi */
+	BNDL_BLOB_OUT = 5,      /* bytes the call wrote to argument argi (e.g. SO_ERROR) */
+	BNDL_BLOB_STRUCT = 6,   /* a struct read at entry (clone_args, open_how) */
+	BNDL_BLOB_TRUNCATED = 0x8000, /* flag or'ed into kind: data was cut */
+};
+
+/* One blob of an event; data is borrowed (see the functions for lifetime). */
+struct bndl_blob {
+	uint16_t kind;
+	uint16_t argi;
+	uint32_t len; /* bytes */
+	const void *data;
+};
+
+/* An event as handed to the spool and read back from it. */
+struct bndl_event {
+	uint16_t type;  /* enum bndl_rec_type */
+	uint32_t flags; /* enum bndl_event_flag */
+	uint64_t seq;
+	uint64_t t_ns;   /* since the start of the recording (CLOCK_MONOTONIC) */
+	uint64_t dur_ns; /* entry to exit stop */
+	int32_t pid;     /* thread group id */
+	int32_t tid;
+	int32_t ppid;   /* PROC_START only */
+	int32_t status; /* PROC_EXIT: wait status as from waitpid(2) */
+	int32_t nr;     /* syscall number for arch */
+	uint32_t arch;  /* AUDIT_ARCH_* of the call (linux/audit.h) */
+	uint64_t args[6];
+	int64_t ret; /* raw kernel return: -errno on failure */
+	uint16_t nblobs;
+	struct bndl_blob blobs[BNDL_EVENT_MAX_BLOBS];
+};
+
+struct bndl_spool;
+
+/*
+ * bndl_spool_open - create DIR/events.spool (O_EXCL) for appending.  dir must
+ * exist.  Returns a handle freed by bndl_spool_close(), or NULL with *err.
+ */
+struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err);
+
+/*
+ * bndl_spool_append - copy ev (and its blobs, each cut to BNDL_BLOB_MAX) into
+ * the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
+ * (ENOSPC …); after an error the spool stays usable up to the last record
+ * written.
+ */
+int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct repro_err **err);
+
+/* bndl_spool_flush - write out buffered records.  0, or -1 with *err. */
+int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err);
+
+/* bndl_spool_count - number of records appended so far. */
+uint64_t bndl_spool_count(const struct bndl_spool *sp);
+
+/*
+ * bndl_spool_close - flush, close and free sp (NULL-safe).  Returns 0, or -1
+ * with *err when the final flush failed (sp is freed anyway).
+ */
+int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err);
+
+/*
+ * bndl_spool_remove - remove DIR/events.spool and DIR/run.json (either may be
+ * missing), then the directory DIR itself, after a successful pack.  Returns
+ * 0, or -1 with *err (errno of unlink/rmdir, e.g. ENOTEMPTY when other files
+ * were left in DIR).
+ */
+int bndl_spool_remove(const char *dir, struct repro_err **err);
+
+struct bndl_spool_reader;
+
+/*
+ * bndl_spool_reader_open - open DIR/events.spool for reading; checks the file
+ * header.  Returns a handle for bndl_spool_reader_free(), or NULL with *err
+ * (ENOENT, or EPROTO for a foreign or newer file).
+ */
+struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_err **err);
+
+/*
+ * bndl_spool_reader_next - read the next record into *ev.  Blob data points
+ * into the reader and stays valid until the next call.  Returns 1 for a
+ * record, 0 at the end (a record cut short by a killed recorder counts as the
+ * end; bndl_spool_reader_was_truncated() then says so), -1 with *err on a
+ * malformed record (EPROTO) or a read error.
+ */
+int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev, struct repro_err **err);
+
+/* bndl_spool_reader_was_truncated - true when the spool ended mid-record. */
+bool bndl_spool_reader_was_truncated(const struct bndl_spool_reader *r);
+
+void bndl_spool_reader_free(struct bndl_spool_reader *r);
+
+/*
+ * bndl_event_blob - the first blob of ev with kind (TRUNCATED flag ignored)
+ * and argi, or NULL.  Borrowed from ev.
+ */
+const struct bndl_blob *bndl_event_blob(const struct bndl_event *ev, uint16_t kind, uint16_t argi);
+
+#endif

@@ -1,0 +1,306 @@
+/*
+ * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--no-sandbox]
+ *              [--wait=all|main] -- CMD [ARG...]
+ * Runs CMD under the tracer and writes a bundle (docs/bundle-format.md).
+ */
+#include "cli/commands.h"
+#include "cli/signals.h"
+#include "bundles/pack.h"
+#include "bundles/spool.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "launcher/launcher.h"
+#include "recorder/recorder.h"
+#include "recorder/render.h"
+#include "recorder/systab.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct record_opts {
+	const char *output;
+	char *output_owned;
+	unsigned classes;
+	bool net_none;
+	bool sandbox;
+	bool wait_all;
+	bool verbose;
+	char **argv;
+};
+
+static const char usage_text[] =
+	"usage: repro record [OPTIONS] -- CMD [ARG...]\n"
+	"\n"
+	"Run CMD as it would run without repro, recording its file, network and\n"
+	"process syscalls into a bundle.  repro exits with CMD's exit status\n"
+	"(128+N when a signal N killed it).\n"
+	"\n"
+	"  -o, --output FILE     bundle to write (default: CMD-YYYYmmdd-HHMMSS.repro)\n"
+	"      --trace CLASSES   comma list of file, network, process (default: all)\n"
+	"      --net MODE        host (default) or none: a network namespace with\n"
+	"                        only loopback, so nothing leaves the machine\n"
+	"      --no-sandbox      no user/mount namespaces (where they are unavailable)\n"
+	"      --wait MODE       all (default): record until every process CMD started\n"
+	"                        has ended; main: stop when CMD ends, killing the rest\n"
+	"  -v, --verbose         say where the bundle went\n"
+	"  -h, --help            this text\n";
+
+static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
+{
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 't':
+		return rec_classes_parse(optarg, &o->classes, err) < 0 ? repro_err_wrap(err, "record --trace") : 0;
+	case 'n':
+		if (strcmp(optarg, "none") != 0 && strcmp(optarg, "host") != 0)
+			return repro_err_set(err, EINVAL, "record --net: expected 'host' or 'none', got '%s'", optarg);
+		o->net_none = strcmp(optarg, "none") == 0;
+		return 0;
+	case 'S':
+		o->sandbox = false;
+		return 0;
+	case 'w':
+		if (strcmp(optarg, "all") != 0 && strcmp(optarg, "main") != 0)
+			return repro_err_set(err, EINVAL, "record --wait: expected 'all' or 'main', got '%s'", optarg);
+		o->wait_all = strcmp(optarg, "all") == 0;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	default:
+		return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
+	}
+}
+
+/* Returns 1 when --help was given, 0 to go on, -1 on a bad option. */
+static int parse_record_args(int argc, char **argv, struct record_opts *o, struct repro_err **err)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "trace", required_argument, NULL, 't' },
+		{ "net", required_argument, NULL, 'n' },    { "no-sandbox", no_argument, NULL, 'S' },
+		{ "wait", required_argument, NULL, 'w' },   { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct record_opts){ .classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:vh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (c == '?')
+			return repro_err_set(err, EINVAL, "record: unknown option '%s'; see 'repro record --help'",
+					     argv[optind - 1]);
+		if (parse_opt(o, c, err) < 0)
+			return -1;
+	}
+	if (optind >= argc)
+		return repro_err_set(err, EINVAL, "record: no command given; usage: repro record [OPTIONS] -- CMD [ARG...]");
+	o->argv = argv + optind;
+	return 0;
+}
+
+static char *default_output(const char *cmd)
+{
+	cleanup_free char *copy = repro_xstrdup(cmd);
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+	return repro_xasprintf("%s-%s.repro", basename(copy), stamp);
+}
+
+/* .NAME.spool next to the bundle, so a killed recording leaves it where the user looks. */
+static char *spool_dir_for(const char *output)
+{
+	cleanup_free char *d = repro_xstrdup(output), *b = repro_xstrdup(output);
+
+	return repro_xasprintf("%s/.%s.spool", dirname(d), basename(b));
+}
+
+static int make_spool_dir(const char *dir, struct repro_err **err)
+{
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return repro_err_set(err, EEXIST, "spool '%s' exists: a recording is running or was killed; pack it "
+						  "with 'repro pack %s -o FILE' or remove it", dir, dir);
+	return repro_err_set(err, errno, "cannot create spool '%s'", dir);
+}
+
+static void remove_spool(const char *dir)
+{
+	cleanup_free char *a = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_FILE);
+	cleanup_free char *b = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_RUNINFO);
+
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+/* Everything a recording holds, released in one place. */
+struct session {
+	struct record_opts *o;
+	char *spool_dir;
+	struct bndl_spool *spool;
+	struct rec_systab *tab;
+	struct rec_recorder *rec;
+	struct lnch_child child;
+	struct lnch_loop *loop;
+	struct bndl_run_info info;
+	char classes[64];
+	char cwd[4096];
+	char warnings[256];
+	struct lnch_result res;
+	bool made_spool;
+};
+
+static void session_release(struct session *s)
+{
+	lnch_loop_free(s->loop);
+	rec_recorder_free(s->rec);
+	rec_systab_free(s->tab);
+	lnch_child_release(&s->child);
+	if (s->spool != NULL)
+		bndl_spool_close(s->spool, NULL);
+	free(s->spool_dir);
+}
+#define cleanup_session __attribute__((cleanup(session_release)))
+
+static void fill_info(struct session *s)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (getcwd(s->cwd, sizeof(s->cwd)) == NULL)
+		snprintf(s->cwd, sizeof(s->cwd), "?");
+	rec_classes_format(s->o->classes, s->classes, sizeof(s->classes));
+	s->info = (struct bndl_run_info){
+		.argv = s->o->argv,
+		.cwd = s->cwd,
+		.started_at_s = now.tv_sec,
+		.started_at_ns = now.tv_nsec,
+		.trace_classes = s->classes,
+		.net_mode = s->o->net_none ? "none" : "host",
+		.sandbox = !s->o->sandbox ? "none" : s->o->net_none ? "userns+mntns+netns" : "userns+mntns",
+		.tool_version = "repro " REPRO_VERSION,
+	};
+}
+
+static int start(struct session *s, struct repro_err **err)
+{
+	cleanup_free struct lnch_filter_rule *rules = NULL;
+	struct lnch_spawn_opts so = { .argv = s->o->argv, .sandbox = s->o->sandbox, .net_none = s->o->net_none };
+
+	fill_info(s);
+	if (make_spool_dir(s->spool_dir, err) < 0)
+		return -1;
+	s->made_spool = true;
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)
+		return -1;
+	s->spool = bndl_spool_open(s->spool_dir, err);
+	if (s->spool == NULL)
+		return -1;
+	s->tab = rec_systab_new();
+	rules = rec_filter_rules(s->o->classes, &so.nrules);
+	so.rules = rules;
+	if (lnch_child_spawn(&so, &s->child, err) < 0)
+		return -1;
+	s->rec = rec_recorder_new(s->spool, s->tab, s->child.pid);
+	s->loop = lnch_loop_new(&s->child, s->o->wait_all, cli_signals_stop_requested, NULL);
+	lnch_loop_add_observer(s->loop, rec_recorder_ops(), s->rec);
+	return 0;
+}
+
+static void finish_info(struct session *s)
+{
+	int st = s->res.main_status;
+
+	s->info.duration_ns = s->res.end_ns;
+	s->info.has_exit = s->res.main_seen;
+	s->info.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+	s->info.exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	s->info.core_dumped = WIFSIGNALED(st) && WCOREDUMP(st);
+	if (s->res.left_running > 0) {
+		snprintf(s->warnings, sizeof(s->warnings),
+			 "%u process(es) were still running when the recording stopped and were killed",
+			 s->res.left_running);
+		s->info.warnings = s->warnings;
+	}
+}
+
+static int pack(struct session *s, struct repro_err **err)
+{
+	struct rec_renderer *r = rec_renderer_new();
+	struct bndl_render_ops ops;
+	int rc;
+
+	rec_renderer_ops(r, &ops);
+	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);
+	rec_renderer_free(r);
+	if (rc == 0)
+		remove_spool(s->spool_dir);
+	return rc;
+}
+
+/* The exit status: the program's, 128+N for a signal, or an error when it never ran. */
+static int outcome(struct session *s, struct repro_err **err)
+{
+	enum lnch_step step;
+	int errnum, st = s->res.main_status;
+
+	if (lnch_child_setup_error(&s->child, &step, &errnum))
+		return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')", lnch_step_name(step),
+				     s->o->argv[0], s->o->output);
+	if (s->o->verbose || isatty(STDERR_FILENO))
+		fprintf(stderr, "repro: recorded %llu events into '%s'\n",
+			(unsigned long long)rec_recorder_count(s->rec), s->o->output);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+int cmd_record(int argc, char **argv, struct repro_err **err)
+{
+	struct record_opts o;
+	cleanup_session struct session s = { .o = &o, .child = { .pid = -1, .err_fd = -1 } };
+	int rc = parse_record_args(argc, argv, &o, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	o.output_owned = o.output ? NULL : default_output(o.argv[0]);
+	if (o.output == NULL)
+		o.output = o.output_owned;
+	s.spool_dir = spool_dir_for(o.output);
+	if (start(&s, err) < 0) {
+		if (s.made_spool)
+			remove_spool(s.spool_dir);
+		free(o.output_owned);
+		return -1;
+	}
+	cli_signals_forward_to(s.child.pid);
+	rc = lnch_loop_run(s.loop, &s.res, err);
+	cli_signals_forward_to(0);
+	if (rc == 0)
+		rc = rec_recorder_finish(s.rec, err);
+	finish_info(&s);
+	if (rc == 0)
+		rc = pack(&s, err);
+	if (rc == 0)
+		rc = outcome(&s, err);
+	free(o.output_owned);
+	return rc;
+}

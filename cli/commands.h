@@ -1,0 +1,15 @@
+#ifndef REPRO_CLI_COMMANDS_H
+#define REPRO_CLI_COMMANDS_H
+
+#include "common/err.h"
+
+/*
+ * One entry point per subcommand (cli/cmd_NAME.c).  argv[0] is the command
+ * word.  Returns the process exit status to use (0, 1, the program's status
+ * for record), or -1 with *err set: main prints it and exits 2.
+ */
+int cmd_record(int argc, char **argv, struct repro_err **err);
+int cmd_show(int argc, char **argv, struct repro_err **err);
+int cmd_pack(int argc, char **argv, struct repro_err **err);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * repro - record how a program meets the operating system.
+ * main: global options, the command table, the one place that prints an
+ * error and chooses the exit status (docs/errors.md).
+ */
+#include "cli/commands.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct repro_err **err);
+	const char *summary;
+};
+
+static const struct cmd commands[] = {
+	{ "record", cmd_record, "run a program and record its syscalls into a bundle" },
+	{ "show", cmd_show, "print what a bundle holds: processes, failures, trace" },
+	{ "pack", cmd_pack, "pack the spool a killed recording left behind" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: repro [--help] [--version] COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'repro COMMAND --help' describes a command.\n");
+}
+
+static const struct cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* 0 to go on, or the exit status when the global options were all there was to do. */
+static int parse_global(int argc, char **argv, int *status)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			*status = 0;
+			return 1;
+		}
+		if (c == 'V') {
+			printf("repro %s\n", REPRO_VERSION);
+			*status = 0;
+			return 1;
+		}
+		*status = 2;
+		return 1;
+	}
+	return 0;
+}
+
+static void print_error(const struct repro_err *e)
+{
+	cleanup_free char *text = repro_err_format(e);
+
+	fflush(stdout);
+	fprintf(stderr, "repro: %s\n", text);
+}
+
+int main(int argc, char **argv)
+{
+	cleanup_err struct repro_err *err = NULL;
+	const struct cmd *cmd;
+	int status = 0;
+
+	if (parse_global(argc, argv, &status))
+		return status;
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	cmd = find_command(argv[optind]);
+	if (cmd == NULL) {
+		fprintf(stderr, "repro: '%s' is not a repro command; see 'repro --help'\n", argv[optind]);
+		return 2;
+	}
+	argv += optind;
+	argc -= optind;
+	optind = 0; /* reset getopt for the command (glibc: 0 reinitialises) */
+	status = cmd->fn(argc, argv, &err);
+	if (status < 0) {
+		print_error(err);
+		return 2;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "repro: cannot write to standard output: %s\n", strerror(errno));
+		return 2;
+	}
+	return status;
+}

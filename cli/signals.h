@@ -1,0 +1,22 @@
+#ifndef REPRO_CLI_SIGNALS_H
+#define REPRO_CLI_SIGNALS_H
+
+/*
+ * Signals sent to repro while it records (the only process-wide state of
+ * repro, hence in cli/).  SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to repro
+ * by kill(2) are passed on to the program; the same signals from the
+ * terminal already reach the program through its process group, so they are
+ * not sent twice.  Either way a stop is requested: once the program has
+ * ended, processes it left running are then killed and the bundle written.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* cli_signals_forward_to - install the handlers and pass signals to pid (0: stop passing). */
+void cli_signals_forward_to(pid_t pid);
+
+/* cli_signals_stop_requested - true once one of those signals arrived; ctx unused. */
+bool cli_signals_stop_requested(void *ctx);
+
+#endif

@@ -1,0 +1,78 @@
+#include "fdutil.h"
+#include "cleanup.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+int repro_write_all(int fd, const void *buf, size_t len, const char *what, struct repro_err **err)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return repro_err_set(err, errno, "cannot write '%s'", what);
+		if (n == 0)
+			return repro_err_set(err, EIO, "cannot write '%s'", what);
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+char *repro_read_file(const char *path, size_t max_bytes, size_t *len_out, struct repro_err **err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cleanup_free char *buf = NULL;
+	size_t len = 0, cap = 4096;
+
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot open '%s'", path), NULL;
+	buf = repro_xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap >= max_bytes)
+				return repro_err_set(err, EFBIG, "'%s' is larger than %zu bytes", path,
+						     max_bytes),
+				       NULL;
+			cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
+			buf = repro_xrealloc(buf, cap + 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return repro_err_set(err, errno, "cannot read '%s'", path), NULL;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (len_out != NULL)
+		*len_out = len;
+	return steal_ptr(&buf);
+}
+
+char *repro_path_join(const char *dir, const char *rel)
+{
+	size_t dl;
+
+	if (rel[0] == '/' || dir == NULL || dir[0] == '\0')
+		return repro_xstrdup(rel);
+	dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (rel[0] == '\0')
+		return repro_xstrndup(dir, dl);
+	if (dl == 1 && dir[0] == '/')
+		return repro_xasprintf("/%s", rel);
+	return repro_xasprintf("%.*s/%s", (int)dl, dir, rel);
+}

@@ -1,0 +1,62 @@
+#include "xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *check(void *p)
+{
+	static const char msg[] = "repro: out of memory\n";
+
+	if (p == NULL) {
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		abort();
+	}
+	return p;
+}
+
+void *repro_xmalloc(size_t size)
+{
+	return check(malloc(size ? size : 1));
+}
+
+void *repro_xcalloc(size_t nmemb, size_t size)
+{
+	return check(calloc(nmemb ? nmemb : 1, size ? size : 1));
+}
+
+void *repro_xrealloc(void *ptr, size_t size)
+{
+	return check(realloc(ptr, size ? size : 1));
+}
+
+void *repro_xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	return check(reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1));
+}
+
+char *repro_xstrdup(const char *s)
+{
+	return check(strdup(s));
+}
+
+char *repro_xstrndup(const char *s, size_t n)
+{
+	return check(strndup(s, n));
+}
+
+char *repro_xasprintf(const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		check(NULL);
+	return s;
+}

@@ -1,0 +1,20 @@
+#ifndef REPRO_COMMON_XALLOC_H
+#define REPRO_COMMON_XALLOC_H
+
+#include <stddef.h>
+
+/*
+ * Allocation wrappers: out of memory is not a recoverable error in repro;
+ * these print one line and abort().  Returned memory is the caller's to free().
+ */
+void *repro_xmalloc(size_t size);
+void *repro_xcalloc(size_t nmemb, size_t size);
+void *repro_xrealloc(void *ptr, size_t size);
+/* repro_xreallocarray - realloc(ptr, nmemb * size) with overflow check. */
+void *repro_xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *repro_xstrdup(const char *s);
+char *repro_xstrndup(const char *s, size_t n);
+/* repro_xasprintf - printf into a new buffer the caller frees. */
+char *repro_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef REPRO_LAUNCHER_ARCH_H
+#define REPRO_LAUNCHER_ARCH_H
+
+/*
+ * The only place that knows registers.  One launcher/arch/<arch>.c per
+ * architecture, chosen by CMake from CMAKE_SYSTEM_PROCESSOR.  Reading goes
+ * through PTRACE_GET_SYSCALL_INFO everywhere; these hooks exist for what the
+ * generic path cannot do.
+ */
+
+#include "common/err.h"
+#include "launcher/abi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * lnch_arch_set_syscall_nr - at a syscall-entry or seccomp stop, change the
+ * syscall number of tid (-1 skips the call, as strace does).  Returns 0, or -1
+ * with *err (errno from ptrace(2)).
+ */
+int lnch_arch_set_syscall_nr(pid_t tid, int nr, struct repro_err **err);
+
+/*
+ * lnch_arch_set_return - at a syscall-exit stop, set the return value of tid
+ * (-errno for a failure).  Returns 0, or -1 with *err.
+ */
+int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err);
+
+#endif

@@ -1,0 +1,122 @@
+#include "launcher/filter.h"
+#include "launcher/arch/arch.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static inline void cleanup_seccomp_ctx(scmp_filter_ctx *ctx)
+{
+	if (*ctx != NULL)
+		seccomp_release(*ctx);
+}
+#define cleanup_seccomp __attribute__((cleanup(cleanup_seccomp_ctx)))
+
+static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter_rule *r, bool *added,
+		    struct repro_err **err)
+{
+	int arch_nr = seccomp_syscall_resolve_name_arch(arch, r->name);
+	/* rule numbers are native (or libseccomp pseudo) numbers that libseccomp maps to each ABI */
+	int nr = seccomp_syscall_resolve_name(r->name);
+	int rc;
+
+	if (arch_nr == __NR_SCMP_ERROR || arch_nr < 0 || nr == __NR_SCMP_ERROR)
+		return 0; /* not on this ABI */
+	/* conditions only on the native ABI: libseccomp refuses some on 32-bit ones (EFAULT) */
+	if (r->arg < 0 || arch != lnch_arch_audit_token())
+		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
+	else if (r->is_ne)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
+				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_NE, r->value));
+	else
+		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
+				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->value));
+	if (rc < 0)
+		return repro_err_set(err, -rc, "seccomp_rule_add '%s'", r->name);
+	*added = true;
+	return 0;
+}
+
+/* One filter context per ABI; libseccomp resolves numbers per architecture. */
+static scmp_filter_ctx build_arch_ctx(uint32_t arch, const struct lnch_filter_rule *rules, size_t n,
+				      bool *seen, struct repro_err **err)
+{
+	cleanup_seccomp scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc;
+
+	if (ctx == NULL)
+		return repro_err_set(err, ENOMEM, "seccomp_init"), NULL;
+	if (arch != seccomp_arch_native()) {
+		if ((rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE)) < 0 ||
+		    (rc = seccomp_arch_add(ctx, arch)) < 0)
+			return repro_err_set(err, -rc, "seccomp_arch_add %s", lnch_arch_name(arch)), NULL;
+	}
+	/* Programs of an ABI the filter does not cover run untraced rather than killed. */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	if (rc < 0)
+		return repro_err_set(err, -rc, "seccomp_attr_set BADARCH"), NULL;
+	for (size_t i = 0; i < n; i++)
+		if (add_rule(ctx, arch, &rules[i], &seen[i], err) < 0)
+			return NULL;
+	return steal_ptr(&ctx);
+}
+
+static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog, struct repro_err **err)
+{
+	cleanup_close int fd = memfd_create("repro-seccomp", MFD_CLOEXEC);
+	cleanup_free struct sock_filter *buf = NULL;
+	off_t size;
+	int rc;
+
+	if (fd < 0)
+		return repro_err_set(err, errno, "memfd_create");
+	if ((rc = seccomp_export_bpf(ctx, fd)) < 0)
+		return repro_err_set(err, -rc, "seccomp_export_bpf");
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 || size > 65536 * 8)
+		return repro_err_set(err, EINVAL, "seccomp filter has a bad size (%lld bytes)", (long long)size);
+	buf = repro_xmalloc((size_t)size);
+	if (pread(fd, buf, (size_t)size, 0) != size)
+		return repro_err_set(err, errno ? errno : EIO, "cannot read back the seccomp filter");
+	prog->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	prog->filter = steal_ptr(&buf);
+	return 0;
+}
+
+int lnch_filter_build(const struct lnch_filter_rule *rules, size_t nrules, struct sock_fprog *prog,
+		      struct repro_err **err)
+{
+	cleanup_free bool *seen = repro_xcalloc(nrules, sizeof(bool));
+	cleanup_seccomp scmp_filter_ctx merged = NULL;
+	uint32_t arches[4];
+	size_t narches = lnch_arch_filter_arches(arches, 4);
+	int rc;
+
+	for (size_t a = 0; a < narches; a++) {
+		scmp_filter_ctx ctx = build_arch_ctx(arches[a], rules, nrules, seen, err);
+
+		if (ctx == NULL)
+			return -1;
+		if (merged == NULL) {
+			merged = ctx;
+		} else if ((rc = seccomp_merge(merged, ctx)) < 0) {
+			seccomp_release(ctx);
+			return repro_err_set(err, -rc, "seccomp_merge");
+		}
+	}
+	for (size_t i = 0; i < nrules; i++)
+		if (!seen[i])
+			return repro_err_set(err, EINVAL, "unknown syscall '%s'", rules[i].name);
+	return export_bpf(merged, prog, err);
+}
+
+void lnch_filter_release(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	prog->filter = NULL;
+	prog->len = 0;
+}

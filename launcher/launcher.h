@@ -1,0 +1,109 @@
+#ifndef REPRO_LAUNCHER_LAUNCHER_H
+#define REPRO_LAUNCHER_LAUNCHER_H
+
+/*
+ * Starting a program under ptrace + seccomp, optionally inside user, mount
+ * and network namespaces, and driving the ptrace loop until every traced
+ * process has ended (docs/architecture.md, "Launcher").
+ */
+
+#include "common/err.h"
+#include "launcher/filter_rule.h"
+#include "launcher/policy.h"
+#include "launcher/stop.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Steps of the child before exec, for error reports across fork (STYLE.md). */
+enum lnch_step {
+	LNCH_STEP_NONE = 0,
+	LNCH_STEP_UNSHARE,
+	LNCH_STEP_SYNC,
+	LNCH_STEP_MOUNT_PRIVATE,
+	LNCH_STEP_LOOPBACK,
+	LNCH_STEP_NO_NEW_PRIVS,
+	LNCH_STEP_SECCOMP,
+	LNCH_STEP_EXEC,
+};
+
+struct lnch_spawn_opts {
+	char *const *argv;   /* borrowed: NULL-terminated; argv[0] searched in PATH */
+	bool sandbox;        /* new user + mount namespaces */
+	bool net_none;       /* plus a network namespace with only loopback up */
+	const struct lnch_filter_rule *rules; /* borrowed */
+	size_t nrules;
+};
+
+/* A started tracee, stopped nowhere, seized and running towards its exec. */
+struct lnch_child {
+	pid_t pid;
+	int err_fd;          /* read end of the child's error pipe (owned) */
+	char *exec_path;     /* owned: the resolved program path */
+	uint64_t t0_ns;      /* CLOCK_MONOTONIC at spawn */
+};
+
+/*
+ * lnch_child_spawn - fork the program described by opts, enter namespaces,
+ * write uid/gid maps (identity: the full range for root, the caller's own
+ * uid/gid otherwise), PTRACE_SEIZE it (TRACESECCOMP, TRACEFORK/VFORK/CLONE,
+ * TRACEEXEC, EXITKILL, TRACESYSGOOD), install the seccomp filter and let it
+ * exec.  On success fills *child (release with lnch_child_release()).
+ * Errors: ENOENT/EACCES when the program is not found in PATH; the errno and
+ * step of the first failing set-up step, with a hint (e.g. --no-sandbox) in
+ * the message.
+ */
+int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
+		     struct repro_err **err);
+
+/*
+ * lnch_child_setup_error - after the loop: when the child failed before or at
+ * its exec, fill *step and *errnum from its error pipe and return 1; return 0
+ * when the exec happened.
+ */
+int lnch_child_setup_error(struct lnch_child *child, enum lnch_step *step, int *errnum);
+
+/* lnch_step_name - a short text for a step ("exec", "unshare"). Static string. */
+const char *lnch_step_name(enum lnch_step step);
+
+void lnch_child_release(struct lnch_child *child);
+
+struct lnch_loop;
+
+/* The outcome of a run. */
+struct lnch_result {
+	int main_status;     /* wait status of the first process (waitpid(2)) */
+	bool main_seen;      /* main_status is valid */
+	uint64_t end_ns;     /* time since t0 when the last traced task ended */
+	unsigned left_running; /* processes still running when the recording stopped */
+};
+
+/*
+ * lnch_loop_new - a loop for the child (borrowed; must outlive the loop).
+ * wait_all: keep tracing after the first process exits until every traced
+ * process has ended; otherwise stop then and kill what is left.
+ * should_stop: polled when waitpid is interrupted by a signal (may be NULL);
+ * returning true stops the recording (what is left is killed).
+ */
+struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
+				bool (*should_stop)(void *ctx), void *stop_ctx);
+
+/* Register an observer or a policy (both borrowed for the loop's life). */
+void lnch_loop_add_observer(struct lnch_loop *loop, const struct lnch_observer_ops *ops, void *ctx);
+void lnch_loop_add_policy(struct lnch_loop *loop, const struct lnch_policy_ops *ops, void *ctx);
+
+/*
+ * lnch_loop_run - drive the tracees until none is left.  Fills *res.
+ * Returns 0, or -1 with *err when ptrace itself fails in a way the loop
+ * cannot handle (the tracees are killed then).
+ */
+int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err);
+
+void lnch_loop_free(struct lnch_loop *loop);
+
+/* lnch_now_ns - CLOCK_MONOTONIC in ns. */
+uint64_t lnch_now_ns(void);
+
+#endif

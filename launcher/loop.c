@@ -1,0 +1,366 @@
+/*
+ * The ptrace loop (ptrace(2): "Stopped states", "execve(2) under ptrace",
+ * "Group-stop"; seccomp(2): SECCOMP_RET_TRACE).  Every traced syscall stops
+ * once at entry (seccomp stop); the loop asks policies and observers, and
+ * stops again at exit only when one of them wants the result.
+ */
+#include "launcher/launcher.h"
+#include "launcher/arch/arch.h"
+#include "launcher/syscalls.h"
+#include "launcher/tasks.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_HOOKS 8
+
+struct lnch_loop {
+	const struct lnch_child *child; /* borrowed */
+	bool wait_all;
+	bool (*should_stop)(void *ctx);
+	void *stop_ctx;
+	struct {
+		const struct lnch_observer_ops *ops;
+		void *ctx;
+	} obs[MAX_HOOKS];
+	size_t nobs;
+	struct {
+		const struct lnch_policy_ops *ops;
+		void *ctx;
+	} pol[MAX_HOOKS];
+	size_t npol;
+	struct lnch_tasks tasks;
+	bool stopping;
+	struct lnch_result res;
+};
+
+struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
+				bool (*should_stop)(void *ctx), void *stop_ctx)
+{
+	struct lnch_loop *loop = repro_xcalloc(1, sizeof(*loop));
+
+	loop->child = child;
+	loop->wait_all = wait_all;
+	loop->should_stop = should_stop;
+	loop->stop_ctx = stop_ctx;
+	lnch_tasks_init(&loop->tasks);
+	return loop;
+}
+
+void lnch_loop_add_observer(struct lnch_loop *loop, const struct lnch_observer_ops *ops, void *ctx)
+{
+	if (loop->nobs < MAX_HOOKS) {
+		loop->obs[loop->nobs].ops = ops;
+		loop->obs[loop->nobs++].ctx = ctx;
+	}
+}
+
+void lnch_loop_add_policy(struct lnch_loop *loop, const struct lnch_policy_ops *ops, void *ctx)
+{
+	if (loop->npol < MAX_HOOKS) {
+		loop->pol[loop->npol].ops = ops;
+		loop->pol[loop->npol++].ctx = ctx;
+	}
+}
+
+void lnch_loop_free(struct lnch_loop *loop)
+{
+	if (loop == NULL)
+		return;
+	lnch_tasks_release(&loop->tasks);
+	free(loop);
+}
+
+static uint64_t since_start(const struct lnch_loop *loop)
+{
+	return lnch_now_ns() - loop->child->t0_ns;
+}
+
+/* Thread group id from /proc/TID/status ("Tgid:"), or tid itself when unreadable. */
+static pid_t read_tgid(pid_t tid)
+{
+	char path[64], buf[1024];
+	cleanup_close int fd = -1;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return tid;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)atoi(p + 6) : tid;
+}
+
+/* Resume a task; ESRCH means it died meanwhile and waitpid will tell. */
+static void resume(struct lnch_task *task, int sig)
+{
+	int req = task->in_syscall ? PTRACE_SYSCALL : PTRACE_CONT;
+
+	(void)ptrace(req, task->tid, NULL, (void *)(long)sig);
+}
+
+static struct lnch_task *task_for(struct lnch_loop *loop, pid_t tid)
+{
+	struct lnch_task *task = lnch_tasks_get(&loop->tasks, tid);
+
+	if (task == NULL) {
+		/* an auto-attached child whose first stop came before its parent's event */
+		task = lnch_tasks_put(&loop->tasks, tid);
+		task->pid = read_tgid(tid);
+	}
+	return task;
+}
+
+static void fill_stop(struct lnch_loop *loop, struct lnch_task *task, const struct __ptrace_syscall_info *si,
+		      struct lnch_stop *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tid = task->tid;
+	st->pid = task->pid;
+	st->arch = si->arch;
+	st->t_ns = since_start(loop);
+}
+
+static bool ask_policies(struct lnch_loop *loop, const struct lnch_stop *st, struct lnch_verdict *v)
+{
+	for (size_t i = 0; i < loop->npol; i++) {
+		memset(v, 0, sizeof(*v));
+		if (loop->pol[i].ops->decide(loop->pol[i].ctx, st, v) == 1 && v->errnum != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Skip the call: SECCOMP_RET_TRACE lets the tracer set the number to -1 (seccomp(2)). */
+static void impose(struct lnch_task *task, const struct lnch_verdict *v)
+{
+	if (lnch_arch_set_syscall_nr(task->tid, -1, NULL) < 0)
+		return; /* the tracee is gone, or registers are not writable: let it run */
+	task->injected = true;
+	task->inject_errnum = v->errnum;
+	task->inject_delay_ns = v->delay_ns;
+}
+
+static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
+{
+	struct __ptrace_syscall_info si;
+	struct lnch_verdict v;
+	struct lnch_stop st;
+	unsigned want = 0;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
+	    si.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		resume(task, 0);
+		return;
+	}
+	fill_stop(loop, task, &si, &st);
+	st.is_entry = true;
+	st.nr = (int)si.seccomp.nr;
+	memcpy(st.args, si.seccomp.args, sizeof(st.args));
+	if (loop->npol > 0 && ask_policies(loop, &st, &v))
+		impose(task, &v);
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_entry != NULL)
+			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
+	task->in_syscall = task->injected || (want & LNCH_WANT_EXIT);
+	resume(task, 0);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
+{
+	struct __ptrace_syscall_info si;
+	struct lnch_stop st;
+
+	if (!task->in_syscall ||
+	    ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
+	    si.op != PTRACE_SYSCALL_INFO_EXIT) {
+		task->in_syscall = false;
+		resume(task, 0);
+		return;
+	}
+	fill_stop(loop, task, &si, &st);
+	st.ret = si.exit.rval;
+	if (task->injected) {
+		if (task->inject_delay_ns > 0)
+			sleep_ns(task->inject_delay_ns);
+		st.ret = -(int64_t)task->inject_errnum;
+		(void)lnch_arch_set_return(task->tid, st.ret, NULL);
+	}
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_exit != NULL)
+			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
+	task->in_syscall = false;
+	task->injected = false;
+	resume(task, 0);
+}
+
+static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int event)
+{
+	unsigned long msg = 0;
+	struct lnch_task *child;
+	pid_t ptid = parent->tid, ppid = parent->pid, ctid;
+	bool is_thread;
+
+	if (ptrace(PTRACE_GETEVENTMSG, ptid, NULL, &msg) < 0) {
+		resume(parent, 0);
+		return;
+	}
+	ctid = (pid_t)msg;
+	child = lnch_tasks_get(&loop->tasks, ctid);
+	if (child == NULL) {
+		child = lnch_tasks_put(&loop->tasks, ctid);
+		child->pid = event == PTRACE_EVENT_CLONE ? read_tgid(ctid) : ctid;
+	}
+	is_thread = child->pid == ppid && ctid != ppid;
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_spawn != NULL)
+			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid, is_thread,
+						   since_start(loop));
+	/* the table may have moved: look the parent up again */
+	resume(lnch_tasks_get(&loop->tasks, ptid), 0);
+}
+
+static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
+{
+	unsigned long msg = 0;
+	pid_t tid = task->tid, former;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0 && (pid_t)msg != tid) {
+		/* a non-leader thread exec'd: it takes over the leader's tid (ptrace(2)) */
+		struct lnch_task *old = lnch_tasks_get(&loop->tasks, (pid_t)msg);
+
+		if (old != NULL) {
+			struct lnch_task moved = *old;
+
+			lnch_tasks_del(&loop->tasks, (pid_t)msg);
+			moved.tid = tid;
+			task = lnch_tasks_put(&loop->tasks, tid);
+			*task = moved;
+		}
+	}
+	former = msg ? (pid_t)msg : tid;
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_exec != NULL)
+			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former, since_start(loop));
+	resume(task, 0);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
+{
+	struct lnch_task *task = task_for(loop, tid);
+	int sig = WSTOPSIG(status);
+	int event = (unsigned)status >> 16;
+
+	if (sig == (SIGTRAP | 0x80)) {
+		on_syscall_exit(loop, task);
+	} else if (event == PTRACE_EVENT_STOP) {
+		/* group-stop: PTRACE_LISTEN keeps it stopped yet lets SIGCONT through (job control) */
+		if (is_stop_signal(sig))
+			(void)ptrace(PTRACE_LISTEN, tid, NULL, NULL);
+		else
+			resume(task, 0);
+	} else if (sig == SIGTRAP && event == PTRACE_EVENT_SECCOMP) {
+		on_seccomp(loop, task);
+	} else if (sig == SIGTRAP && (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+				      event == PTRACE_EVENT_CLONE)) {
+		on_new_task(loop, task, event);
+	} else if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
+		on_exec(loop, task);
+	} else if (event != 0) {
+		resume(task, 0);
+	} else {
+		resume(task, sig); /* signal-delivery-stop: deliver it as it would be */
+	}
+}
+
+static void stop_all(struct lnch_loop *loop)
+{
+	uint64_t t = since_start(loop);
+
+	loop->stopping = true;
+	for (size_t i = 0; i < loop->tasks.cap; i++) {
+		struct lnch_task *task = &loop->tasks.slots[i];
+
+		if (task->tid <= 0)
+			continue;
+		for (size_t j = 0; j < loop->nobs; j++)
+			if (loop->obs[j].ops->on_left_running != NULL)
+				loop->obs[j].ops->on_left_running(loop->obs[j].ctx, task->tid, task->pid, t);
+		if (task->tid == task->pid)
+			loop->res.left_running++;
+		kill(task->tid, SIGKILL);
+	}
+}
+
+static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
+{
+	struct lnch_task *task = lnch_tasks_get(&loop->tasks, tid);
+	pid_t pid = task ? task->pid : tid;
+	uint64_t t = since_start(loop);
+
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_task_exit != NULL)
+			loop->obs[i].ops->on_task_exit(loop->obs[i].ctx, tid, pid, status, t);
+	lnch_tasks_del(&loop->tasks, tid);
+	loop->res.end_ns = t;
+	if (tid == loop->child->pid) {
+		loop->res.main_status = status;
+		loop->res.main_seen = true;
+		if (loop->tasks.count > 0 && !loop->stopping &&
+		    (!loop->wait_all || (loop->should_stop != NULL && loop->should_stop(loop->stop_ctx))))
+			stop_all(loop);
+	}
+}
+
+int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err)
+{
+	struct lnch_task *first = lnch_tasks_put(&loop->tasks, loop->child->pid);
+
+	first->pid = loop->child->pid;
+	while (loop->tasks.count > 0) {
+		int status = 0;
+		pid_t tid = waitpid(-1, &status, __WALL);
+
+		if (tid < 0 && errno == EINTR) {
+			/* a stop request ends the recording only once the program itself has ended */
+			if (!loop->stopping && loop->res.main_seen && loop->should_stop != NULL &&
+			    loop->should_stop(loop->stop_ctx))
+				stop_all(loop);
+			continue;
+		}
+		if (tid < 0 && errno == ECHILD)
+			break;
+		if (tid < 0)
+			return repro_err_set(err, errno, "waitpid");
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			on_gone(loop, tid, status);
+		else if (WIFSTOPPED(status))
+			on_stopped(loop, tid, status);
+	}
+	*res = loop->res;
+	return 0;
+}

@@ -1,0 +1,53 @@
+#ifndef REPRO_LAUNCHER_STOP_H
+#define REPRO_LAUNCHER_STOP_H
+
+/*
+ * The read-only view of a tracee stop that observers (the recorder) and
+ * policies (fault rules, replay) see.  Nothing here names a register: the
+ * number, arguments and result come from PTRACE_GET_SYSCALL_INFO
+ * (ptrace(2), linux/ptrace.h).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lnch_stop {
+	pid_t tid;
+	pid_t pid;      /* thread group id */
+	bool is_entry;  /* seccomp stop (entry) or syscall-exit stop */
+	uint32_t arch;  /* AUDIT_ARCH_* (linux/audit.h) */
+	int nr;         /* syscall number for arch */
+	uint64_t args[6];
+	int64_t ret;    /* exit only: raw return, -errno on failure */
+	uint64_t t_ns;  /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
+};
+
+/* What an observer's entry callback asks of the loop. */
+enum lnch_entry_want {
+	LNCH_WANT_NOTHING = 0,
+	LNCH_WANT_EXIT = 1u << 0, /* stop again at syscall exit to see the result */
+};
+
+/*
+ * Observers are called at every traced stop and process-lifecycle change.
+ * They cannot fail the loop: an observer that meets an error (a full disk)
+ * keeps it and reports it when the run is over.  ctx is the observer's own.
+ */
+struct lnch_observer_ops {
+	/* seccomp stop; returns enum lnch_entry_want flags */
+	unsigned (*on_entry)(void *ctx, const struct lnch_stop *st);
+	/* syscall-exit stop of a call whose entry asked for it */
+	void (*on_exit)(void *ctx, const struct lnch_stop *st);
+	/* a new task: child_pid is its thread group id (== parent_pid for a thread) */
+	void (*on_spawn)(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_pid, bool is_thread,
+			 uint64_t t_ns);
+	/* a successful exec in pid; former_tid is the thread that called it (ptrace(2) "execve under ptrace") */
+	void (*on_exec)(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns);
+	/* a task is gone (status as from waitpid(2), or -1 when it vanished in an exec) */
+	void (*on_task_exit)(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t_ns);
+	/* the recording stops while this task still runs (it is then killed) */
+	void (*on_left_running)(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns);
+};
+
+#endif

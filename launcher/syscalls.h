@@ -1,0 +1,33 @@
+#ifndef REPRO_LAUNCHER_SYSCALLS_H
+#define REPRO_LAUNCHER_SYSCALLS_H
+
+/*
+ * Wrappers for syscalls libc does not wrap, and fallbacks for constants that
+ * older headers lack (crun's syscalls.h).  The only home of such #ifndefs.
+ */
+
+#include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* glibc >= 2.32 declares PTRACE_GET_SYSCALL_INFO and struct __ptrace_syscall_info. */
+#ifndef PTRACE_SET_SYSCALL_INFO
+#define PTRACE_SET_SYSCALL_INFO 0x4212
+#endif
+#ifndef PTRACE_O_EXITKILL
+#define PTRACE_O_EXITKILL (1 << 20)
+#endif
+
+/* seccomp(2) with SECCOMP_SET_MODE_FILTER; -1 with errno (ENOSYS when missing). */
+static inline int lnch_sys_seccomp(unsigned int op, unsigned int flags, void *args)
+{
+#ifdef __NR_seccomp
+	return (int)syscall(__NR_seccomp, op, flags, args);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+#endif

@@ -1,0 +1,36 @@
+#ifndef REPRO_LAUNCHER_TASKS_H
+#define REPRO_LAUNCHER_TASKS_H
+
+/* The loop's table of traced tasks (threads), keyed by tid.  Internal to launcher/. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lnch_task {
+	pid_t tid;      /* 0: free slot */
+	pid_t pid;      /* thread group id */
+	bool in_syscall; /* between a seccomp stop that asked for the exit and that exit */
+	bool injected;  /* the current call was skipped by a policy */
+	int inject_errnum;
+	uint64_t inject_delay_ns;
+	bool seen_spawn; /* the parent's fork/clone event has been handled */
+};
+
+struct lnch_tasks {
+	struct lnch_task *slots;
+	size_t cap;   /* power of two */
+	size_t count; /* live tasks */
+	size_t tombs; /* deleted slots */
+};
+
+void lnch_tasks_init(struct lnch_tasks *t);
+void lnch_tasks_release(struct lnch_tasks *t);
+/* lnch_tasks_get - the task for tid, or NULL.  Borrowed until the next put/del. */
+struct lnch_task *lnch_tasks_get(struct lnch_tasks *t, pid_t tid);
+/* lnch_tasks_put - the task for tid, created zeroed (tid set) when missing. */
+struct lnch_task *lnch_tasks_put(struct lnch_tasks *t, pid_t tid);
+void lnch_tasks_del(struct lnch_tasks *t, pid_t tid);
+
+#endif

@@ -1,0 +1,69 @@
+#ifndef REPRO_RECORDER_CAPTURE_H
+#define REPRO_RECORDER_CAPTURE_H
+
+/*
+ * What the recorder keeps of one traced call between its entry and exit
+ * stops (one per thread), and the per-family capture functions of
+ * recorder/sys/.  Hot path: memory is reused from call to call; nothing is
+ * formatted here (rendering happens when the bundle is packed).
+ */
+
+#include "bundles/spool.h"
+#include "launcher/stop.h"
+#include "recorder/systab.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rec_capture {
+	pid_t tid;
+	bool active;  /* an entry is waiting for its exit */
+	bool drop;    /* the call teaches nothing (sendmsg without an address) */
+	const struct rec_sys *sys;
+	struct bndl_event ev;
+	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
+	char *arena;  /* owned */
+	size_t cap, used;
+};
+
+/* rec_capture_reset - start a new call in c (keeps the arena). */
+void rec_capture_reset(struct rec_capture *c);
+
+/*
+ * rec_capture_reserve - room for len bytes of a new blob (kind, argi) in the
+ * arena.  Returns where to write (valid until the next reserve), or NULL
+ * when the event has no free blob slot.  rec_capture_commit() then sets the
+ * blob's final length (<= len).
+ */
+void *rec_capture_reserve(struct rec_capture *c, uint16_t kind, uint16_t argi, size_t len);
+void rec_capture_commit(struct rec_capture *c, size_t len);
+
+/* rec_capture_finish - point ev's blobs into the arena, for bndl_spool_append(). */
+void rec_capture_finish(struct rec_capture *c);
+
+void rec_capture_release(struct rec_capture *c);
+
+/*
+ * Per-family capture at the entry stop: read what argument i of kind needs
+ * from the tracee.  A read failure (EFAULT) leaves the argument without
+ * blob; it is rendered as its address.  Return false when the whole call
+ * should not be recorded.
+ */
+bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+
+/* At the exit stop: getsockopt's SO_ERROR value. */
+void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+
+/*
+ * rec_path_absolute - write the absolute form of raw into out (cap bytes):
+ * raw itself when absolute, else joined to the directory of dirfd (AT_FDCWD:
+ * the cwd of tid), both read from /proc/TID/{cwd,fd/N} at the time of the
+ * call.  Returns the length, or -1 when the directory could not be read.
+ */
+ssize_t rec_path_absolute(pid_t tid, int dirfd, const char *raw, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,290 @@
+#include "recorder/recorder.h"
+#include "recorder/capture.h"
+#include "launcher/abi.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* tid -> capture, two levels deep: pid_max is at most 2^22 (proc(5)). */
+#define PAGE_BITS 12
+#define PAGES (1u << (22 - PAGE_BITS))
+
+struct rec_recorder {
+	struct bndl_spool *spool;     /* borrowed */
+	const struct rec_systab *tab; /* borrowed */
+	struct rec_capture **pages[PAGES];
+	uint64_t count;
+	bool stopping;
+	struct repro_err *first_err;
+};
+
+/* The slot for tid; with create, its page is allocated.  NULL for an impossible tid. */
+static struct rec_capture **capture_slot(struct rec_recorder *r, pid_t tid, bool create)
+{
+	uint32_t t = (uint32_t)tid, hi = t >> PAGE_BITS;
+
+	if (hi >= PAGES)
+		return NULL;
+	if (r->pages[hi] == NULL) {
+		if (!create)
+			return NULL;
+		r->pages[hi] = repro_xcalloc(1u << PAGE_BITS, sizeof(struct rec_capture *));
+	}
+	return &r->pages[hi][t & ((1u << PAGE_BITS) - 1)];
+}
+
+static struct rec_capture *capture_get(struct rec_recorder *r, pid_t tid, bool create)
+{
+	struct rec_capture **slot = capture_slot(r, tid, create);
+
+	if (slot == NULL)
+		return NULL;
+	if (*slot == NULL && create) {
+		*slot = repro_xcalloc(1, sizeof(**slot));
+		(*slot)->tid = tid;
+	}
+	return *slot;
+}
+
+static void capture_drop(struct rec_recorder *r, pid_t tid)
+{
+	struct rec_capture **slot = capture_slot(r, tid, false);
+
+	if (slot == NULL || *slot == NULL)
+		return;
+	rec_capture_release(*slot);
+	free(*slot);
+	*slot = NULL;
+}
+
+static void append(struct rec_recorder *r, const struct bndl_event *ev)
+{
+	if (r->first_err != NULL)
+		return; /* keep the first error; the program runs on */
+	(void)bndl_spool_append(r->spool, ev, &r->first_err);
+}
+
+static void append_syscall(struct rec_recorder *r, struct rec_capture *c)
+{
+	rec_capture_finish(c);
+	c->ev.seq = ++r->count;
+	append(r, &c->ev);
+	c->active = false;
+}
+
+struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab, pid_t main_pid)
+{
+	struct rec_recorder *r = repro_xcalloc(1, sizeof(*r));
+	struct bndl_event ev = { .type = BNDL_REC_PROC_START, .pid = main_pid, .tid = main_pid };
+
+	r->spool = spool;
+	r->tab = tab;
+	append(r, &ev);
+	return r;
+}
+
+static bool capture_args(struct rec_capture *c, const struct lnch_stop *st)
+{
+	if (c->sys == NULL)
+		return true;
+	for (int i = 0; i < c->sys->nargs; i++) {
+		enum rec_arg_kind k = c->sys->args[i].kind;
+		bool keep = true;
+
+		/* each family captures the kinds it owns and ignores the others */
+		keep = rec_file_capture(c, st, i, k) && rec_net_capture(c, st, i, k) &&
+		       rec_proc_capture(c, st, i, k);
+		if (!keep)
+			return false;
+	}
+	return true;
+}
+
+static unsigned on_entry(void *ctx, const struct lnch_stop *st)
+{
+	struct rec_recorder *r = ctx;
+	struct rec_capture *c = capture_get(r, st->tid, true);
+
+	if (c == NULL)
+		return LNCH_WANT_NOTHING;
+	if (c->active)
+		append_syscall(r, c); /* a restarted call whose exit we never saw */
+	rec_capture_reset(c);
+	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
+	c->ev.type = BNDL_REC_SYSCALL;
+	c->ev.t_ns = st->t_ns;
+	c->ev.pid = st->pid;
+	c->ev.tid = st->tid;
+	c->ev.nr = st->nr;
+	c->ev.arch = st->arch;
+	memcpy(c->ev.args, st->args, sizeof(c->ev.args));
+	if (lnch_arch_is_compat(st->arch))
+		c->ev.flags |= BNDL_EV_COMPAT;
+	if (!capture_args(c, st))
+		return LNCH_WANT_NOTHING;
+	if (c->sys != NULL && c->sys->no_return) {
+		c->ev.flags |= BNDL_EV_NO_RETURN;
+		append_syscall(r, c);
+		return LNCH_WANT_NOTHING;
+	}
+	c->active = true;
+	return LNCH_WANT_EXIT;
+}
+
+static void on_exit_stop(void *ctx, const struct lnch_stop *st)
+{
+	struct rec_recorder *r = ctx;
+	struct rec_capture *c = capture_get(r, st->tid, false);
+
+	if (c == NULL || !c->active)
+		return;
+	c->ev.ret = st->ret;
+	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
+	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
+		if (c->sys->args[i].kind == RA_SOCKOPTVAL)
+			rec_net_capture_exit(c, st, i, RA_SOCKOPTVAL);
+	append_syscall(r, c);
+}
+
+static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_pid, bool is_thread,
+		     uint64_t t_ns)
+{
+	struct rec_recorder *r = ctx;
+	struct bndl_event ev = {
+		.type = BNDL_REC_PROC_START,
+		.t_ns = t_ns,
+		.pid = child_pid,
+		.tid = child_tid,
+		.ppid = parent_pid,
+		.flags = is_thread ? BNDL_EV_THREAD : 0,
+	};
+
+	append(r, &ev);
+}
+
+/* The exec record carries the path and argv captured at the execve entry. */
+static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c, uint64_t t_ns)
+{
+	struct bndl_event ev = { .type = BNDL_REC_PROC_EXEC, .t_ns = t_ns, .pid = pid, .tid = pid };
+
+	if (c != NULL && c->active) {
+		rec_capture_finish(c);
+		for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 2; i++) {
+			uint16_t kind = c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+
+			if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV) {
+				ev.blobs[ev.nblobs] = c->ev.blobs[i];
+				ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_PATH ? 0 : 1;
+			}
+		}
+	}
+	append(r, &ev);
+}
+
+static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)
+{
+	struct rec_recorder *r = ctx;
+	struct rec_capture *c = capture_get(r, former_tid, false);
+
+	append_exec(r, pid, c, t_ns);
+	if (former_tid == pid)
+		return;
+	/* the old leader vanished in the exec; the caller now has the leader's tid (ptrace(2)) */
+	struct rec_capture *leader = capture_get(r, pid, false);
+
+	if (leader != NULL && leader->active) {
+		leader->ev.flags |= BNDL_EV_UNFINISHED;
+		append_syscall(r, leader);
+	}
+	capture_drop(r, pid);
+	if (c != NULL) {
+		*capture_slot(r, former_tid, false) = NULL;
+		c->tid = pid;
+		*capture_slot(r, pid, true) = c;
+	}
+}
+
+static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t_ns)
+{
+	struct rec_recorder *r = ctx;
+	struct rec_capture *c = capture_get(r, tid, false);
+	struct bndl_event ev = { .type = BNDL_REC_PROC_EXIT, .t_ns = t_ns, .pid = pid, .tid = tid, .status = status };
+
+	if (c != NULL && c->active) {
+		c->ev.flags |= BNDL_EV_UNFINISHED;
+		c->ev.dur_ns = t_ns - c->ev.t_ns;
+		append_syscall(r, c);
+	}
+	capture_drop(r, tid);
+	if (tid == pid && !r->stopping)
+		append(r, &ev);
+}
+
+static void on_left_running(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns)
+{
+	struct rec_recorder *r = ctx;
+	struct bndl_event ev = { .type = BNDL_REC_PROC_LEFT, .t_ns = t_ns, .pid = pid, .tid = tid };
+
+	r->stopping = true;
+	if (tid == pid)
+		append(r, &ev);
+}
+
+static const struct lnch_observer_ops ops = {
+	.on_entry = on_entry,
+	.on_exit = on_exit_stop,
+	.on_spawn = on_spawn,
+	.on_exec = on_exec,
+	.on_task_exit = on_task_exit,
+	.on_left_running = on_left_running,
+};
+
+const struct lnch_observer_ops *rec_recorder_ops(void)
+{
+	return &ops;
+}
+
+uint64_t rec_recorder_count(const struct rec_recorder *r)
+{
+	return r->count;
+}
+
+int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err)
+{
+	for (uint32_t hi = 0; hi < PAGES; hi++) {
+		for (uint32_t lo = 0; r->pages[hi] != NULL && lo < (1u << PAGE_BITS); lo++) {
+			struct rec_capture *c = r->pages[hi][lo];
+
+			if (c != NULL && c->active) {
+				c->ev.flags |= BNDL_EV_UNFINISHED;
+				append_syscall(r, c);
+			}
+		}
+	}
+	if (r->first_err == NULL)
+		(void)bndl_spool_flush(r->spool, &r->first_err);
+	if (r->first_err != NULL) {
+		*err = r->first_err;
+		r->first_err = NULL;
+		return repro_err_wrap(err, "recording stopped early");
+	}
+	return 0;
+}
+
+void rec_recorder_free(struct rec_recorder *r)
+{
+	if (r == NULL)
+		return;
+	for (uint32_t hi = 0; hi < PAGES; hi++) {
+		for (uint32_t lo = 0; r->pages[hi] != NULL && lo < (1u << PAGE_BITS); lo++) {
+			if (r->pages[hi][lo] != NULL) {
+				rec_capture_release(r->pages[hi][lo]);
+				free(r->pages[hi][lo]);
+			}
+		}
+		free(r->pages[hi]);
+	}
+	repro_err_free(&r->first_err);
+	free(r);
+}

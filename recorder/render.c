@@ -1,0 +1,361 @@
+#include "recorder/render.h"
+#include "recorder/flags.h"
+#include "recorder/jsonstr.h"
+#include "recorder/sockaddr.h"
+#include "launcher/abi.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TXT 1024
+
+struct rec_renderer {
+	struct rec_systab *tab; /* owned */
+};
+
+struct rec_renderer *rec_renderer_new(void)
+{
+	struct rec_renderer *r = repro_xcalloc(1, sizeof(*r));
+
+	r->tab = rec_systab_new();
+	return r;
+}
+
+void rec_renderer_free(struct rec_renderer *r)
+{
+	if (r == NULL)
+		return;
+	rec_systab_free(r->tab);
+	free(r);
+}
+
+static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line, struct repro_err **err)
+{
+	return rec_render_event(ctx, ev, json, line, err);
+}
+
+void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
+{
+	ops->render_event = render_cb;
+	ops->ctx = r;
+}
+
+/* One argument being rendered: its value, blobs and output sinks. */
+struct argctx {
+	const struct bndl_event *ev;
+	const struct rec_sys *sys;
+	int i;
+	uint64_t v;
+	json_t *obj;
+	FILE *txt;
+	const char *key;
+};
+
+static const struct bndl_blob *blob(const struct argctx *a, uint16_t kind)
+{
+	return bndl_event_blob(a->ev, kind, (uint16_t)a->i);
+}
+
+static void set(struct argctx *a, json_t *val)
+{
+	if (a->key != NULL && val != NULL)
+		json_object_set_new(a->obj, a->key, val);
+	else
+		json_decref(val);
+}
+
+/* A symbolic word: the same text in JSON and trace.txt. */
+static void word(struct argctx *a, const char *text)
+{
+	set(a, json_string(text));
+	fputs(text, a->txt);
+}
+
+static void render_ptr(struct argctx *a)
+{
+	if (a->v == 0)
+		fputs("NULL", a->txt);
+	else
+		fprintf(a->txt, "%#llx", (unsigned long long)a->v);
+}
+
+static void render_path(struct argctx *a)
+{
+	const struct bndl_blob *raw = blob(a, BNDL_BLOB_STR), *abs = blob(a, BNDL_BLOB_PATH);
+	char q[TXT * 5];
+
+	if (raw == NULL) {
+		render_ptr(a);
+		return;
+	}
+	fputs(rec_quote(raw->data, raw->len, q, sizeof(q)), a->txt);
+	if (raw->kind & BNDL_BLOB_TRUNCATED)
+		json_object_set_new(a->obj, "truncated", json_true());
+	if (a->sys->args[a->i].kind == RA_STR || abs == NULL)
+		set(a, rec_json_str(raw->data, raw->len));
+	else
+		set(a, rec_json_str(abs->data, abs->len));
+}
+
+static uint64_t prev_oflags(const struct argctx *a)
+{
+	for (int j = a->i - 1; j >= 0; j--)
+		if (a->sys->args[j].kind == RA_OFLAGS)
+			return a->ev->args[j];
+	return 0;
+}
+
+static void render_open_how(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_STRUCT);
+	struct open_how how;
+	char f[256], m[32];
+
+	if (b == NULL || b->len < sizeof(how)) {
+		render_ptr(a);
+		return;
+	}
+	memcpy(&how, b->data, sizeof(how));
+	rec_oflags_format(how.flags, f, sizeof(f));
+	rec_mode_format(how.mode, m, sizeof(m));
+	json_object_set_new(a->obj, "flags", json_string(f));
+	if (how.flags & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)))
+		json_object_set_new(a->obj, "mode", json_string(m));
+	fprintf(a->txt, "{flags=%s, mode=%s, resolve=%#llx}", f, m, (unsigned long long)how.resolve);
+}
+
+static void render_sockaddr(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_SOCKADDR);
+	char t[TXT];
+
+	if (b == NULL) {
+		render_ptr(a);
+		return;
+	}
+	set(a, rec_sockaddr_json(b->data, b->len));
+	if (a->sys->args[a->i].kind == RA_MSGHDR)
+		fprintf(a->txt, "{msg_name=%s, ...}", rec_sockaddr_text(b->data, b->len, t, sizeof(t)));
+	else
+		fputs(rec_sockaddr_text(b->data, b->len, t, sizeof(t)), a->txt);
+}
+
+static void render_sockoptval(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_OUT);
+	char e[32];
+	int32_t val;
+
+	if (b == NULL || b->len < sizeof(val)) {
+		render_ptr(a);
+		return;
+	}
+	memcpy(&val, b->data, sizeof(val));
+	if (val == 0) {
+		word(a, "0");
+		return;
+	}
+	set(a, json_string(rec_errno_name(val, e, sizeof(e))));
+	fprintf(a->txt, "[%s]", e[0] ? rec_errno_name(val, e, sizeof(e)) : "?");
+}
+
+static void render_argv(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_ARGV);
+	json_t *arr = json_array();
+	char q[TXT * 5];
+	size_t off = 0;
+
+	if (b == NULL) {
+		json_decref(arr);
+		render_ptr(a);
+		return;
+	}
+	fputc('[', a->txt);
+	while (off < b->len) {
+		const char *s = (const char *)b->data + off;
+		size_t n = strnlen(s, b->len - off);
+
+		json_array_append_new(arr, rec_json_str(s, n));
+		fprintf(a->txt, "%s%s", off ? ", " : "", rec_quote(s, n, q, sizeof(q)));
+		off += n + 1;
+	}
+	if (b->kind & BNDL_BLOB_TRUNCATED)
+		fputs(", ...", a->txt);
+	fputc(']', a->txt);
+	set(a, arr);
+}
+
+static void render_clone3(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_STRUCT);
+	struct clone_args ca;
+	char f[512];
+
+	if (b == NULL || b->len < sizeof(ca)) {
+		render_ptr(a);
+		return;
+	}
+	memcpy(&ca, b->data, sizeof(ca));
+	rec_cloneflags_format(ca.flags | (ca.exit_signal & 0xff), f, sizeof(f));
+	set(a, json_string(f));
+	fprintf(a->txt, "{flags=%s, ...}", f);
+}
+
+static void render_int(struct argctx *a, long long v)
+{
+	set(a, json_integer(v));
+	fprintf(a->txt, "%lld", v);
+}
+
+/* Symbolic kinds: a formatter from flags.c applied to the value. */
+static bool render_symbolic(struct argctx *a)
+{
+	char buf[TXT], nbuf[64];
+	uint64_t v = a->v;
+
+	switch ((int)a->sys->args[a->i].kind) {
+	case RA_OFLAGS: word(a, rec_oflags_format(v, buf, sizeof(buf))); return true;
+	case RA_MODE: word(a, rec_mode_format(v, buf, sizeof(buf))); return true;
+	case RA_ATFLAGS: word(a, rec_atflags_format(v, buf, sizeof(buf))); return true;
+	case RA_AMODE: word(a, rec_amode_format(v, buf, sizeof(buf))); return true;
+	case RA_RENAMEFLAGS: word(a, rec_renameflags_format(v, buf, sizeof(buf))); return true;
+	case RA_UNLINKFLAGS: word(a, rec_unlinkflags_format(v, buf, sizeof(buf))); return true;
+	case RA_DOMAIN: word(a, rec_domain_format(v, buf, sizeof(buf))); return true;
+	case RA_SOCKTYPE: word(a, rec_socktype_format(v, buf, sizeof(buf))); return true;
+	case RA_MSGFLAGS: word(a, rec_msgflags_format(v, buf, sizeof(buf))); return true;
+	case RA_SHUTHOW: word(a, rec_shuthow_format(v, buf, sizeof(buf))); return true;
+	case RA_CLONEFLAGS: word(a, rec_cloneflags_format(v, buf, sizeof(buf))); return true;
+	case RA_WAITOPTS: word(a, rec_waitopts_format(v, buf, sizeof(buf))); return true;
+	case RA_IDTYPE: word(a, rec_idtype_format(v, buf, sizeof(buf))); return true;
+	case RA_SIG: word(a, rec_signal_name((int)v, buf, sizeof(buf))); return true;
+	case RA_SOCKLEVEL: word(a, rec_sockopt_format(v, 0, buf, nbuf, sizeof(nbuf))); return true;
+	case RA_SOCKOPT:
+		rec_sockopt_format(a->ev->args[a->i - 1], v, buf, nbuf, sizeof(nbuf));
+		word(a, nbuf);
+		return true;
+	case RA_CMODE:
+		if (prev_oflags(a) & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)))
+			word(a, rec_mode_format(v, buf, sizeof(buf)));
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void render_arg(struct argctx *a)
+{
+	enum rec_arg_kind k = a->sys->args[a->i].kind;
+
+	if (render_symbolic(a))
+		return;
+	switch ((int)k) {
+	case RA_INT: case RA_FD: case RA_PID: case RA_ID: render_int(a, (int)a->v); break;
+	case RA_SIZE: case RA_DEV: case RA_SOCKLEN: render_int(a, (long long)a->v); break;
+	case RA_DIRFD:
+		if ((int)a->v == AT_FDCWD)
+			word(a, "AT_FDCWD");
+		else
+			render_int(a, (int)a->v);
+		break;
+	case RA_PATH: case RA_PATH_AT: case RA_STR: render_path(a); break;
+	case RA_OPENHOW: render_open_how(a); break;
+	case RA_SOCKADDR: case RA_MSGHDR: render_sockaddr(a); break;
+	case RA_SOCKOPTVAL: render_sockoptval(a); break;
+	case RA_ARGV: render_argv(a); break;
+	case RA_CLONE3: render_clone3(a); break;
+	case RA_STATXMASK: fprintf(a->txt, "%#llx", (unsigned long long)a->v); break;
+	default: render_ptr(a); break;
+	}
+}
+
+static void render_result(const struct bndl_event *ev, const struct rec_sys *sys, json_t *obj, FILE *txt)
+{
+	char e[32];
+
+	if ((ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN)) != 0) {
+		json_object_set_new(obj, "ret", json_null());
+		if (ev->flags & BNDL_EV_UNFINISHED)
+			json_object_set_new(obj, "unfinished", json_true());
+		fputs(" = ?", txt);
+		return;
+	}
+	if (ev->ret < 0 && ev->ret >= -4095) {
+		const char *name = rec_errno_name((int)-ev->ret, e, sizeof(e));
+
+		json_object_set_new(obj, "ret", json_integer(-1));
+		json_object_set_new(obj, "errno", json_string(name));
+		if (-ev->ret < 512)
+			fprintf(txt, " = -1 %s (%s)", name, strerror((int)-ev->ret));
+		else
+			fprintf(txt, " = ? %s", name);
+	} else {
+		json_object_set_new(obj, "ret", json_integer(ev->ret));
+		fprintf(txt, " = %lld", (long long)ev->ret);
+	}
+	(void)sys;
+}
+
+static json_t *event_header(const struct bndl_event *ev, const char *name)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "seq", json_integer((json_int_t)ev->seq));
+	json_object_set_new(o, "t_ns", json_integer((json_int_t)ev->t_ns));
+	json_object_set_new(o, "dur_ns", json_integer((json_int_t)ev->dur_ns));
+	json_object_set_new(o, "pid", json_integer(ev->pid));
+	json_object_set_new(o, "tid", json_integer(ev->tid));
+	json_object_set_new(o, "syscall", json_string(name));
+	if (ev->flags & BNDL_EV_COMPAT)
+		json_object_set_new(o, "arch", json_string(lnch_arch_name(ev->arch)));
+	if (ev->flags & BNDL_EV_INJECTED)
+		json_object_set_new(o, "injected", json_true());
+	return o;
+}
+
+int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json, char **line,
+		     struct repro_err **err)
+{
+	const struct rec_sys *sys = rec_systab_lookup(r->tab, ev->arch, ev->nr);
+	const char *name = rec_systab_name(r->tab, ev->arch, ev->nr);
+	char fallback[32];
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *txt;
+	json_t *obj;
+
+	if (ev->type != BNDL_REC_SYSCALL)
+		return repro_err_set(err, EPROTO, "event %llu is not a syscall", (unsigned long long)ev->seq);
+	if (name == NULL) {
+		snprintf(fallback, sizeof(fallback), "syscall_%d", ev->nr);
+		name = fallback;
+	}
+	obj = event_header(ev, name);
+	txt = open_memstream(&text, &text_len);
+	if (txt == NULL)
+		abort();
+	fprintf(txt, "%d  %s(", ev->tid, name);
+	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
+		struct argctx a = { ev, sys, i, ev->args[i], obj, txt, sys->args[i].key };
+		long before = ftell(txt);
+
+		if (i > 0)
+			fputs(", ", txt);
+		render_arg(&a);
+		if (ftell(txt) == before + (i > 0 ? 2 : 0) && i > 0)
+			fseek(txt, before, SEEK_SET); /* CMODE without O_CREAT: nothing shown */
+	}
+	fputc(')', txt);
+	render_result(ev, sys, obj, txt);
+	fclose(txt);
+	*json = obj;
+	*line = text;
+	return 0;
+}

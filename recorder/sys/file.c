@@ -1,0 +1,120 @@
+/* Capture of %file arguments: path strings, their absolute form, open_how. */
+#include "recorder/capture.h"
+#include "launcher/mem.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+ssize_t rec_path_absolute(pid_t tid, int dirfd, const char *raw, char *out, size_t cap)
+{
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+	int len;
+
+	if (raw[0] == '/')
+		return snprintf(out, cap, "%s", raw) >= (int)cap ? -1 : (ssize_t)strlen(out);
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+	n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0 || dir[0] != '/')
+		return -1;
+	dir[n] = '\0';
+	if (raw[0] == '\0')
+		len = snprintf(out, cap, "%s", dir);
+	else if (strcmp(raw, ".") == 0)
+		len = snprintf(out, cap, "%s", dir);
+	else
+		len = snprintf(out, cap, "%s%s%s", dir, n > 1 ? "/" : "", raw[0] == '.' && raw[1] == '/' ? raw + 2 : raw);
+	return len >= (int)cap ? -1 : len;
+}
+
+/* The dirfd a PATH_AT argument is relative to: the nearest preceding RA_DIRFD. */
+static int dirfd_for(const struct rec_sys *sys, const struct lnch_stop *st, int i)
+{
+	for (int j = i - 1; j >= 0; j--)
+		if (sys->args[j].kind == RA_DIRFD)
+			return (int)st->args[j];
+	return AT_FDCWD;
+}
+
+static const char *capture_string(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	char *buf = rec_capture_reserve(c, BNDL_BLOB_STR, (uint16_t)i, PATH_MAX);
+	bool truncated = false;
+	ssize_t n;
+
+	if (buf == NULL)
+		return NULL;
+	n = lnch_mem_read_str(st->tid, st->args[i], buf, PATH_MAX, &truncated);
+	if (n < 0) {
+		c->ev.nblobs--; /* unreadable (NULL or EFAULT): rendered as the address */
+		return NULL;
+	}
+	if (truncated)
+		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
+	rec_capture_commit(c, (size_t)n);
+	return buf;
+}
+
+static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
+{
+	const char *raw = capture_string(c, st, i);
+	size_t off;
+	char *out;
+	ssize_t n;
+
+	if (raw == NULL)
+		return;
+	off = (size_t)(raw - c->arena);
+	out = rec_capture_reserve(c, BNDL_BLOB_PATH, (uint16_t)i, PATH_MAX);
+	if (out == NULL)
+		return;
+	raw = c->arena + off; /* the arena may have moved */
+	n = rec_path_absolute(st->tid, dirfd, raw, out, PATH_MAX);
+	if (n < 0) {
+		c->ev.nblobs--;
+		return;
+	}
+	rec_capture_commit(c, (size_t)n);
+}
+
+static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	struct open_how how;
+	void *buf;
+
+	if (lnch_mem_read(st->tid, st->args[i], &how, sizeof(how)) < 0)
+		return;
+	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(how));
+	if (buf != NULL)
+		memcpy(buf, &how, sizeof(how));
+}
+
+bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind)
+{
+	switch ((int)kind) {
+	case RA_PATH:
+		capture_path(c, st, i, AT_FDCWD);
+		break;
+	case RA_PATH_AT:
+		if (st->args[i] == 0) /* utimensat(fd, NULL, …) acts on fd itself */
+			break;
+		capture_path(c, st, i, dirfd_for(c->sys, st, i));
+		break;
+	case RA_STR:
+		capture_string(c, st, i);
+		break;
+	case RA_OPENHOW:
+		capture_open_how(c, st, i);
+		break;
+	default:
+		break;
+	}
+	return true;
+}

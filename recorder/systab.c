@@ -1,0 +1,182 @@
+#include "recorder/systab.h"
+#include "launcher/abi.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define A(kind, key) { RA_##kind, key }
+#define SC(sname, cls, ...) { .name = #sname, .classes = REC_CLASS_##cls, .args = { __VA_ARGS__ } },
+static struct rec_sys table[] = {
+#include "recorder/sys/table.def"
+};
+#undef SC
+#undef A
+
+#define NR_MAX 1024
+#define MAX_ABIS 4
+
+struct rec_systab {
+	uint32_t arch[MAX_ABIS];
+	size_t nabis;
+	const struct rec_sys *by_nr[MAX_ABIS][NR_MAX];
+	char *names[MAX_ABIS][NR_MAX];
+};
+
+const struct rec_sys *rec_systab_entries(size_t *n)
+{
+	*n = sizeof(table) / sizeof(table[0]);
+	return table;
+}
+
+/* Fill nargs and no_return once; the table is otherwise constant. */
+static void table_finish(void)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		struct rec_sys *s = &table[i];
+
+		s->nargs = 0;
+		while (s->nargs < 6 && s->args[s->nargs].kind != RA_NONE)
+			s->nargs++;
+		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
+	}
+}
+
+static void load_abi(struct rec_systab *t, size_t abi)
+{
+	uint32_t arch = t->arch[abi];
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		int nr = seccomp_syscall_resolve_name_arch(arch, table[i].name);
+
+		if (nr >= 0 && nr < NR_MAX)
+			t->by_nr[abi][nr] = &table[i];
+	}
+	for (int nr = 0; nr < NR_MAX; nr++)
+		t->names[abi][nr] = seccomp_syscall_resolve_num_arch(arch, nr);
+}
+
+struct rec_systab *rec_systab_new(void)
+{
+	struct rec_systab *t = repro_xcalloc(1, sizeof(*t));
+
+	table_finish();
+	t->nabis = lnch_arch_filter_arches(t->arch, MAX_ABIS);
+	for (size_t a = 0; a < t->nabis; a++)
+		load_abi(t, a);
+	return t;
+}
+
+void rec_systab_free(struct rec_systab *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t a = 0; a < t->nabis; a++)
+		for (int nr = 0; nr < NR_MAX; nr++)
+			free(t->names[a][nr]);
+	free(t);
+}
+
+static int abi_index(const struct rec_systab *t, uint32_t arch)
+{
+	for (size_t a = 0; a < t->nabis; a++)
+		if (t->arch[a] == arch)
+			return (int)a;
+	return -1;
+}
+
+const struct rec_sys *rec_systab_lookup(const struct rec_systab *t, uint32_t arch, int nr)
+{
+	int a = abi_index(t, arch);
+
+	if (a < 0 || nr < 0 || nr >= NR_MAX)
+		return NULL;
+	return t->by_nr[a][nr];
+}
+
+const char *rec_systab_name(const struct rec_systab *t, uint32_t arch, int nr)
+{
+	int a = abi_index(t, arch);
+
+	if (a < 0 || nr < 0 || nr >= NR_MAX)
+		return NULL;
+	return t->names[a][nr];
+}
+
+int rec_classes_parse(const char *text, unsigned *classes, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(text);
+	unsigned bits = 0;
+	char *save = NULL;
+
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (w[0] == '%')
+			w++;
+		if (strcmp(w, "file") == 0)
+			bits |= REC_CLASS_FILE;
+		else if (strcmp(w, "network") == 0 || strcmp(w, "net") == 0)
+			bits |= REC_CLASS_NETWORK;
+		else if (strcmp(w, "process") == 0)
+			bits |= REC_CLASS_PROCESS;
+		else if (strcmp(w, "all") == 0)
+			bits |= REC_CLASS_ALL;
+		else
+			return repro_err_set(err, EINVAL, "unknown trace class '%s' (expected file, network, "
+							  "process or all)", w);
+	}
+	if (bits == 0)
+		return repro_err_set(err, EINVAL, "empty trace class list '%s'", text);
+	*classes = bits;
+	return 0;
+}
+
+void rec_classes_format(unsigned classes, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s%s%s%s", classes & REC_CLASS_FILE ? "file" : "",
+		 (classes & REC_CLASS_FILE) && (classes & ~REC_CLASS_FILE & REC_CLASS_ALL) ? "," : "",
+		 classes & REC_CLASS_NETWORK ? "network" : "",
+		 (classes & REC_CLASS_NETWORK) && (classes & REC_CLASS_PROCESS) ? "," : "",
+		 classes & REC_CLASS_PROCESS ? "process" : "");
+}
+
+/* Argument conditions: calls that teach nothing do not stop. */
+static void add_condition(struct lnch_filter_rule *r)
+{
+	r->arg = -1;
+	if (strcmp(r->name, "newfstatat") == 0 || strcmp(r->name, "statx") == 0) {
+		/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn */
+		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
+		r->mask = AT_EMPTY_PATH;
+		r->value = 0;
+	} else if (strcmp(r->name, "sendto") == 0) {
+		r->arg = 4; /* only sendto with a destination address */
+		r->is_ne = true;
+		r->value = 0;
+	} else if (strcmp(r->name, "getsockopt") == 0) {
+		r->arg = 2; /* only SO_ERROR, where a non-blocking connect's outcome shows */
+		r->mask = 0xffffffffu;
+		r->value = SO_ERROR;
+	}
+}
+
+struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
+{
+	size_t count = sizeof(table) / sizeof(table[0]), k = 0;
+	struct lnch_filter_rule *rules = repro_xcalloc(count, sizeof(*rules));
+
+	for (size_t i = 0; i < count; i++) {
+		if (!(table[i].classes & classes))
+			continue;
+		rules[k].name = table[i].name;
+		add_condition(&rules[k]);
+		k++;
+	}
+	*n = k;
+	return rules;
+}

@@ -1,0 +1,125 @@
+#ifndef REPRO_RECORDER_SYSTAB_H
+#define REPRO_RECORDER_SYSTAB_H
+
+/*
+ * The syscalls repro records: recorder/sys/table.def is the single source of
+ * truth for names, classes (%file, %network, %process) and argument kinds,
+ * like strace's syscallent.h.  Numbers come from libseccomp, resolved once
+ * per architecture by rec_systab_new().
+ */
+
+#include "common/err.h"
+#include "launcher/filter_rule.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rec_class {
+	REC_CLASS_FILE = 1u << 0,
+	REC_CLASS_NETWORK = 1u << 1,
+	REC_CLASS_PROCESS = 1u << 2,
+	REC_CLASS_ALL = 7u,
+};
+
+/* How one argument is captured at the stop and rendered afterwards. */
+enum rec_arg_kind {
+	RA_NONE = 0,
+	RA_INT,        /* signed int, decimal */
+	RA_SIZE,       /* unsigned long, decimal */
+	RA_PTR,        /* address, not decoded */
+	RA_FD,
+	RA_DIRFD,      /* AT_FDCWD or an fd naming a directory */
+	RA_PATH,       /* path, relative to the cwd */
+	RA_PATH_AT,    /* path, relative to the nearest preceding RA_DIRFD */
+	RA_STR,        /* string kept as given (symlink target) */
+	RA_OFLAGS,     /* O_* */
+	RA_CMODE,      /* mode, shown only with O_CREAT / O_TMPFILE */
+	RA_MODE,       /* mode, octal */
+	RA_ATFLAGS,    /* AT_* */
+	RA_AMODE,      /* access(2) mode */
+	RA_RENAMEFLAGS,
+	RA_UNLINKFLAGS,
+	RA_OPENHOW,    /* struct open_how * (openat2(2)) */
+	RA_ID,         /* uid or gid */
+	RA_DEV,
+	RA_STATXMASK,
+	RA_DOMAIN,     /* AF_* */
+	RA_SOCKTYPE,   /* SOCK_* */
+	RA_PROTO,
+	RA_SOCKADDR,   /* struct sockaddr *, length in the next argument */
+	RA_SOCKLEN,
+	RA_MSGHDR,     /* struct msghdr * with msg_name */
+	RA_MSGFLAGS,
+	RA_SOCKLEVEL,
+	RA_SOCKOPT,
+	RA_SOCKOPTVAL, /* getsockopt(SO_ERROR) result, read at exit */
+	RA_SHUTHOW,
+	RA_CLONEFLAGS,
+	RA_CLONE3,     /* struct clone_args * */
+	RA_ARGV,
+	RA_ENVP,
+	RA_PID,
+	RA_SIG,
+	RA_WAITOPTS,
+	RA_IDTYPE,
+};
+
+struct rec_arg {
+	enum rec_arg_kind kind;
+	const char *key; /* JSON key, or NULL: shown in trace.txt only */
+};
+
+struct rec_sys {
+	const char *name;
+	unsigned classes;
+	struct rec_arg args[6];
+	int nargs;
+	bool no_return; /* exit, exit_group */
+};
+
+struct rec_systab;
+
+/*
+ * rec_systab_new - resolve every table entry for the native and compat ABIs
+ * (lnch_arch_filter_arches()).  Returns a table for rec_systab_free(), never
+ * NULL (names a libseccomp does not know are left unresolved).
+ */
+struct rec_systab *rec_systab_new(void);
+void rec_systab_free(struct rec_systab *t);
+
+/*
+ * rec_systab_lookup - the entry for (arch, nr), or NULL when repro does not
+ * decode that call.  Borrowed from the static table.
+ */
+const struct rec_sys *rec_systab_lookup(const struct rec_systab *t, uint32_t arch, int nr);
+
+/*
+ * rec_systab_name - the libseccomp name of (arch, nr), or NULL for an unknown
+ * number.  Borrowed from t, valid until rec_systab_free().
+ */
+const char *rec_systab_name(const struct rec_systab *t, uint32_t arch, int nr);
+
+/*
+ * rec_classes_parse - "file,network,process" (any subset, also "all" and
+ * "%file"…) into REC_CLASS_* bits.  Returns 0, or -1 with *err (EINVAL naming
+ * the unknown word).
+ */
+int rec_classes_parse(const char *text, unsigned *classes, struct repro_err **err);
+
+/* rec_classes_format - "file,network,process" for bits; static buffer-free: writes into buf. */
+void rec_classes_format(unsigned classes, char *buf, size_t cap);
+
+/*
+ * rec_filter_rules - the seccomp rules for classes: every table entry of
+ * those classes, with argument conditions so that calls that teach nothing
+ * do not stop (fstat-style newfstatat/statx with AT_EMPTY_PATH, sendto
+ * without an address, getsockopt other than SO_ERROR).  Returns a new array
+ * the caller frees; *n gets its length.
+ */
+struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n);
+
+/* rec_systab_entries - the static table and its length (for tests). */
+const struct rec_sys *rec_systab_entries(size_t *n);
+
+#endif

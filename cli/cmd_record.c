@@ -141,16 +141,6 @@ static int make_spool_dir(const char *dir, struct repro_err **err)
 	return repro_err_set(err, errno, "cannot create spool '%s'", dir);
 }
 
-static void remove_spool(const char *dir)
-{
-	cleanup_free char *a = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_FILE);
-	cleanup_free char *b = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_RUNINFO);
-
-	unlink(a);
-	unlink(b);
-	rmdir(dir);
-}
-
 /* Everything a recording holds, released in one place. */
 struct session {
 	struct record_opts *o;
@@ -252,7 +242,7 @@ static int pack(struct session *s, struct repro_err **err)
 	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);
 	rec_renderer_free(r);
 	if (rc == 0)
-		remove_spool(s->spool_dir);
+		(void)bndl_spool_remove(s->spool_dir, NULL);
 	return rc;
 }
 
@@ -287,7 +277,7 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	s.spool_dir = spool_dir_for(o.output);
 	if (start(&s, err) < 0) {
 		if (s.made_spool)
-			remove_spool(s.spool_dir);
+			(void)bndl_spool_remove(s.spool_dir, NULL);
 		free(o.output_owned);
 		return -1;
 	}

@@ -67,9 +67,14 @@ static int parse_global(int argc, char **argv, int *status)
 	return 0;
 }
 
-static void print_error(const struct repro_err *e)
+static void print_error(struct repro_err *e)
 {
-	cleanup_free char *text = repro_err_format(e);
+	cleanup_free char *text = NULL;
+
+	/* our own bad-input messages say it all; strerror would only add "Invalid argument" */
+	if (e->errnum == EPROTO || e->errnum == EINVAL)
+		e->errnum = 0;
+	text = repro_err_format(e);
 
 	fflush(stdout);
 	fprintf(stderr, "repro: %s\n", text);

@@ -13,7 +13,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* cli_signals_forward_to - install the handlers and pass signals to pid (0: stop passing). */
+/*
+ * cli_signals_forward_to - install the handlers and pass signals to pid, and
+ * start a 250 ms SIGALRM tick that lets the ptrace loop flush while the
+ * program is quiet; pid 0 stops passing signals and the tick.
+ */
 void cli_signals_forward_to(pid_t pid);
 
 /* cli_signals_stop_requested - true once one of those signals arrived; ctx unused. */

@@ -85,7 +85,10 @@ struct lnch_result {
  * wait_all: keep tracing after the first process exits until every traced
  * process has ended; otherwise stop then and kill what is left.
  * should_stop: polled when waitpid is interrupted by a signal (may be NULL);
- * returning true stops the recording (what is left is killed).
+ * returning true once the first process has ended stops the recording (what
+ * is left is killed).  The caller arranges for a periodic signal (the cli
+ * uses a 250 ms interval timer) so that observers' on_idle runs while the
+ * program is quiet.
  */
 struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 				bool (*should_stop)(void *ctx), void *stop_ctx);

@@ -346,6 +346,9 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 		pid_t tid = waitpid(-1, &status, __WALL);
 
 		if (tid < 0 && errno == EINTR) {
+			for (size_t i = 0; i < loop->nobs; i++)
+				if (loop->obs[i].ops->on_idle != NULL)
+					loop->obs[i].ops->on_idle(loop->obs[i].ctx);
 			/* a stop request ends the recording only once the program itself has ended */
 			if (!loop->stopping && loop->res.main_seen && loop->should_stop != NULL &&
 			    loop->should_stop(loop->stop_ctx))

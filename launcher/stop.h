@@ -46,6 +46,8 @@ struct lnch_observer_ops {
 	void (*on_exec)(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns);
 	/* a task is gone (status as from waitpid(2), or -1 when it vanished in an exec) */
 	void (*on_task_exit)(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t_ns);
+	/* the loop is waiting and nothing has stopped for a while (at most every 250 ms) */
+	void (*on_idle)(void *ctx);
 	/* the recording stops while this task still runs (it is then killed) */
 	void (*on_left_running)(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns);
 };

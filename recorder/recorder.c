@@ -231,7 +231,17 @@ static void on_left_running(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns)
 		append(r, &ev);
 }
 
+/* A quiet program: write out what is buffered, so a killed repro loses nothing. */
+static void on_idle(void *ctx)
+{
+	struct rec_recorder *r = ctx;
+
+	if (r->first_err == NULL)
+		(void)bndl_spool_flush(r->spool, &r->first_err);
+}
+
 static const struct lnch_observer_ops ops = {
+	.on_idle = on_idle,
 	.on_entry = on_entry,
 	.on_exit = on_exit_stop,
 	.on_spawn = on_spawn,

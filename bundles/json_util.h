@@ -1,0 +1,45 @@
+#ifndef REPRO_BUNDLES_JSON_UTIL_H
+#define REPRO_BUNDLES_JSON_UTIL_H
+
+/*
+ * Cleanup helper for jansson values (common/cleanup.h keeps library handles
+ * out of common/), and small typed getters that treat a missing or mistyped
+ * key as absent, for reading untrusted bundle JSON.
+ */
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static inline void bndl_cleanup_json_fn(json_t **j)
+{
+	json_decref(*j);
+}
+#define cleanup_json __attribute__((cleanup(bndl_cleanup_json_fn)))
+
+/* bndl_json_str - obj[key] when it is a string, else NULL; borrowed from obj. */
+static inline const char *bndl_json_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* bndl_json_int - obj[key] when it is an integer, else def. */
+static inline int64_t bndl_json_int(const json_t *obj, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+/*
+ * bndl_json_bytes - a JSON string for len bytes of data, stopping at the first
+ * NUL.  Valid UTF-8 is kept; every other byte becomes the four characters
+ * "\xNN" (strace's escaping), since jansson only takes UTF-8 and paths and
+ * argv are arbitrary bytes on Linux.  Returns a new reference; never fails.
+ */
+json_t *bndl_json_bytes(const void *data, size_t len);
+
+/* bndl_json_str_or_null - json_string(s), or json_null() when s is NULL; a new reference. */
+json_t *bndl_json_str_or_null(const char *s);
+
+#endif

@@ -1,0 +1,457 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* sigabbrev_np, strcasestr, mkostemp, asprintf */
+#endif
+
+#include "bundles/spool.h"
+#include "bundles/spool_internal.h"
+#include "common/cleanup.h"
+#include "common/fdutil.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPOOL_BUF_SIZE (256u * 1024u)
+#define SPOOL_FLUSH_NS (100ull * 1000 * 1000)
+
+struct bndl_spool {
+	int fd;
+	char *path;
+	unsigned char *buf; /* SPOOL_BUF_SIZE bytes */
+	size_t used;
+	uint64_t count;
+	off_t committed; /* file size up to the last whole record written */
+	uint64_t last_flush_ns;
+};
+
+struct bndl_spool_reader {
+	FILE *f;
+	char *path;
+	unsigned char *rec; /* body of the current record */
+	size_t rec_cap;
+	uint64_t nread;
+	bool is_truncated;
+};
+
+static const unsigned char zero_pad[8];
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void spool_free(struct bndl_spool *sp)
+{
+	if (sp == NULL)
+		return;
+	if (sp->fd >= 0)
+		close(sp->fd);
+	free(sp->path);
+	free(sp->buf);
+	free(sp);
+}
+
+static inline void cleanup_spool_fn(struct bndl_spool **sp)
+{
+	spool_free(*sp);
+}
+#define cleanup_spool __attribute__((cleanup(cleanup_spool_fn)))
+
+struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err)
+{
+	cleanup_spool struct bndl_spool *sp = repro_xcalloc(1, sizeof(*sp));
+	struct bndl_spool_file_hdr hdr = { .version = BNDL_SPOOL_VERSION };
+
+	sp->fd = -1;
+	sp->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	sp->fd = open(sp->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+	if (sp->fd < 0)
+		return repro_err_set(err, errno, "cannot create spool '%s'", sp->path), NULL;
+	memcpy(hdr.magic, BNDL_SPOOL_MAGIC, sizeof(hdr.magic));
+	/* The header goes out at once, so that even an empty spool is recognisable. */
+	if (repro_write_all(sp->fd, &hdr, sizeof(hdr), sp->path, err) < 0)
+		return NULL;
+	sp->committed = sizeof(hdr);
+	sp->buf = repro_xmalloc(SPOOL_BUF_SIZE);
+	sp->last_flush_ns = monotonic_ns();
+	return steal_ptr(&sp);
+}
+
+/*
+ * Undo a partly written record or buffer: a short write (ENOSPC half way)
+ * would otherwise leave a torn record that hides every later one.
+ */
+static void spool_rollback(struct bndl_spool *sp)
+{
+	int saved = errno;
+
+	if (ftruncate(sp->fd, sp->committed) < 0) {
+		/* nothing better to do: the reader treats a torn tail as truncation */
+	}
+	errno = saved;
+}
+
+int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err)
+{
+	sp->last_flush_ns = monotonic_ns();
+	if (sp->used == 0)
+		return 0;
+	if (repro_write_all(sp->fd, sp->buf, sp->used, sp->path, err) < 0) {
+		spool_rollback(sp);
+		return -1;
+	}
+	sp->committed += (off_t)sp->used;
+	sp->used = 0;
+	return 0;
+}
+
+static size_t blob_len(const struct bndl_blob *b)
+{
+	if (b->data == NULL)
+		return 0;
+	return b->len > BNDL_BLOB_MAX ? BNDL_BLOB_MAX : b->len;
+}
+
+static size_t record_size(const struct bndl_event *ev)
+{
+	size_t n = sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed);
+
+	for (uint16_t i = 0; i < ev->nblobs; i++)
+		n += sizeof(struct bndl_blob_hdr) + BNDL_SPOOL_ALIGN(blob_len(&ev->blobs[i]));
+	return n;
+}
+
+/* Emit len bytes either into the buffer (direct == false) or straight to the file. */
+static int emit(struct bndl_spool *sp, bool direct, const void *data, size_t len,
+		struct repro_err **err)
+{
+	if (len == 0)
+		return 0;
+	if (direct)
+		return repro_write_all(sp->fd, data, len, sp->path, err);
+	memcpy(sp->buf + sp->used, data, len);
+	sp->used += len;
+	return 0;
+}
+
+static void fixed_from_event(const struct bndl_event *ev, struct bndl_event_fixed *fx)
+{
+	*fx = (struct bndl_event_fixed){
+		.flags = ev->flags,
+		.pid = ev->pid,
+		.tid = ev->tid,
+		.ppid = ev->ppid,
+		.status = ev->status,
+		.nr = ev->nr,
+		.arch = ev->arch,
+		.seq = ev->seq,
+		.t_ns = ev->t_ns,
+		.dur_ns = ev->dur_ns,
+		.ret = ev->ret,
+	};
+	memcpy(fx->args, ev->args, sizeof(fx->args));
+}
+
+static int emit_blob(struct bndl_spool *sp, bool direct, const struct bndl_blob *b,
+		     struct repro_err **err)
+{
+	size_t len = blob_len(b);
+	struct bndl_blob_hdr bh = { .kind = b->kind, .argi = b->argi, .len = (uint32_t)len };
+
+	if (b->data != NULL && b->len > BNDL_BLOB_MAX)
+		bh.kind |= BNDL_BLOB_TRUNCATED;
+	if (emit(sp, direct, &bh, sizeof(bh), err) < 0 || emit(sp, direct, b->data, len, err) < 0)
+		return -1;
+	return emit(sp, direct, zero_pad, BNDL_SPOOL_ALIGN(len) - len, err);
+}
+
+static int emit_record(struct bndl_spool *sp, bool direct, const struct bndl_event *ev, size_t size,
+		       struct repro_err **err)
+{
+	struct bndl_spool_rec_hdr rh = { .len = (uint32_t)size,
+					 .type = ev->type,
+					 .nblobs = ev->nblobs };
+	struct bndl_event_fixed fx;
+
+	fixed_from_event(ev, &fx);
+	if (emit(sp, direct, &rh, sizeof(rh), err) < 0 ||
+	    emit(sp, direct, &fx, sizeof(fx), err) < 0)
+		return -1;
+	for (uint16_t i = 0; i < ev->nblobs; i++)
+		if (emit_blob(sp, direct, &ev->blobs[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * A record that does not fit the buffer (several large blobs) bypasses it;
+ * the buffer is flushed first so that records stay in order.  A failed
+ * periodic flush is reported, but the record stays buffered for the next try.
+ */
+int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct repro_err **err)
+{
+	size_t size;
+
+	if (ev->nblobs > BNDL_EVENT_MAX_BLOBS)
+		return repro_err_set(err, EINVAL, "spool '%s': event %llu has %u blobs", sp->path,
+				     (unsigned long long)ev->seq, (unsigned)ev->nblobs);
+	size = record_size(ev);
+	if (size > SPOOL_BUF_SIZE - sp->used && bndl_spool_flush(sp, err) < 0)
+		return -1;
+	if (size > SPOOL_BUF_SIZE) {
+		if (emit_record(sp, true, ev, size, err) < 0) {
+			spool_rollback(sp);
+			return -1;
+		}
+		sp->committed += (off_t)size;
+	} else {
+		emit_record(sp, false, ev, size, err);
+	}
+	sp->count++;
+	if (monotonic_ns() - sp->last_flush_ns >= SPOOL_FLUSH_NS)
+		return bndl_spool_flush(sp, err);
+	return 0;
+}
+
+uint64_t bndl_spool_count(const struct bndl_spool *sp)
+{
+	return sp->count;
+}
+
+int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
+{
+	int rc = 0;
+
+	if (sp == NULL)
+		return 0;
+	if (bndl_spool_flush(sp, err) < 0)
+		rc = -1;
+	if (close(sp->fd) < 0 && rc == 0)
+		rc = repro_err_set(err, errno, "cannot write '%s'", sp->path);
+	sp->fd = -1;
+	spool_free(sp);
+	return rc;
+}
+
+int bndl_spool_remove(const char *dir, struct repro_err **err)
+{
+	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cleanup_free char *path = repro_path_join(dir, names[i]);
+
+		if (unlink(path) < 0 && errno != ENOENT)
+			return repro_err_set(err, errno, "cannot remove '%s'", path);
+	}
+	if (rmdir(dir) < 0)
+		return repro_err_set(err, errno, "cannot remove spool directory '%s'", dir);
+	return 0;
+}
+
+/* ---- reading ---- */
+
+void bndl_spool_reader_free(struct bndl_spool_reader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->f != NULL)
+		fclose(r->f);
+	free(r->path);
+	free(r->rec);
+	free(r);
+}
+
+static inline void cleanup_spool_reader_fn(struct bndl_spool_reader **r)
+{
+	bndl_spool_reader_free(*r);
+}
+#define cleanup_spool_reader __attribute__((cleanup(cleanup_spool_reader_fn)))
+
+static int check_file_hdr(const struct bndl_spool_reader *r, struct repro_err **err)
+{
+	struct bndl_spool_file_hdr hdr;
+
+	if (fread(&hdr, 1, sizeof(hdr), r->f) != sizeof(hdr)) {
+		if (ferror(r->f))
+			return repro_err_set(err, errno, "cannot read '%s'", r->path);
+		return repro_err_set(err, EPROTO, "'%s' is not a repro spool: file too short",
+				     r->path);
+	}
+	if (memcmp(hdr.magic, BNDL_SPOOL_MAGIC, sizeof(hdr.magic)) != 0)
+		return repro_err_set(err, EPROTO, "'%s' is not a repro spool", r->path);
+	if (hdr.version != BNDL_SPOOL_VERSION)
+		return repro_err_set(err, EPROTO, "'%s' has spool version %u; this reader knows %u",
+				     r->path, hdr.version, BNDL_SPOOL_VERSION);
+	return 0;
+}
+
+struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_err **err)
+{
+	cleanup_spool_reader struct bndl_spool_reader *r = repro_xcalloc(1, sizeof(*r));
+	int fd;
+
+	r->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot open spool '%s'", r->path), NULL;
+	r->f = fdopen(fd, "rb");
+	if (r->f == NULL) {
+		close(fd);
+		return repro_err_set(err, errno, "cannot open spool '%s'", r->path), NULL;
+	}
+	if (check_file_hdr(r, err) < 0)
+		return NULL;
+	return steal_ptr(&r);
+}
+
+/*
+ * Read exactly len bytes.  Returns 1 when read, 0 at the end of the file
+ * (clean when nothing was read and *partial is false), -1 with *err.
+ */
+static int read_exact(struct bndl_spool_reader *r, void *dst, size_t len, bool *partial,
+		      struct repro_err **err)
+{
+	size_t n = fread(dst, 1, len, r->f);
+
+	*partial = false;
+	if (n == len)
+		return 1;
+	if (ferror(r->f))
+		return repro_err_set(err, errno ? errno : EIO, "cannot read '%s'", r->path);
+	*partial = n > 0;
+	return 0;
+}
+
+static int check_rec_hdr(const struct bndl_spool_reader *r, const struct bndl_spool_rec_hdr *rh,
+			 struct repro_err **err)
+{
+	size_t min = sizeof(*rh) + sizeof(struct bndl_event_fixed);
+	uint64_t recno = r->nread + 1;
+
+	if (rh->len < min || rh->len > BNDL_SPOOL_REC_MAX || rh->len % 8 != 0)
+		return repro_err_set(err, EPROTO, "'%s' record %llu: bad length %u", r->path,
+				     (unsigned long long)recno, rh->len);
+	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_PROC_LEFT)
+		return repro_err_set(err, EPROTO, "'%s' record %llu: unknown type %u", r->path,
+				     (unsigned long long)recno, (unsigned)rh->type);
+	if (rh->nblobs > BNDL_EVENT_MAX_BLOBS)
+		return repro_err_set(err, EPROTO, "'%s' record %llu: %u blobs", r->path,
+				     (unsigned long long)recno, (unsigned)rh->nblobs);
+	return 0;
+}
+
+static void event_from_fixed(const struct bndl_event_fixed *fx, uint16_t type,
+			     struct bndl_event *ev)
+{
+	*ev = (struct bndl_event){
+		.type = type,
+		.flags = fx->flags,
+		.seq = fx->seq,
+		.t_ns = fx->t_ns,
+		.dur_ns = fx->dur_ns,
+		.pid = fx->pid,
+		.tid = fx->tid,
+		.ppid = fx->ppid,
+		.status = fx->status,
+		.nr = fx->nr,
+		.arch = fx->arch,
+		.ret = fx->ret,
+	};
+	memcpy(ev->args, fx->args, sizeof(ev->args));
+}
+
+/* Decode the blobs of body[0..len), checking each length against what is left. */
+static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t nblobs,
+		       struct bndl_event *ev, struct repro_err **err)
+{
+	size_t off = sizeof(struct bndl_event_fixed);
+	unsigned long long recno = (unsigned long long)r->nread + 1;
+
+	for (uint16_t i = 0; i < nblobs; i++) {
+		struct bndl_blob_hdr bh;
+		uint16_t kind;
+
+		if (len - off < sizeof(bh))
+			return repro_err_set(err, EPROTO,
+					     "'%s' record %llu: blob %u overruns the record",
+					     r->path, recno, (unsigned)i);
+		memcpy(&bh, r->rec + off, sizeof(bh));
+		off += sizeof(bh);
+		kind = bh.kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+		if (kind < BNDL_BLOB_STR || kind > BNDL_BLOB_STRUCT || bh.len > BNDL_BLOB_MAX ||
+		    BNDL_SPOOL_ALIGN(bh.len) > len - off)
+			return repro_err_set(err, EPROTO, "'%s' record %llu: bad blob %u", r->path,
+					     recno, (unsigned)i);
+		ev->blobs[i] = (struct bndl_blob){
+			.kind = bh.kind, .argi = bh.argi, .len = bh.len, .data = r->rec + off
+		};
+		off += BNDL_SPOOL_ALIGN(bh.len);
+	}
+	if (off != len)
+		return repro_err_set(err, EPROTO, "'%s' record %llu: %zu stray bytes", r->path,
+				     recno, len - off);
+	ev->nblobs = nblobs;
+	return 0;
+}
+
+int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
+			   struct repro_err **err)
+{
+	struct bndl_spool_rec_hdr rh;
+	struct bndl_event_fixed fx;
+	bool partial;
+	size_t body;
+	int rc;
+
+	if (r->is_truncated)
+		return 0;
+	rc = read_exact(r, &rh, sizeof(rh), &partial, err);
+	if (rc <= 0) {
+		r->is_truncated = partial;
+		return rc;
+	}
+	if (check_rec_hdr(r, &rh, err) < 0)
+		return -1;
+	body = rh.len - sizeof(rh);
+	if (body > r->rec_cap) {
+		r->rec = repro_xrealloc(r->rec, body);
+		r->rec_cap = body;
+	}
+	rc = read_exact(r, r->rec, body, &partial, err);
+	if (rc <= 0) {
+		/* a header without its body: the recorder died half way through a write */
+		r->is_truncated = rc == 0;
+		return rc;
+	}
+	memcpy(&fx, r->rec, sizeof(fx));
+	event_from_fixed(&fx, rh.type, ev);
+	if (parse_blobs(r, body, rh.nblobs, ev, err) < 0)
+		return -1;
+	r->nread++;
+	return 1;
+}
+
+bool bndl_spool_reader_was_truncated(const struct bndl_spool_reader *r)
+{
+	return r->is_truncated;
+}
+
+const struct bndl_blob *bndl_event_blob(const struct bndl_event *ev, uint16_t kind, uint16_t argi)
+{
+	uint16_t n = ev->nblobs > BNDL_EVENT_MAX_BLOBS ? BNDL_EVENT_MAX_BLOBS : ev->nblobs;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct bndl_blob *b = &ev->blobs[i];
+
+		if ((b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == kind && b->argi == argi)
+			return b;
+	}
+	return NULL;
+}

@@ -1,0 +1,100 @@
+#include "bundles/json_util.h"
+#include "bundles/pack.h"
+#include "bundles/spool.h"
+#include "cli/commands.h"
+#include "common/cleanup.h"
+#include "common/err.h"
+#include "common/xalloc.h"
+#include "recorder/render.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char pack_usage[] =
+	"usage: repro pack SPOOLDIR -o FILE\n"
+	"\n"
+	"Pack the spool left behind by a recording that was interrupted (for\n"
+	"example .run.repro.spool/ next to the intended bundle) into the bundle\n"
+	"FILE.  The manifest then has no exit status and says so in its warnings.\n"
+	"The spool directory is removed once FILE is written.\n"
+	"\n"
+	"  -o, --output FILE   the bundle to write (required)\n"
+	"  --help              show this help\n";
+
+static const struct option pack_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct pack_opts {
+	const char *spool_dir; /* borrowed from argv */
+	const char *out_path;  /* borrowed from argv */
+};
+
+/* Returns 1 when --help was printed, 0 to go on, -1 with *err on bad usage. */
+static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct repro_err **err)
+{
+	int c;
+
+	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
+	opterr = 0; /* only main prints errors */
+	while ((c = getopt_long(argc, argv, "o:", pack_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opts->out_path = optarg;
+			break;
+		case 'h':
+			fputs(pack_usage, stdout);
+			return 1;
+		default:
+			return repro_err_set(err, 0,
+					     "pack: bad option '%s' (see 'repro pack --help')",
+					     argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return repro_err_set(err, 0, "pack: expected one spool directory, got %d",
+				     argc - optind);
+	if (opts->out_path == NULL)
+		return repro_err_set(err, 0, "pack: missing -o FILE");
+	opts->spool_dir = argv[optind];
+	return 0;
+}
+
+/* The recorder died, so the end of the run was not seen: say so next to any earlier notes. */
+static char *interrupted_warnings(const char *earlier)
+{
+	static const char note[] = "recording was interrupted and packed later by 'repro pack'";
+
+	if (earlier == NULL || *earlier == '\0')
+		return repro_xstrdup(note);
+	return repro_xasprintf("%s; %s", earlier, note);
+}
+
+int cmd_pack(int argc, char **argv, struct repro_err **err)
+{
+	struct pack_opts opts = { .spool_dir = NULL };
+	struct bndl_run_info run;
+	cleanup_free char **run_argv = NULL;
+	cleanup_free char *warnings = NULL;
+	cleanup_json json_t *holder = NULL;
+	cleanup_renderer struct rec_renderer *renderer = NULL;
+	struct bndl_render_ops ops;
+	int rc = parse_pack_args(argc, argv, &opts, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (bndl_runinfo_load(opts.spool_dir, &run, &holder, &run_argv, err) < 0)
+		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
+	warnings = interrupted_warnings(run.warnings);
+	run.warnings = warnings;
+	renderer = rec_renderer_new();
+	rec_renderer_ops(renderer, &ops);
+	if (bndl_pack(opts.spool_dir, &run, &ops, opts.out_path, err) < 0)
+		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
+	if (bndl_spool_remove(opts.spool_dir, err) < 0)
+		return -1;
+	return 0;
+}

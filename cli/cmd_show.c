@@ -1,0 +1,80 @@
+#include "cli/commands.h"
+#include "common/err.h"
+#include "replayer/show.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char show_usage[] =
+	"usage: repro show [--json | --trace] [--all] BUNDLE\n"
+	"\n"
+	"Show a recorded run: the command and its exit, the process tree, and the\n"
+	"failed calls of each process (the last 10 per process, newest first).\n"
+	"\n"
+	"  --json    print one JSON object (manifest, processes, failures)\n"
+	"  --trace   print the strace-style trace of every call\n"
+	"  --all     list every failed call, not only the last 10 per process\n"
+	"  --help    show this help\n"
+	"\n"
+	"Colour is used on a terminal unless NO_COLOR is set.\n";
+
+static const struct option show_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "trace", no_argument, NULL, 't' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Fill *opts from argv.  Returns 1 when --help was printed, 0 to go on, -1
+ * with *err on bad usage.
+ */
+static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
+			   struct repro_err **err)
+{
+	int c;
+
+	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
+	opterr = 0; /* only main prints errors */
+	while ((c = getopt_long(argc, argv, "", show_options, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opts->json = true;
+			break;
+		case 't':
+			opts->trace = true;
+			break;
+		case 'a':
+			opts->all = true;
+			break;
+		case 'h':
+			fputs(show_usage, stdout);
+			return 1;
+		default:
+			return repro_err_set(err, 0,
+					     "show: unknown option '%s' (see 'repro show --help')",
+					     argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return repro_err_set(err, 0, "show: expected one bundle, got %d", argc - optind);
+	opts->bundle_path = argv[optind];
+	return 0;
+}
+
+int cmd_show(int argc, char **argv, struct repro_err **err)
+{
+	struct rpl_show_opts opts = { .bundle_path = NULL };
+	int rc = parse_show_args(argc, argv, &opts, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	opts.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	if (rpl_show_run(&opts, stdout, err) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,44 @@
+#ifndef REPRO_REPLAYER_SHOW_H
+#define REPRO_REPLAYER_SHOW_H
+
+/*
+ * `repro show`: a bundle as text for people (the run, the process tree, the
+ * failed calls per process), as one JSON document, or its strace-like trace.
+ */
+
+#include "common/err.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Failed calls kept per process in the text and JSON views, unless all. */
+#define RPL_SHOW_FAILURES 10
+
+struct rpl_show_opts {
+	const char *bundle_path; /* borrowed */
+	bool json;		 /* one JSON object instead of text */
+	bool trace;		 /* copy trace.txt instead (wins over json) */
+	bool all;		 /* every failed call, not the last RPL_SHOW_FAILURES each */
+	bool color;		 /* ANSI bold headings and red errno names; the caller decides */
+};
+
+/*
+ * rpl_show_run - read the bundle opts->bundle_path and write the chosen view
+ * to out.  Memory stays bounded by the number of processes (plus every
+ * failure with opts->all): events are streamed.
+ *
+ * Text: the run (command, cwd, start, duration, exit, counts, warnings); the
+ * process tree (pid, each exec's argv joined by " -> ", exit); then "Failed
+ * calls" grouped by process: processes that failed (non-zero exit or killed)
+ * first, the first process before the others, then by end time, latest
+ * first; within a process the newest failures first, RPL_SHOW_FAILURES at
+ * most and a "... N more" line.
+ * JSON: {"manifest":{…},"processes":[…],"failures":[{"pid":N,"total":N,
+ * "events":[…]}]}, groups and events in the same order as the text.
+ *
+ * Returns 0, or -1 with *err: the reader's errors (ENOENT, EPROTO with a
+ * message naming the bundle, member and line) or a write error on out.
+ */
+int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err **err);
+
+#endif

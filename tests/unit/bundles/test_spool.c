@@ -1,0 +1,379 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include "bundles/spool.h"
+#include "bundles/spool_internal.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "fixture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static int setup(void **state)
+{
+	*state = fx_tmpdir();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fx_rmtree(*state);
+	free(*state);
+	return 0;
+}
+
+static char *spool_path(const char *dir)
+{
+	return repro_xasprintf("%s/%s", dir, BNDL_SPOOL_FILE);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+static struct bndl_spool_reader *reader_or_fail(const char *dir)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_reader *r = bndl_spool_reader_open(dir, &err);
+
+	assert_non_null(r);
+	return r;
+}
+
+/* Write n numbered openat events; returns the file size after close. */
+static void write_events(const char *dir, int n)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(dir, &err);
+	char path[64];
+
+	assert_non_null(sp);
+	for (int i = 0; i < n; i++) {
+		struct bndl_event ev;
+
+		snprintf(path, sizeof(path), "/p/%d", i);
+		ev = fx_syscall((uint64_t)i + 1, (uint64_t)i * 10, 7, FX_OPENAT, path, "O_RDONLY",
+				-ENOENT);
+		fx_append(sp, &ev);
+	}
+	assert_int_equal(bndl_spool_count(sp), (uint64_t)n);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+}
+
+static void test_spool_round_trip_with_blobs(void **state)
+{
+	const char *dir = *state;
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(dir, &err);
+	struct bndl_spool_reader *r;
+	static const char argv[] = "python3\0webui.py";
+	struct bndl_event ev = fx_syscall(42, 1234, 4242, FX_OPENAT, "/srv/app/cache_hub/model.pth",
+					  "O_RDONLY|O_CLOEXEC", -ENOENT);
+	const struct bndl_blob *b;
+
+	assert_non_null(sp);
+	ev.tid = 4243;
+	ev.dur_ns = 2100;
+	ev.arch = 0xc000003e;
+	ev.args[0] = (uint64_t)-100;
+	ev.args[5] = 77;
+	ev.flags = BNDL_EV_INJECTED;
+	ev.blobs[ev.nblobs++] = (struct bndl_blob){
+		.kind = BNDL_BLOB_ARGV, .argi = 1, .len = sizeof(argv), .data = argv
+	};
+	fx_append(sp, &ev);
+	fx_proc_exit(sp, 4242, 99999, 1 << 8);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.type, BNDL_REC_SYSCALL);
+	assert_int_equal(ev.seq, 42);
+	assert_int_equal(ev.t_ns, 1234);
+	assert_int_equal(ev.dur_ns, 2100);
+	assert_int_equal(ev.pid, 4242);
+	assert_int_equal(ev.tid, 4243);
+	assert_int_equal(ev.nr, FX_OPENAT);
+	assert_int_equal(ev.arch, 0xc000003e);
+	assert_int_equal(ev.args[0], (uint64_t)-100);
+	assert_int_equal(ev.args[5], 77);
+	assert_int_equal(ev.ret, -ENOENT);
+	assert_int_equal(ev.flags, BNDL_EV_INJECTED);
+	assert_int_equal(ev.nblobs, 3);
+	b = bndl_event_blob(&ev, BNDL_BLOB_PATH, 1);
+	assert_non_null(b);
+	assert_string_equal(b->data, "/srv/app/cache_hub/model.pth");
+	b = bndl_event_blob(&ev, BNDL_BLOB_ARGV, 1);
+	assert_non_null(b);
+	assert_int_equal(b->len, sizeof(argv));
+	assert_memory_equal(b->data, argv, sizeof(argv));
+	assert_null(bndl_event_blob(&ev, BNDL_BLOB_ARGV, 0));
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.type, BNDL_REC_PROC_EXIT);
+	assert_int_equal(ev.status, 1 << 8);
+	assert_int_equal(ev.nblobs, 0);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
+	assert_false(bndl_spool_reader_was_truncated(r));
+	bndl_spool_reader_free(r);
+}
+
+/* Many records (several buffer flushes) and a record larger than the buffer. */
+static void test_spool_large_records_and_many(void **state)
+{
+	const char *dir = *state;
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(dir, &err);
+	cleanup_free char *big = repro_xmalloc(BNDL_BLOB_MAX + 100);
+	struct bndl_spool_reader *r;
+	struct bndl_event ev = { .type = BNDL_REC_SYSCALL,
+				 .seq = 1,
+				 .nblobs = BNDL_EVENT_MAX_BLOBS };
+	uint64_t n = 0;
+
+	memset(big, 'x', BNDL_BLOB_MAX + 100);
+	for (int i = 0; i < BNDL_EVENT_MAX_BLOBS; i++)
+		ev.blobs[i] = (struct bndl_blob){ .kind = BNDL_BLOB_STR,
+						  .argi = (uint16_t)i,
+						  .len = BNDL_BLOB_MAX + 100,
+						  .data = big };
+	fx_append(sp, &ev);
+	for (int i = 0; i < 20000; i++) {
+		ev = fx_syscall((uint64_t)i + 2, 0, 1, FX_READ, "/x", NULL, 0);
+		fx_append(sp, &ev);
+	}
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.nblobs, BNDL_EVENT_MAX_BLOBS);
+	for (int i = 0; i < BNDL_EVENT_MAX_BLOBS; i++) {
+		assert_int_equal(ev.blobs[i].len, BNDL_BLOB_MAX);
+		assert_int_equal(ev.blobs[i].kind, BNDL_BLOB_STR | BNDL_BLOB_TRUNCATED);
+		assert_int_equal(ev.blobs[i].argi, i);
+		assert_memory_equal(ev.blobs[i].data, big, BNDL_BLOB_MAX);
+	}
+	assert_non_null(bndl_event_blob(&ev, BNDL_BLOB_STR, 7));
+	while (bndl_spool_reader_next(r, &ev, &err) == 1)
+		assert_int_equal(ev.seq, ++n + 1);
+	assert_null(err);
+	assert_int_equal(n, 20000);
+	assert_false(bndl_spool_reader_was_truncated(r));
+	bndl_spool_reader_free(r);
+}
+
+static void test_spool_open_refuses_existing(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+
+	write_events(*state, 1);
+	assert_null(bndl_spool_open(*state, &err));
+	assert_non_null(err);
+	assert_int_equal(err->errnum, EEXIST);
+}
+
+static void test_spool_truncated_tail_is_end(void **state)
+{
+	const char *dir = *state;
+	cleanup_free char *path = spool_path(dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_reader *r;
+	struct bndl_event ev;
+
+	write_events(dir, 3);
+	assert_int_equal(truncate(path, file_size(path) - 5), 0);
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.seq, 1);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.seq, 2);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
+	assert_null(err);
+	assert_true(bndl_spool_reader_was_truncated(r));
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
+	bndl_spool_reader_free(r);
+}
+
+/* A tail cut inside the 8-byte record header is a truncation too. */
+static void test_spool_truncated_in_header(void **state)
+{
+	const char *dir = *state;
+	cleanup_free char *path = spool_path(dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_reader *r;
+	struct bndl_event ev;
+	off_t one;
+
+	write_events(dir, 1);
+	one = file_size(path);
+	fx_rmtree(dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	write_events(dir, 2);
+	assert_int_equal(truncate(path, one + 3), 0);
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
+	assert_true(bndl_spool_reader_was_truncated(r));
+	bndl_spool_reader_free(r);
+}
+
+static void expect_open_eproto(const char *dir, const void *data, size_t len)
+{
+	cleanup_free char *path = spool_path(dir);
+	cleanup_err struct repro_err *err = NULL;
+
+	write_file(path, data, len);
+	assert_null(bndl_spool_reader_open(dir, &err));
+	assert_non_null(err);
+	assert_int_equal(err->errnum, EPROTO);
+	assert_non_null(strstr(err->msg, path));
+}
+
+static void test_spool_garbage_header(void **state)
+{
+	struct bndl_spool_file_hdr newer = { .magic = "REPROSPL", .version = 2 };
+
+	expect_open_eproto(*state, "this is not a spool at all", 26);
+	expect_open_eproto(*state, "REPRO", 5);
+	expect_open_eproto(*state, "", 0);
+	expect_open_eproto(*state, &newer, sizeof(newer));
+}
+
+static void test_spool_missing_file(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+
+	assert_null(bndl_spool_reader_open(*state, &err));
+	assert_int_equal(err->errnum, ENOENT);
+}
+
+/* Rewrite bytes of the first record at off (from the record start), then expect EPROTO. */
+static void expect_hostile(const char *dir, size_t off, const void *bytes, size_t len)
+{
+	cleanup_free char *path = spool_path(dir);
+	cleanup_close int fd = -1;
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_reader *r;
+	struct bndl_event ev;
+
+	unlink(path);
+	write_events(dir, 2);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, bytes, len, (off_t)(sizeof(struct bndl_spool_file_hdr) + off)),
+			 (ssize_t)len);
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), -1);
+	assert_non_null(err);
+	assert_int_equal(err->errnum, EPROTO);
+	assert_non_null(strstr(err->msg, "record 1"));
+	bndl_spool_reader_free(r);
+}
+
+static void test_spool_hostile_lengths(void **state)
+{
+	const size_t blob0 = sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed);
+	uint32_t huge = 0xfffffff8u, tiny = 8, odd = 0x101;
+	uint16_t many = 200, type = 99, kind = 77;
+	uint32_t blob_huge = 0xffffffffu, blob_over = 60000;
+
+	expect_hostile(*state, offsetof(struct bndl_spool_rec_hdr, len), &huge, sizeof(huge));
+	expect_hostile(*state, offsetof(struct bndl_spool_rec_hdr, len), &tiny, sizeof(tiny));
+	expect_hostile(*state, offsetof(struct bndl_spool_rec_hdr, len), &odd, sizeof(odd));
+	expect_hostile(*state, offsetof(struct bndl_spool_rec_hdr, nblobs), &many, sizeof(many));
+	expect_hostile(*state, offsetof(struct bndl_spool_rec_hdr, type), &type, sizeof(type));
+	expect_hostile(*state, blob0 + offsetof(struct bndl_blob_hdr, len), &blob_huge,
+		       sizeof(blob_huge));
+	/* within BNDL_BLOB_MAX but past the end of the record */
+	expect_hostile(*state, blob0 + offsetof(struct bndl_blob_hdr, len), &blob_over,
+		       sizeof(blob_over));
+	expect_hostile(*state, blob0 + offsetof(struct bndl_blob_hdr, kind), &kind, sizeof(kind));
+}
+
+/* Records reach the file within about 100 ms even without an explicit flush. */
+static void test_spool_time_flush(void **state)
+{
+	const char *dir = *state;
+	cleanup_free char *path = spool_path(dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(dir, &err);
+	struct bndl_event ev = fx_syscall(1, 0, 1, FX_READ, NULL, NULL, 0);
+	struct timespec pause = { .tv_nsec = 120 * 1000 * 1000 };
+	off_t after_first;
+
+	assert_non_null(sp);
+	fx_append(sp, &ev);
+	after_first = file_size(path);
+	assert_int_equal(after_first, sizeof(struct bndl_spool_file_hdr));
+	nanosleep(&pause, NULL);
+	ev.seq = 2;
+	fx_append(sp, &ev);
+	assert_true(file_size(path) > after_first);
+	assert_int_equal(bndl_spool_flush(sp, &err), 0);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+}
+
+static void test_spool_too_many_blobs(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(*state, &err);
+	struct bndl_event ev = { .type = BNDL_REC_SYSCALL, .nblobs = BNDL_EVENT_MAX_BLOBS + 1 };
+
+	assert_int_equal(bndl_spool_append(sp, &ev, &err), -1);
+	assert_int_equal(err->errnum, EINVAL);
+	assert_int_equal(bndl_spool_count(sp), 0);
+	assert_int_equal(bndl_spool_close(sp, NULL), 0);
+}
+
+static void test_spool_remove(void **state)
+{
+	const char *dir = *state;
+	cleanup_err struct repro_err *err = NULL;
+	struct stat st;
+
+	write_events(dir, 1);
+	assert_int_equal(bndl_spool_remove(dir, &err), 0);
+	assert_int_equal(stat(dir, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(mkdir(dir, 0700), 0); /* for teardown */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_spool_round_trip_with_blobs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_large_records_and_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_open_refuses_existing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_truncated_tail_is_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_truncated_in_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_garbage_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_missing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_hostile_lengths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_time_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_too_many_blobs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_remove, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

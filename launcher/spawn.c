@@ -99,7 +99,7 @@ static char *resolve_program(const char *name, struct repro_err **err)
 	}
 	if (found_noexec != NULL)
 		return found_noexec; /* let execve report EACCES, and record it */
-	return repro_err_set(err, ENOENT, "cannot execute '%s': command not found", name), NULL;
+	return repro_err_set(err, ENOENT, "cannot execute '%s'", name), NULL;
 }
 
 static void child_fail(int err_fd, enum lnch_step step, int errnum)

@@ -26,11 +26,22 @@ int repro_write_all(int fd, const void *buf, size_t len, const char *what, struc
 	return 0;
 }
 
+/* At the cap: one more byte tells a file of exactly max_bytes from a larger one. */
+static int at_cap_is_end(int fd)
+{
+	char probe;
+	ssize_t n;
+
+	while ((n = read(fd, &probe, 1)) < 0 && errno == EINTR)
+		;
+	return n == 0;
+}
+
 char *repro_read_file(const char *path, size_t max_bytes, size_t *len_out, struct repro_err **err)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
 	cleanup_free char *buf = NULL;
-	size_t len = 0, cap = 4096;
+	size_t len = 0, cap = max_bytes < 4096 ? max_bytes : 4096;
 
 	if (fd < 0)
 		return repro_err_set(err, errno, "cannot open '%s'", path), NULL;
@@ -39,10 +50,13 @@ char *repro_read_file(const char *path, size_t max_bytes, size_t *len_out, struc
 		ssize_t n;
 
 		if (len == cap) {
-			if (cap >= max_bytes)
+			if (cap >= max_bytes) {
+				if (at_cap_is_end(fd))
+					break;
 				return repro_err_set(err, EFBIG, "'%s' is larger than %zu bytes", path,
 						     max_bytes),
 				       NULL;
+			}
 			cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
 			buf = repro_xrealloc(buf, cap + 1);
 		}

@@ -55,6 +55,13 @@ bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i, 
 bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
 bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
 
+/*
+ * rec_proc_capture_exec_image - at an exec event whose execve entry was not
+ * traced (--trace without process): PATH (argi 0) from /proc/PID/exe and
+ * ARGV (argi 1) from /proc/PID/cmdline of the new image.
+ */
+void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
+
 /* At the exit stop: getsockopt's SO_ERROR value. */
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
 

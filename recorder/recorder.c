@@ -163,23 +163,30 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 	append(r, &ev);
 }
 
-/* The exec record carries the path and argv captured at the execve entry. */
+/*
+ * The exec record carries the path and argv captured at the execve entry,
+ * or, when that entry was not traced, those of the new image from /proc.
+ */
 static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c, uint64_t t_ns)
 {
 	struct bndl_event ev = { .type = BNDL_REC_PROC_EXEC, .t_ns = t_ns, .pid = pid, .tid = pid };
+	struct rec_capture img = { .tid = pid };
 
-	if (c != NULL && c->active) {
-		rec_capture_finish(c);
-		for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 2; i++) {
-			uint16_t kind = c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+	if (c == NULL || !c->active) {
+		rec_proc_capture_exec_image(&img, pid);
+		c = &img;
+	}
+	rec_capture_finish(c);
+	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 2; i++) {
+		uint16_t kind = c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
 
-			if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV) {
-				ev.blobs[ev.nblobs] = c->ev.blobs[i];
-				ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_PATH ? 0 : 1;
-			}
+		if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV) {
+			ev.blobs[ev.nblobs] = c->ev.blobs[i];
+			ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_PATH ? 0 : 1;
 		}
 	}
 	append(r, &ev);
+	rec_capture_release(&img);
 }
 
 static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)

@@ -204,7 +204,7 @@ static int load(struct show_state *st, struct bndl_reader *r, struct repro_err *
 
 struct group_key {
 	size_t idx;
-	int rank;     /* 0: first process, failed; 1: other failed; 2: the rest */
+	int rank;     /* 0: failed (non-zero exit or signal); 1: the rest */
 	uint64_t end; /* end_ns, UINT64_MAX when still running or unknown */
 };
 
@@ -223,8 +223,13 @@ static int group_cmp(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	/*
+	 * Failed processes: the first to fail first, since a failure usually
+	 * travels up from a child to the script that started it.  The rest:
+	 * the last to end first.
+	 */
 	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
+		return (x->end < y->end) == (x->rank == 0) ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
@@ -242,7 +247,7 @@ static struct group_key *failure_groups(const struct show_state *st, size_t *cou
 			continue;
 		keys[m] = (struct group_key){
 			.idx = i,
-			.rank = proc_failed(p->obj) ? (i == 0 ? 0 : 1) : 2,
+			.rank = proc_failed(p->obj) ? 0 : 1,
 			.end = json_is_integer(end) ? (uint64_t)json_integer_value(end)
 						    : UINT64_MAX,
 		};

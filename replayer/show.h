@@ -30,8 +30,9 @@ struct rpl_show_opts {
  * Text: the run (command, cwd, start, duration, exit, counts, warnings); the
  * process tree (pid, each exec's argv joined by " -> ", exit); then "Failed
  * calls" grouped by process: processes that failed (non-zero exit or killed)
- * first, the first process before the others, then by end time, latest
- * first; within a process the newest failures first, RPL_SHOW_FAILURES at
+ * first, the first to fail ahead (a failure travels up from a child to the
+ * script that started it), then the others, the last to end first; within a
+ * process the newest failures first (nearest its exit), RPL_SHOW_FAILURES at
  * most and a "... N more" line.
  * JSON: {"manifest":{…},"processes":[…],"failures":[{"pid":N,"total":N,
  * "events":[…]}]}, groups and events in the same order as the text.

@@ -3,8 +3,12 @@
 #include "launcher/abi.h"
 #include "launcher/mem.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ARGV_MAX_ITEMS 4096
 #define ARGV_MAX_BYTES (60u * 1024u)
@@ -80,4 +84,45 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, 
 	else if (kind == RA_CLONE3)
 		capture_clone3(c, st, i);
 	return true;
+}
+
+/* Read up to cap bytes of a /proc file into buf; returns the length or -1. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n, total = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < cap && (n = read(fd, buf + total, cap - (size_t)total)) > 0)
+		total += n;
+	close(fd);
+	return total;
+}
+
+void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid)
+{
+	char *buf = rec_capture_reserve(c, BNDL_BLOB_PATH, 0, PATH_MAX);
+	char link[64];
+	ssize_t n;
+
+	if (buf != NULL) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		n = readlink(link, buf, PATH_MAX - 1);
+		if (n > 0)
+			rec_capture_commit(c, (size_t)n);
+		else
+			c->ev.nblobs--;
+	}
+	buf = rec_capture_reserve(c, BNDL_BLOB_ARGV, 1, ARGV_MAX_BYTES);
+	if (buf == NULL)
+		return;
+	n = read_proc(pid, "cmdline", buf, ARGV_MAX_BYTES);
+	if (n > 0)
+		rec_capture_commit(c, (size_t)n);
+	else
+		c->ev.nblobs--;
 }

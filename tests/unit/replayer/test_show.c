@@ -96,7 +96,7 @@ static void test_show_process_tree(void **state)
 		    find(tree, "    103 sh -c fetch  [killed by SIGKILL]\n"));
 }
 
-/* Failed processes first (the first process ahead), then by end time, latest first. */
+/* Failed processes first, the first to fail ahead; then the others, latest first. */
 static void test_show_failure_groups_order(void **state)
 {
 	struct fixture *fx = *state;
@@ -109,9 +109,9 @@ static void test_show_failure_groups_order(void **state)
 	const char *g102 = find(
 		sect, "pid 102 (curl -sS https://cdn.example.com/model.pth), exit 0, 1 failed\n");
 
-	assert_true(g100 < g101);
-	assert_true(g101 < g103);
-	assert_true(g103 < g102);
+	assert_true(g103 < g101);
+	assert_true(g101 < g100);
+	assert_true(g100 < g102);
 	find(g100, "\n  openat /srv/app/.env O_RDONLY -> ENOENT\n");
 	find(g102, "\n  openat /etc/curlrc O_RDONLY -> ENOENT\n");
 }
@@ -123,7 +123,7 @@ static void test_show_failures_newest_first_capped(void **state)
 	struct rpl_show_opts opts = { .bundle_path = fx->bundle };
 	cleanup_free char *text = show(&opts);
 	const char *g101 = find(text, "pid 101 (");
-	const char *g103 = find(text, "pid 103 (");
+	const char *g100 = find(text, "pid 100 (");
 	const char *first = find(
 		g101, "\n  openat /srv/app/cache_hub/model_11.pth O_RDONLY|O_CLOEXEC -> ENOENT\n");
 	const char *last = find(
@@ -132,7 +132,7 @@ static void test_show_failures_newest_first_capped(void **state)
 
 	assert_true(first < last);
 	assert_true(last < more);
-	assert_true(more < g103);
+	assert_true(more < g100);
 	assert_null(strstr(text, "model_1.pth"));
 	assert_null(strstr(text, "model_0.pth"));
 	assert_null(strstr(text, "webui.py O_RDONLY")); /* a successful openat */
@@ -179,14 +179,14 @@ static void test_show_json(void **state)
 	assert_int_equal(json_array_size(json_object_get(doc, "processes")), 4);
 	fails = json_object_get(doc, "failures");
 	assert_int_equal(json_array_size(fails), 4);
-	assert_int_equal(bndl_json_int(json_array_get(fails, 0), "pid", 0), 100);
+	assert_int_equal(bndl_json_int(json_array_get(fails, 0), "pid", 0), 103);
 	g = json_array_get(fails, 1);
 	assert_int_equal(bndl_json_int(g, "pid", 0), 101);
 	assert_int_equal(bndl_json_int(g, "total", 0), 12);
 	assert_int_equal(json_array_size(json_object_get(g, "events")), 10);
 	assert_string_equal(bndl_json_str(json_array_get(json_object_get(g, "events"), 0), "path"),
 			    "/srv/app/cache_hub/model_11.pth");
-	assert_int_equal(bndl_json_int(json_array_get(fails, 2), "pid", 0), 103);
+	assert_int_equal(bndl_json_int(json_array_get(fails, 2), "pid", 0), 100);
 	assert_int_equal(bndl_json_int(json_array_get(fails, 3), "pid", 0), 102);
 }
 

@@ -1,0 +1,124 @@
+#!/bin/bash
+# demo.sh REPRO_BIN - record the startup-failure example with repro and show it.
+#
+# The example is staged into a fresh temp dir; cache_hub/ belongs to root
+# (mode 0755) and the recording runs as an unprivileged user, so the cache
+# write fails the way it does on a real deployment.  The recording always
+# uses --net=none: the "CDN" connect stays on this machine.
+# Exit 0 when both recordings produced bundles and the recorded program
+# exited 1 (missing weights) and 126 (script without its run bit).
+set -euo pipefail
+
+DEMO_USER=repro-demo
+SAFE_PATH=/usr/local/bin:/usr/bin:/bin
+
+usage() {
+	echo "usage: $0 REPRO_BIN" >&2
+	exit 2
+}
+
+say() {
+	printf '%s\n' "$*"
+}
+
+header() {
+	printf '\n==== %s ====\n' "$*"
+}
+
+# stage DIR: copy the example into DIR/app with the modes the story needs.
+stage() {
+	local dir=$1 src
+	src=$(cd "$(dirname "$0")" && pwd)
+	mkdir -p "$dir/app" "$dir/bin"
+	cp "$src/start_app.sh" "$src/start_app_noexec.sh" "$src/launch_ui.sh" \
+		"$src/webui.py" "$dir/app/"
+	chmod 0644 "$dir/app/"*
+	# git keeps launch_ui.sh at 0644; force it in case the checkout differs.
+	chmod 0644 "$dir/app/launch_ui.sh"
+	mkdir "$dir/app/cache_hub"
+	chmod 0755 "$dir/app" "$dir/app/cache_hub"
+	# A copy the unprivileged user can execute even if the build tree is
+	# under /root.
+	cp "$REPRO_BIN" "$dir/bin/repro"
+	chmod 0755 "$dir/bin" "$dir/bin/repro"
+}
+
+ensure_demo_user() {
+	if ! id -u "$DEMO_USER" >/dev/null 2>&1; then
+		say "creating system user '$DEMO_USER' to run the recording unprivileged"
+		useradd --system --no-create-home --shell /usr/sbin/nologin "$DEMO_USER"
+	fi
+}
+
+# as_user CMD...: run CMD as the demo user (root) or as ourselves, with a
+# small clean environment so the Debian python3 is the one found.
+as_user() {
+	local envv=(env -i "PATH=$SAFE_PATH" HOME=/tmp LANG=C.UTF-8)
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u "$DEMO_USER" -- "${envv[@]}" "$@"
+	else
+		"${envv[@]}" "$@"
+	fi
+}
+
+# record NAME SCRIPT EXPECTED: record `bash SCRIPT` into $dir/NAME.repro and
+# show it; return non-zero when the bundle is missing or the status differs.
+record() {
+	local name=$1 script=$2 expected=$3 status=0
+	local bundle="$dir/$name.repro"
+
+	header "recording: bash $script"
+	say "\$ repro record --net=none -o $bundle -- bash $script"
+	say "  (in $dir/app, as $run_as)"
+	(cd "$dir/app" && as_user "$dir/bin/repro" record --net=none -o "$bundle" \
+		-- bash "$script") || status=$?
+	say "repro exited with status $status (the program's status; expected $expected)"
+	if [ ! -f "$bundle" ]; then
+		say "demo: no bundle was written at $bundle" >&2
+		return 1
+	fi
+	header "repro show $bundle"
+	"$dir/bin/repro" show "$bundle" || {
+		say "demo: repro show failed" >&2
+		return 1
+	}
+	[ "$status" -eq "$expected" ] || {
+		say "demo: expected status $expected, got $status" >&2
+		return 1
+	}
+}
+
+main() {
+	local failed=0
+	[ $# -eq 1 ] || usage
+	REPRO_BIN=$(realpath -e "$1") || usage
+	[ -x "$REPRO_BIN" ] || {
+		echo "demo: '$1' is not executable" >&2
+		exit 2
+	}
+	dir=$(mktemp -d /tmp/repro-demo.XXXXXX)
+	chmod 0755 "$dir"
+	stage "$dir"
+	if [ "$(id -u)" -eq 0 ]; then
+		ensure_demo_user
+		chown "$DEMO_USER:" "$dir" # the bundles are written here
+		run_as="user $DEMO_USER; cache_hub/ is root's, mode 0755"
+	else
+		chmod 0555 "$dir/app/cache_hub"
+		run_as="$(id -un), not root: cache_hub/ made read-only (0555) instead of root-owned"
+	fi
+	say "demo: staged examples/startup-failure in $dir/app"
+	say "demo: the app looks for cache_hub/model.pth, 'downloads' it from 198.51.100.7:443"
+	say "      (no network: --net=none) and tries to save it into cache_hub/"
+	record broken start_app.sh 1 || failed=1
+	record noexec start_app_noexec.sh 126 || failed=1
+	header "done"
+	say "bundles: $dir/broken.repro $dir/noexec.repro (tar --zstd -tf lists them)"
+	if [ "$failed" -ne 0 ]; then
+		say "demo: FAILED" >&2
+		exit 1
+	fi
+	say "demo: OK"
+}
+
+main "$@"

@@ -75,13 +75,17 @@ ssize_t lnch_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap, bool 
 		errno = EFAULT;
 		return -1;
 	}
-	while (len < cap - 1) {
-		ssize_t n = read_chunk(tid, addr + len, buf + len, cap - 1 - len);
+	/* read up to cap bytes: a string of cap - 1 bytes has its NUL in the last one */
+	while (len < cap) {
+		ssize_t n = read_chunk(tid, addr + len, buf + len, cap - len);
 		char *nul;
 
 		if (n < 0) {
+			if (len == 0)
+				return -1;
+			len = len < cap ? len : cap - 1;
 			buf[len] = '\0';
-			return len > 0 ? (ssize_t)len : -1;
+			return (ssize_t)len;
 		}
 		nul = memchr(buf + len, '\0', (size_t)n);
 		if (nul != NULL)

@@ -84,7 +84,8 @@ char *rec_mode_format(uint64_t mode, char *buf, size_t cap)
 	for (size_t i = 0; i < N(types); i++)
 		if ((mode & S_IFMT) == types[i].value)
 			type = types[i].name;
-	snprintf(buf, cap, "%s%s%04llo", type, type[0] ? "|" : "", (unsigned long long)(mode & 07777));
+	/* a leading 0 marks octal, as strace and chmod(1) write it: 0644, 04755 */
+	snprintf(buf, cap, "%s%s0%03llo", type, type[0] ? "|" : "", (unsigned long long)(mode & 07777));
 	return buf;
 }
 

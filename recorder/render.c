@@ -150,6 +150,7 @@ static void render_sockaddr(struct argctx *a)
 static void render_sockoptval(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_OUT);
+	const char *name;
 	char e[32];
 	int32_t val;
 
@@ -162,8 +163,9 @@ static void render_sockoptval(struct argctx *a)
 		word(a, "0");
 		return;
 	}
-	set(a, json_string(rec_errno_name(val, e, sizeof(e))));
-	fprintf(a->txt, "[%s]", e[0] ? rec_errno_name(val, e, sizeof(e)) : "?");
+	name = rec_errno_name(val, e, sizeof(e));
+	set(a, json_string(name));
+	fprintf(a->txt, "[%s]", name);
 }
 
 static void render_argv(struct argctx *a)

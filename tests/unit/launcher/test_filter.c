@@ -1,0 +1,200 @@
+/*
+ * Unit tests of launcher/filter.h.  Built filters are loaded in a forked
+ * child (STYLE.md, "Seccomp filters"): with no tracer attached, a call the
+ * filter sends to SECCOMP_RET_TRACE is not executed and fails with ENOSYS
+ * (seccomp(2)), so the child can prove by its exit code which calls trap.
+ */
+#include "launcher/filter.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define SKIP_RETURN 77
+
+/* Exit codes of the filtered child. */
+enum child_code {
+	CHILD_OK = 0,
+	CHILD_NO_NEW_PRIVS = 10,
+	CHILD_LOAD = 11,
+	CHILD_OPENAT_RAN = 12,
+	CHILD_GETPID_TRAPPED = 13,
+	CHILD_FSTAT_TRAPPED = 14,
+	CHILD_STAT_RAN = 15,
+	CHILD_OPEN_DEVNULL = 16,
+};
+
+static const struct lnch_filter_rule openat_rule = { .name = "openat", .arg = -1 };
+
+/* newfstatat traps only without AT_EMPTY_PATH in its flags (argument 3), as recorder/systab.c asks. */
+static const struct lnch_filter_rule stat_rule = {
+	.name = "newfstatat", .arg = 3, .mask = AT_EMPTY_PATH, .value = 0,
+};
+
+static void test_filter_build_openat(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(&openat_rule, 1, &prog, &err), 0);
+	assert_null(err);
+	assert_non_null(prog.filter);
+	assert_true(prog.len > 4);
+	/* the program ends in a return: BPF_RET | BPF_K */
+	assert_int_equal(BPF_CLASS(prog.filter[prog.len - 1].code), BPF_RET);
+	lnch_filter_release(&prog);
+	assert_null(prog.filter);
+	assert_int_equal(prog.len, 0);
+}
+
+static void test_filter_build_with_conditions(void **state)
+{
+	const struct lnch_filter_rule rules[] = {
+		openat_rule,
+		stat_rule,
+		{ .name = "sendto", .arg = 4, .is_ne = true, .value = 0 },
+		{ .name = "getsockopt", .arg = 2, .mask = 0xffffffffu, .value = 4 },
+	};
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(rules, 4, &prog, &err), 0);
+	assert_null(err);
+	assert_non_null(prog.filter);
+	lnch_filter_release(&prog);
+}
+
+static void test_filter_build_native_only_name(void **state)
+{
+	/* "open" exists on both ABIs, "newfstatat" only natively (i386 has fstatat64): both build */
+	const struct lnch_filter_rule rules[] = { { .name = "open", .arg = -1 }, stat_rule };
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(rules, 2, &prog, &err), 0);
+	lnch_filter_release(&prog);
+}
+
+static void test_filter_build_unknown_name_einval(void **state)
+{
+	const struct lnch_filter_rule rules[] = { openat_rule, { .name = "opnat", .arg = -1 } };
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(rules, 2, &prog, &err), -1);
+	assert_non_null(err);
+	assert_int_equal(err->errnum, EINVAL);
+	assert_non_null(strstr(err->msg, "'opnat'"));
+	assert_null(prog.filter);
+}
+
+static int load(const struct sock_fprog *prog)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return CHILD_NO_NEW_PRIVS;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) != 0)
+		return CHILD_LOAD;
+	return CHILD_OK;
+}
+
+/* In the child: openat is trapped (ENOSYS), getpid is not. */
+static int openat_child(const struct sock_fprog *prog)
+{
+	pid_t before = (pid_t)syscall(SYS_getpid);
+	int rc = load(prog);
+	long fd;
+
+	if (rc != CHILD_OK)
+		return rc;
+	fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOSYS)
+		return CHILD_OPENAT_RAN;
+	if (syscall(SYS_getpid) != before)
+		return CHILD_GETPID_TRAPPED;
+	return CHILD_OK;
+}
+
+/* In the child: newfstatat with AT_EMPTY_PATH runs, without it traps. */
+static int stat_child(const struct sock_fprog *prog)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int rc;
+
+	if (fd < 0)
+		return CHILD_OPEN_DEVNULL;
+	rc = load(prog);
+	if (rc != CHILD_OK)
+		return rc;
+	if (syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH) != 0)
+		return CHILD_FSTAT_TRAPPED;
+	if (syscall(SYS_newfstatat, AT_FDCWD, "/", &st, 0) == 0 || errno != ENOSYS)
+		return CHILD_STAT_RAN;
+	return CHILD_OK;
+}
+
+static int run_child(int (*body)(const struct sock_fprog *), const struct sock_fprog *prog)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(body(prog));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void test_filter_traps_openat_not_getpid(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(&openat_rule, 1, &prog, &err), 0);
+	assert_int_equal(run_child(openat_child, &prog), CHILD_OK);
+	lnch_filter_release(&prog);
+}
+
+static void test_filter_arg_condition_in_kernel(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+
+	assert_int_equal(lnch_filter_build(&stat_rule, 1, &prog, &err), 0);
+	assert_int_equal(run_child(stat_child, &prog), CHILD_OK);
+	lnch_filter_release(&prog);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_filter_build_openat),
+		cmocka_unit_test(test_filter_build_with_conditions),
+		cmocka_unit_test(test_filter_build_native_only_name),
+		cmocka_unit_test(test_filter_build_unknown_name_einval),
+		cmocka_unit_test(test_filter_traps_openat_not_getpid),
+		cmocka_unit_test(test_filter_arg_condition_in_kernel),
+	};
+
+	/* prctl(2): PR_GET_SECCOMP fails with EINVAL when the kernel has no seccomp */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		fprintf(stderr, "skip: no seccomp in this kernel\n");
+		return SKIP_RETURN;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

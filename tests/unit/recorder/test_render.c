@@ -1,0 +1,401 @@
+/*
+ * Unit tests of recorder/render.h: spool events built by hand, rendered as
+ * the events.jsonl object and the trace.txt line (docs/bundle-format.md).
+ */
+#include "recorder/render.h"
+#include "launcher/abi.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <linux/sched.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#define TID 4242
+
+static int setup(void **state)
+{
+	*state = rec_renderer_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	rec_renderer_free(*state);
+	return 0;
+}
+
+static struct bndl_event syscall_event(const char *name)
+{
+	struct bndl_event ev = {
+		.type = BNDL_REC_SYSCALL, .seq = 7, .t_ns = 1000, .dur_ns = 20,
+		.pid = TID, .tid = TID, .arch = lnch_arch_audit_token(),
+	};
+
+	ev.nr = seccomp_syscall_resolve_name(name);
+	assert_true(ev.nr >= 0);
+	return ev;
+}
+
+static void add_blob(struct bndl_event *ev, uint16_t kind, uint16_t argi, const void *data, size_t len)
+{
+	assert_true(ev->nblobs < BNDL_EVENT_MAX_BLOBS);
+	ev->blobs[ev->nblobs++] = (struct bndl_blob){ .kind = kind, .argi = argi, .len = (uint32_t)len, .data = data };
+}
+
+/* A path argument as the recorder captures it: the raw string and its absolute form. */
+static void add_path(struct bndl_event *ev, uint16_t argi, const char *raw, const char *abs)
+{
+	add_blob(ev, BNDL_BLOB_STR, argi, raw, strlen(raw));
+	add_blob(ev, BNDL_BLOB_PATH, argi, abs, strlen(abs));
+}
+
+struct rendered {
+	json_t *json;
+	char *line;
+};
+
+static struct rendered render(struct rec_renderer *r, const struct bndl_event *ev)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct rendered out = { NULL, NULL };
+
+	assert_int_equal(rec_render_event(r, ev, &out.json, &out.line, &err), 0);
+	assert_null(err);
+	assert_non_null(out.json);
+	assert_non_null(out.line);
+	return out;
+}
+
+static void rendered_free(struct rendered *o)
+{
+	json_decref(o->json);
+	free(o->line);
+}
+
+static const char *str_key(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	assert_true(json_is_string(v));
+	return json_string_value(v);
+}
+
+static void test_render_openat_enoent(void **state)
+{
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.args[1] = 0x7ffd1000;
+	ev.args[2] = O_RDONLY | O_CLOEXEC;
+	ev.ret = -ENOENT;
+	add_path(&ev, 1, "missing", "/home/u/missing");
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "syscall"), "openat");
+	assert_string_equal(str_key(o.json, "path"), "/home/u/missing");
+	assert_string_equal(str_key(o.json, "flags"), "O_RDONLY|O_CLOEXEC");
+	assert_string_equal(str_key(o.json, "dirfd"), "AT_FDCWD");
+	assert_string_equal(str_key(o.json, "errno"), "ENOENT");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), -1);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "seq")), 7);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "pid")), TID);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "tid")), TID);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "t_ns")), 1000);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "dur_ns")), 20);
+	assert_null(json_object_get(o.json, "mode"));
+	assert_null(json_object_get(o.json, "unfinished"));
+	assert_null(json_object_get(o.json, "arch"));
+	assert_string_equal(o.line,
+			    "4242  openat(AT_FDCWD, \"missing\", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)");
+	rendered_free(&o);
+}
+
+static void test_render_openat_creat_mode(void **state)
+{
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = 5;
+	ev.args[2] = O_WRONLY | O_CREAT | O_TRUNC;
+	ev.args[3] = 0644;
+	ev.ret = 3;
+	add_path(&ev, 1, "out.txt", "/srv/dir/out.txt");
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "mode"), "0644");
+	assert_string_equal(str_key(o.json, "flags"), "O_WRONLY|O_CREAT|O_TRUNC");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "dirfd")), 5);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), 3);
+	assert_null(json_object_get(o.json, "errno"));
+	assert_string_equal(o.line, "4242  openat(5, \"out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3");
+	rendered_free(&o);
+}
+
+static void test_render_connect_sockaddr(void **state)
+{
+	struct bndl_event ev = syscall_event("connect");
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(8080) };
+	json_t *addr;
+	struct rendered o;
+
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", &in.sin_addr), 1);
+	ev.args[0] = 3;
+	ev.args[1] = 0x5000;
+	ev.args[2] = sizeof(in);
+	ev.ret = -ECONNREFUSED;
+	add_blob(&ev, BNDL_BLOB_SOCKADDR, 1, &in, sizeof(in));
+	o = render(*state, &ev);
+	addr = json_object_get(o.json, "addr");
+	assert_true(json_is_object(addr));
+	assert_string_equal(str_key(addr, "family"), "AF_INET");
+	assert_string_equal(str_key(addr, "ip"), "127.0.0.1");
+	assert_int_equal(json_integer_value(json_object_get(addr, "port")), 8080);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "fd")), 3);
+	assert_string_equal(str_key(o.json, "errno"), "ECONNREFUSED");
+	assert_string_equal(o.line, "4242  connect(3, {sa_family=AF_INET, sin_port=htons(8080), "
+				    "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused)");
+	rendered_free(&o);
+}
+
+static void test_render_connect_unreadable_addr(void **state)
+{
+	struct bndl_event ev = syscall_event("connect");
+	struct rendered o;
+
+	/* no blob (EFAULT at capture): the address is shown as a pointer, no addr key */
+	ev.args[0] = 3;
+	ev.args[1] = 0xdead0;
+	ev.args[2] = 16;
+	ev.ret = -EFAULT;
+	o = render(*state, &ev);
+	assert_null(json_object_get(o.json, "addr"));
+	assert_string_equal(o.line, "4242  connect(3, 0xdead0, 16) = -1 EFAULT (Bad address)");
+	rendered_free(&o);
+}
+
+static void test_render_execve_argv(void **state)
+{
+	static const char argv_blob[] = "true\0--version\0";
+	struct bndl_event ev = syscall_event("execve");
+	json_t *argv;
+	struct rendered o;
+
+	ev.args[0] = 0x1000;
+	ev.args[1] = 0x2000;
+	ev.args[2] = 0x3000;
+	ev.ret = 0;
+	add_path(&ev, 0, "/bin/true", "/bin/true");
+	add_blob(&ev, BNDL_BLOB_ARGV, 1, argv_blob, sizeof(argv_blob) - 1);
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "path"), "/bin/true");
+	argv = json_object_get(o.json, "argv");
+	assert_true(json_is_array(argv));
+	assert_int_equal(json_array_size(argv), 2);
+	assert_string_equal(json_string_value(json_array_get(argv, 0)), "true");
+	assert_string_equal(json_string_value(json_array_get(argv, 1)), "--version");
+	assert_string_equal(o.line, "4242  execve(\"/bin/true\", [\"true\", \"--version\"], 0x3000) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_unfinished(void **state)
+{
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.args[2] = O_RDONLY;
+	ev.flags = BNDL_EV_UNFINISHED;
+	add_path(&ev, 1, "fifo", "/tmp/fifo");
+	o = render(*state, &ev);
+	assert_true(json_is_null(json_object_get(o.json, "ret")));
+	assert_true(json_is_true(json_object_get(o.json, "unfinished")));
+	assert_null(json_object_get(o.json, "errno"));
+	assert_string_equal(o.line, "4242  openat(AT_FDCWD, \"fifo\", O_RDONLY) = ?");
+	rendered_free(&o);
+}
+
+static void test_render_exit_group_no_return(void **state)
+{
+	struct bndl_event ev = syscall_event("exit_group");
+	struct rendered o;
+
+	ev.args[0] = 3;
+	ev.flags = BNDL_EV_NO_RETURN;
+	o = render(*state, &ev);
+	assert_true(json_is_null(json_object_get(o.json, "ret")));
+	assert_null(json_object_get(o.json, "unfinished"));
+	assert_int_equal(json_integer_value(json_object_get(o.json, "status")), 3);
+	assert_string_equal(o.line, "4242  exit_group(3) = ?");
+	rendered_free(&o);
+}
+
+static void test_render_restart_code(void **state)
+{
+	struct bndl_event ev = syscall_event("wait4");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)-1;
+	ev.ret = -512;
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "errno"), "ERESTARTSYS");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), -1);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "target_pid")), -1);
+	assert_string_equal(o.line, "4242  wait4(-1, NULL, 0, NULL) = ? ERESTARTSYS");
+	rendered_free(&o);
+}
+
+static void test_render_getsockopt_so_error(void **state)
+{
+	struct bndl_event ev = syscall_event("getsockopt");
+	int32_t pending = ECONNREFUSED;
+	struct rendered o;
+
+	ev.args[0] = 3;
+	ev.args[1] = SOL_SOCKET;
+	ev.args[2] = SO_ERROR;
+	ev.args[3] = 0x7000;
+	ev.args[4] = 0x7008;
+	ev.ret = 0;
+	add_blob(&ev, BNDL_BLOB_OUT, 3, &pending, sizeof(pending));
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "level"), "SOL_SOCKET");
+	assert_string_equal(str_key(o.json, "optname"), "SO_ERROR");
+	assert_string_equal(str_key(o.json, "optval"), "ECONNREFUSED");
+	assert_string_equal(o.line, "4242  getsockopt(3, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], 0x7008) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_clone_flags(void **state)
+{
+	struct bndl_event ev = syscall_event("clone");
+	struct rendered o;
+
+	ev.args[0] = CLONE_VM | CLONE_VFORK | SIGCHLD;
+	ev.ret = 4343;
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "flags"), "CLONE_VM|CLONE_VFORK|SIGCHLD");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), 4343);
+	assert_string_equal(o.line, "4242  clone(CLONE_VM|CLONE_VFORK|SIGCHLD, NULL, NULL, NULL, NULL) = 4343");
+	rendered_free(&o);
+}
+
+static void test_render_invalid_utf8_path(void **state)
+{
+	static const char raw[] = "a\xff" "b";
+	static const char abs[] = "/tmp/a\xff" "b";
+	struct bndl_event ev = syscall_event("openat");
+	cleanup_free char *dumped = NULL;
+	json_t *back;
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.ret = -ENOENT;
+	add_path(&ev, 1, raw, abs);
+	o = render(*state, &ev);
+	/* the byte becomes the four characters \xff, so the line is valid JSON */
+	assert_string_equal(str_key(o.json, "path"), "/tmp/a\\xffb");
+	dumped = json_dumps(o.json, JSON_COMPACT);
+	assert_non_null(dumped);
+	back = json_loads(dumped, 0, NULL);
+	assert_non_null(back);
+	assert_string_equal(str_key(back, "path"), "/tmp/a\\xffb");
+	json_decref(back);
+	/* trace.txt keeps the bytes as the program passed them */
+	assert_non_null(strstr(o.line, "\"a\xff" "b\""));
+	rendered_free(&o);
+}
+
+/*
+ * docs/bundle-format.md: in a string that is not valid UTF-8, every byte above
+ * 0x7f is written as \xNN, also the bytes of characters that were valid.
+ */
+static void test_render_mixed_utf8_path_escapes_all_high_bytes(void **state)
+{
+	static const char abs[] = "/tmp/caf\xc3\xa9-\xff";
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.ret = -ENOENT;
+	add_path(&ev, 1, abs + 5, abs);
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "path"), "/tmp/caf\\xc3\\xa9-\\xff");
+	rendered_free(&o);
+}
+
+static void test_render_truncated_path_flag(void **state)
+{
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.ret = -ENAMETOOLONG;
+	add_blob(&ev, BNDL_BLOB_STR | BNDL_BLOB_TRUNCATED, 1, "aaaa", 4);
+	add_blob(&ev, BNDL_BLOB_PATH, 1, "/x/aaaa", 7);
+	o = render(*state, &ev);
+	assert_true(json_is_true(json_object_get(o.json, "truncated")));
+	assert_string_equal(str_key(o.json, "path"), "/x/aaaa");
+	rendered_free(&o);
+}
+
+static void test_render_undecoded_syscall_by_name(void **state)
+{
+	struct bndl_event ev = syscall_event("getpid");
+	struct rendered o;
+
+	ev.ret = TID;
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "syscall"), "getpid");
+	assert_string_equal(o.line, "4242  getpid() = 4242");
+	rendered_free(&o);
+}
+
+static void test_render_not_a_syscall_eproto(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_event ev = syscall_event("openat");
+	json_t *json = NULL;
+	char *line = NULL;
+
+	ev.type = BNDL_REC_PROC_EXIT;
+	assert_int_equal(rec_render_event(*state, &ev, &json, &line, &err), -1);
+	assert_true(repro_err_is(&err, EPROTO));
+	assert_null(json);
+	assert_null(line);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_render_openat_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_openat_creat_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_connect_sockaddr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_connect_unreadable_addr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_execve_argv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_unfinished, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_exit_group_no_return, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_restart_code, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_getsockopt_so_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_clone_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_invalid_utf8_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_mixed_utf8_path_escapes_all_high_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_truncated_path_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_undecoded_syscall_by_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_not_a_syscall_eproto, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,241 @@
+/* Unit tests of recorder/systab.h: the table of recorded syscalls, trace classes and filter rules. */
+#include "recorder/systab.h"
+#include "launcher/abi.h"
+#include "launcher/filter.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+static int setup(void **state)
+{
+	*state = rec_systab_new();
+	return *state == NULL ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	rec_systab_free(*state);
+	return 0;
+}
+
+static void test_systab_lookup_openat(void **state)
+{
+	const struct rec_systab *t = *state;
+	int nr = seccomp_syscall_resolve_name("openat");
+	const struct rec_sys *s;
+
+	assert_true(nr >= 0);
+	s = rec_systab_lookup(t, lnch_arch_audit_token(), nr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "openat");
+	assert_int_equal(s->classes, REC_CLASS_FILE);
+	assert_int_equal(s->nargs, 4);
+	assert_int_equal(s->args[0].kind, RA_DIRFD);
+	assert_int_equal(s->args[1].kind, RA_PATH_AT);
+	assert_string_equal(s->args[1].key, "path");
+	assert_int_equal(s->args[2].kind, RA_OFLAGS);
+	assert_int_equal(s->args[3].kind, RA_CMODE);
+	assert_false(s->no_return);
+	assert_string_equal(rec_systab_name(t, lnch_arch_audit_token(), nr), "openat");
+}
+
+static void test_systab_lookup_compat_abi(void **state)
+{
+	const struct rec_systab *t = *state;
+	uint32_t arches[4];
+	size_t n = lnch_arch_filter_arches(arches, 4);
+
+	/* every ABI of the filter resolves its own number for openat and connect */
+	for (size_t a = 0; a < n; a++) {
+		int open_nr = seccomp_syscall_resolve_name_arch(arches[a], "openat");
+		int conn_nr = seccomp_syscall_resolve_name_arch(arches[a], "connect");
+
+		assert_true(open_nr >= 0);
+		assert_string_equal(rec_systab_lookup(t, arches[a], open_nr)->name, "openat");
+		assert_string_equal(rec_systab_name(t, arches[a], open_nr), "openat");
+		if (conn_nr >= 0) {
+			assert_string_equal(rec_systab_lookup(t, arches[a], conn_nr)->name, "connect");
+			assert_int_equal(rec_systab_lookup(t, arches[a], conn_nr)->classes, REC_CLASS_NETWORK);
+		}
+	}
+}
+
+static void test_systab_undecoded_and_unknown(void **state)
+{
+	const struct rec_systab *t = *state;
+	int nr = seccomp_syscall_resolve_name("getpid");
+
+	/* getpid is named but not decoded */
+	assert_null(rec_systab_lookup(t, lnch_arch_audit_token(), nr));
+	assert_string_equal(rec_systab_name(t, lnch_arch_audit_token(), nr), "getpid");
+	assert_null(rec_systab_lookup(t, lnch_arch_audit_token(), -1));
+	assert_null(rec_systab_lookup(t, lnch_arch_audit_token(), 1 << 20));
+	assert_null(rec_systab_name(t, lnch_arch_audit_token(), 1 << 20));
+	assert_null(rec_systab_lookup(t, 0x12345678, seccomp_syscall_resolve_name("openat")));
+	assert_null(rec_systab_name(t, 0x12345678, 1));
+}
+
+static void test_systab_entries_shape(void **state)
+{
+	size_t n = 0;
+	const struct rec_sys *e = rec_systab_entries(&n);
+	int seen_exit_group = 0;
+
+	assert_true(n > 40);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(e[i].name);
+		assert_true(e[i].nargs >= 0 && e[i].nargs <= 6);
+		assert_true(e[i].classes == REC_CLASS_FILE || e[i].classes == REC_CLASS_NETWORK ||
+			    e[i].classes == REC_CLASS_PROCESS);
+		/* every name is one libseccomp knows */
+		assert_int_not_equal(seccomp_syscall_resolve_name(e[i].name), __NR_SCMP_ERROR);
+		if (strcmp(e[i].name, "exit_group") == 0) {
+			seen_exit_group = 1;
+			assert_true(e[i].no_return);
+		}
+	}
+	assert_true(seen_exit_group);
+}
+
+static void test_systab_classes_parse(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	unsigned classes = 0;
+
+	assert_int_equal(rec_classes_parse("file,%network", &classes, &err), 0);
+	assert_int_equal(classes, REC_CLASS_FILE | REC_CLASS_NETWORK);
+	assert_int_equal(rec_classes_parse("%process", &classes, &err), 0);
+	assert_int_equal(classes, REC_CLASS_PROCESS);
+	assert_int_equal(rec_classes_parse("all", &classes, &err), 0);
+	assert_int_equal(classes, REC_CLASS_ALL);
+	assert_int_equal(rec_classes_parse("net,file", &classes, &err), 0);
+	assert_int_equal(classes, REC_CLASS_FILE | REC_CLASS_NETWORK);
+	assert_null(err);
+}
+
+static void test_systab_classes_parse_errors(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	unsigned classes = 12345;
+
+	assert_int_equal(rec_classes_parse("bogus", &classes, &err), -1);
+	assert_true(repro_err_is(&err, EINVAL));
+	assert_non_null(strstr(err->msg, "'bogus'"));
+	assert_int_equal(classes, 12345); /* untouched on failure */
+	assert_int_equal(rec_classes_parse("file,%bogus", &classes, &err), -1);
+	assert_non_null(strstr(err->msg, "'bogus'"));
+	assert_int_equal(rec_classes_parse("", &classes, &err), -1);
+	assert_true(repro_err_is(&err, EINVAL));
+	assert_int_equal(classes, 12345);
+}
+
+static void test_systab_classes_format(void **state)
+{
+	char buf[64];
+
+	rec_classes_format(REC_CLASS_ALL, buf, sizeof(buf));
+	assert_string_equal(buf, "file,network,process");
+	rec_classes_format(REC_CLASS_FILE | REC_CLASS_PROCESS, buf, sizeof(buf));
+	assert_string_equal(buf, "file,process");
+	rec_classes_format(REC_CLASS_NETWORK, buf, sizeof(buf));
+	assert_string_equal(buf, "network");
+	rec_classes_format(REC_CLASS_FILE, buf, sizeof(buf));
+	assert_string_equal(buf, "file");
+}
+
+static const struct lnch_filter_rule *find_rule(const struct lnch_filter_rule *r, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(r[i].name, name) == 0)
+			return &r[i];
+	return NULL;
+}
+
+static void test_systab_filter_rules_network(void **state)
+{
+	size_t n = 0;
+	cleanup_free struct lnch_filter_rule *rules = rec_filter_rules(REC_CLASS_NETWORK, &n);
+	const struct lnch_filter_rule *r;
+
+	assert_true(n >= 5);
+	r = find_rule(rules, n, "connect");
+	assert_non_null(r);
+	assert_int_equal(r->arg, -1);
+	r = find_rule(rules, n, "getsockopt");
+	assert_non_null(r);
+	assert_int_equal(r->arg, 2);
+	assert_false(r->is_ne);
+	assert_int_equal(r->value, SO_ERROR);
+	assert_int_equal(r->mask & SO_ERROR, SO_ERROR);
+	r = find_rule(rules, n, "sendto");
+	assert_non_null(r);
+	assert_int_equal(r->arg, 4);
+	assert_true(r->is_ne);
+	assert_int_equal(r->value, 0);
+	assert_null(find_rule(rules, n, "openat"));
+	assert_null(find_rule(rules, n, "execve"));
+}
+
+static void test_systab_filter_rules_file(void **state)
+{
+	size_t n = 0;
+	cleanup_free struct lnch_filter_rule *rules = rec_filter_rules(REC_CLASS_FILE, &n);
+	const struct lnch_filter_rule *r = find_rule(rules, n, "newfstatat");
+
+	/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): it does not stop */
+	assert_non_null(r);
+	assert_int_equal(r->arg, 3);
+	assert_int_equal(r->mask, AT_EMPTY_PATH);
+	assert_int_equal(r->value, 0);
+	r = find_rule(rules, n, "statx");
+	assert_non_null(r);
+	assert_int_equal(r->arg, 2);
+	assert_int_equal(find_rule(rules, n, "openat")->arg, -1);
+	assert_null(find_rule(rules, n, "connect"));
+}
+
+static void test_systab_filter_rules_build(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	size_t n = 0;
+	cleanup_free struct lnch_filter_rule *rules = rec_filter_rules(REC_CLASS_ALL, &n);
+	size_t total = 0;
+	struct sock_fprog prog = { 0 };
+
+	rec_systab_entries(&total);
+	assert_int_equal(n, total);
+	/* every rule of the table compiles into one filter for all ABIs */
+	assert_int_equal(lnch_filter_build(rules, n, &prog, &err), 0);
+	assert_null(err);
+	assert_true(prog.len > n);
+	lnch_filter_release(&prog);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_systab_lookup_openat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_systab_lookup_compat_abi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_systab_undecoded_and_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_systab_entries_shape, setup, teardown),
+		cmocka_unit_test(test_systab_classes_parse),
+		cmocka_unit_test(test_systab_classes_parse_errors),
+		cmocka_unit_test(test_systab_classes_format),
+		cmocka_unit_test(test_systab_filter_rules_network),
+		cmocka_unit_test(test_systab_filter_rules_file),
+		cmocka_unit_test(test_systab_filter_rules_build),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

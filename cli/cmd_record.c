@@ -275,6 +275,7 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	if (o.output == NULL)
 		o.output = o.output_owned;
 	s.spool_dir = spool_dir_for(o.output);
+	cli_signals_install();
 	if (start(&s, err) < 0) {
 		if (s.made_spool)
 			(void)bndl_spool_remove(s.spool_dir, NULL);

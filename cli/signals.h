@@ -14,7 +14,13 @@
 #include <sys/types.h>
 
 /*
- * cli_signals_forward_to - install the handlers and pass signals to pid, and
+ * cli_signals_install - catch those signals from now on (before the program
+ * starts: one that arrives before it exists is passed on once it does).
+ */
+void cli_signals_install(void);
+
+/*
+ * cli_signals_forward_to - pass signals to pid, and
  * start a 250 ms SIGALRM tick that lets the ptrace loop flush while the
  * program is quiet; pid 0 stops passing signals and the tick.
  */

@@ -81,11 +81,10 @@ ssize_t lnch_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap, bool 
 		char *nul;
 
 		if (n < 0) {
-			if (len == 0)
-				return -1;
+			/* what was readable before an unmapped page, or nothing */
 			len = len < cap ? len : cap - 1;
 			buf[len] = '\0';
-			return (ssize_t)len;
+			return len > 0 ? (ssize_t)len : -1;
 		}
 		nul = memchr(buf + len, '\0', (size_t)n);
 		if (nul != NULL)

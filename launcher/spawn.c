@@ -78,8 +78,12 @@ static char *resolve_program(const char *name, struct repro_err **err)
 	const char *path = getenv("PATH");
 	char *found_noexec = NULL;
 
-	if (strchr(name, '/') != NULL)
+	if (strchr(name, '/') != NULL) {
+		/* a missing program is bad input; one that exists but fails to exec is recorded */
+		if (access(name, F_OK) < 0)
+			return repro_err_set(err, errno, "cannot execute '%s'", name), NULL;
 		return repro_xstrdup(name);
+	}
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path != '\0') {

@@ -1,0 +1,89 @@
+#!/bin/bash
+# signals_tty.sh REPRO [user]: the terminal, signals sent to repro, and a
+# killed recorder (README "Use"; DESIGN "record" promises).
+#  1. under a pseudo-terminal (script(1)) the program still has its tty;
+#  2. SIGTERM sent to repro reaches the program, which exits as it chooses,
+#     repro exits with that status and the bundle is written;
+#  3. SIGINT sent to repro kills a program that does not catch it: 130;
+#  4. repro killed with SIGKILL: the program dies with it (PTRACE_O_EXITKILL),
+#     the spool stays and `repro pack` makes a bundle of it.
+# With "user" as root: the same as the unprivileged user repro-test.
+set -u
+repro=$1
+variant=${2:-root}
+if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
+	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	stage=$(mktemp -d /tmp/repro-sig.XXXXXX)
+	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
+	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
+	rc=$?
+	rm -rf "$stage"
+	exit $rc
+fi
+unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
+work=$(mktemp -d /tmp/repro-sigt.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+# wait_child PID: until repro (PID) has started the program (at most 5 s)
+wait_child() {
+	for _ in $(seq 50); do
+		pgrep -P "$1" >/dev/null && { sleep 0.3; return 0; }
+		sleep 0.1
+	done
+}
+check() { # condition-text command...
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+json() { tar --zstd -xOf "$1" manifest.json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)$2)"; }
+
+# 1. the terminal
+if command -v script >/dev/null; then
+	script -qec "$repro record -o $work/tty.repro -- sh -c 'test -t 0 && test -t 1 && echo has-tty; stty size >/dev/null && echo stty-ok'" /dev/null >tty.out 2>&1 </dev/null
+	check "the program has its terminal under repro" grep -q has-tty tty.out
+	check "the program can use its terminal (stty)" grep -q stty-ok tty.out
+fi
+
+# 2. SIGTERM to repro reaches the program
+"$repro" record -o "$work/term.repro" -- sh -c 'trap "echo got-term; exit 42" TERM; sleep 30 & wait' >term.out 2>&1 &
+rpid=$!
+wait_child $rpid
+kill -TERM $rpid
+wait $rpid
+rc=$?
+check "repro exits with the program's status after SIGTERM (42, got $rc)" test "$rc" = 42
+check "the program saw SIGTERM" grep -q got-term term.out
+check "the bundle was written with exit code 42" test "$(json term.repro "['exit']['code']")" = 42
+
+# 3. SIGINT to repro kills a program that does not catch it
+# (python3 resets SIGINT: a background job of a script starts with it ignored)
+"$repro" record -o "$work/int.repro" -- /usr/bin/python3 -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); time.sleep(30)' &
+rpid=$!
+wait_child $rpid
+sleep 0.5 # python's start-up, up to its signal() call
+kill -INT $rpid
+wait $rpid
+rc=$?
+check "SIGINT: repro exits 130 like the killed program (got $rc)" test "$rc" = 130
+check "the bundle says SIGINT" test "$(json int.repro "['exit']['signal']")" = SIGINT
+
+# 4. repro killed: the program goes too, the spool can be packed
+"$repro" record -o "$work/killed.repro" -- sh -c 'ls /no-such-file-here; sleep 31.5' >/dev/null 2>&1 &
+rpid=$!
+wait_child $rpid
+sleep 1
+child=$(pgrep -P $rpid | head -1)
+kill -KILL $rpid
+wait $rpid 2>/dev/null
+sleep 0.5
+state=$(ps -o stat= -p "${child:-999999}" 2>/dev/null)
+check "the program died with repro (state '${state}')" test -z "$state" -o "${state#Z}" != "$state"
+check "its child died too" sh -c '! pgrep -f "^sleep 31.5" >/dev/null' 
+check "the spool is left behind" test -s "$work/.killed.repro.spool/events.spool"
+"$repro" pack "$work/.killed.repro.spool" -o "$work/killed.repro"
+check "repro pack makes a bundle of it" test -s "$work/killed.repro"
+check "the packed bundle has the failed lookup" sh -c "tar --zstd -xOf '$work/killed.repro' events.jsonl | grep -q no-such-file-here"
+check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']")" = None
+exit $fail

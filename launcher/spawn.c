@@ -234,7 +234,8 @@ static int child_setup_failed(int err_fd, struct repro_err **err)
 		return repro_err_set(err, EPIPE, "the program's set-up process died");
 	if (ce.step == LNCH_STEP_UNSHARE)
 		return repro_err_set(err, ce.errnum, "cannot create user and mount namespaces (user "
-						     "namespaces may be disabled; use --no-sandbox to record without them)");
+						     "namespaces are disabled here, or repro runs in a chroot; use "
+						     "--no-sandbox to record without them)");
 	return repro_err_set(err, ce.errnum, "%s", lnch_step_name(ce.step));
 }
 

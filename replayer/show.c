@@ -412,6 +412,11 @@ static void put_execs(FILE *out, json_t *proc)
 	size_t i;
 	json_t *e;
 
+	if (json_array_size(execs) == 0) {
+		/* a fork that never exec'd (or whose exec failed) runs its parent's program */
+		fprintf(out, "(fork of %lld)", (long long)bndl_json_int(proc, "ppid", 0));
+		return;
+	}
 	json_array_foreach (execs, i, e) {
 		if (i > 0)
 			fputs(" -> ", out);
@@ -518,12 +523,12 @@ static void show_group(const struct show_state *st, const struct show_proc *p)
 	json_t *execs = json_object_get(p->obj, "execs");
 	json_t *last = json_array_get(execs, json_array_size(execs) - 1);
 
-	fprintf(st->out, "pid %d", p->pid);
-	if (last != NULL) {
-		fputs(" (", st->out);
+	fprintf(st->out, "pid %d (", p->pid);
+	if (last != NULL)
 		put_argv(st->out, json_object_get(last, "argv"));
-		fputc(')', st->out);
-	}
+	else
+		put_execs(st->out, p->obj);
+	fputc(')', st->out);
 	fputs(", ", st->out);
 	put_exit(st->out, json_object_get(p->obj, "exit"), p->obj, "exit");
 	fprintf(st->out, ", %" PRIu64 " failed\n", p->fails.total);

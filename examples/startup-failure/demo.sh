@@ -72,11 +72,11 @@ record() {
 	say "  (in $dir/app, as $run_as)"
 	(cd "$dir/app" && as_user "$dir/bin/repro" record --net=none -o "$bundle" \
 		-- bash "$script") || status=$?
-	say "repro exited with status $status (the program's status; expected $expected)"
 	if [ ! -f "$bundle" ]; then
-		say "demo: no bundle was written at $bundle" >&2
+		say "demo: repro failed (status $status) and wrote no bundle; its message is above" >&2
 		return 1
 	fi
+	say "repro exited with status $status (the program's status; expected $expected)"
 	header "repro show $bundle"
 	"$dir/bin/repro" show "$bundle" || {
 		say "demo: repro show failed" >&2
@@ -96,6 +96,11 @@ main() {
 		echo "demo: '$1' is not executable" >&2
 		exit 2
 	}
+	if ! unshare -U -n true 2>/dev/null; then
+		echo "demo: this machine does not let programs create user and network namespaces" >&2
+		echo "      (a chroot, or a container that forbids them); the demo needs them for --net=none" >&2
+		exit 2
+	fi
 	dir=$(mktemp -d /tmp/repro-demo.XXXXXX)
 	chmod 0755 "$dir"
 	stage "$dir"
@@ -113,11 +118,11 @@ main() {
 	record broken start_app.sh 1 || failed=1
 	record noexec start_app_noexec.sh 126 || failed=1
 	header "done"
-	say "bundles: $dir/broken.repro $dir/noexec.repro (tar --zstd -tf lists them)"
 	if [ "$failed" -ne 0 ]; then
 		say "demo: FAILED" >&2
 		exit 1
 	fi
+	say "bundles: $dir/broken.repro $dir/noexec.repro (tar --zstd -tf lists them)"
 	say "demo: OK"
 }
 

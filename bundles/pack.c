@@ -65,9 +65,7 @@ static void tmp_member_release(struct tmp_member *m)
 {
 	if (m->f != NULL)
 		fclose(m->f);
-	if (m->path != NULL)
-		unlink(m->path);
-	free(m->path);
+	free(m->path); /* a name for messages only: the file itself has none */
 	*m = (struct tmp_member){ 0 };
 }
 
@@ -84,15 +82,41 @@ static void pack_state_release(struct pack_state *st)
 }
 #define cleanup_pack_state __attribute__((cleanup(pack_state_release)))
 
+/*
+ * A member is staged in an unnamed temporary file in $TMPDIR (open(2)
+ * O_TMPFILE; else mkstemp + unlink): nothing in the spool directory is
+ * created or followed, so a read-only spool packs and a symlink planted
+ * there is never written through.  dir is unused but kept for messages.
+ */
+static int open_unnamed_tmp(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *templ;
+	int fd;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	templ = repro_xasprintf("%s/repro-pack-XXXXXX", tmp);
+	fd = mkostemp(templ, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(templ);
+	free(templ);
+	return fd;
+}
+
 static int tmp_member_open(struct tmp_member *m, const char *dir, const char *name,
 			   struct repro_err **err)
 {
 	int fd;
 
-	m->path = repro_path_join(dir, name);
-	fd = open(m->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	(void)dir;
+	m->path = repro_xasprintf("%s (temporary)", name);
+	fd = open_unnamed_tmp();
 	if (fd < 0)
-		return repro_err_set(err, errno, "cannot create '%s'", m->path);
+		return repro_err_set(err, errno, "cannot create a temporary file for '%s'", name);
 	m->f = fdopen(fd, "w+");
 	if (m->f == NULL) {
 		close(fd);

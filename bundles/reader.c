@@ -89,7 +89,11 @@ static int member_start(const struct bndl_reader *r, struct member *m, struct re
 	if (S_ISDIR(st.st_mode))
 		return repro_err_set(err, EISDIR, "cannot open bundle '%s'", r->path);
 	m->a = archive_read_new();
-	if (archive_read_support_filter_all(m->a) < ARCHIVE_WARN ||
+	/*
+	 * zstd only (and none): filter_all would let a hostile file make
+	 * libarchive run external programs (lrzip, lzop) found in PATH.
+	 */
+	if (archive_read_support_filter_zstd(m->a) < ARCHIVE_WARN ||
 	    archive_read_support_format_tar(m->a) < ARCHIVE_WARN ||
 	    archive_read_open_fd(m->a, m->fd, CHUNK_SIZE) < ARCHIVE_WARN)
 		return archive_fail(r, m, err);
@@ -110,7 +114,9 @@ static int member_open(const struct bndl_reader *r, const char *name, struct mem
 	m->name = name;
 	if (member_start(r, m, err) < 0)
 		return -1;
-	while ((rc = archive_read_next_header(m->a, &e)) >= ARCHIVE_WARN) {
+	/* ARCHIVE_RETRY (-10) is above ARCHIVE_WARN too: only OK and WARN go on */
+	while ((rc = archive_read_next_header(m->a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN ||
+	       rc == ARCHIVE_EOF) {
 		if (rc == ARCHIVE_EOF)
 			return 0;
 		if (check_total(r, m, archive_entry_size(e), err) < 0)
@@ -282,7 +288,8 @@ static int line_append(struct line_buf *lb, const char *data, size_t len)
 		lb->buf = repro_xrealloc(lb->buf, cap);
 		lb->cap = cap;
 	}
-	memcpy(lb->buf + lb->len, data, len);
+	if (len > 0)
+		memcpy(lb->buf + lb->len, data, len);
 	lb->len += len;
 	return 0;
 }
@@ -357,8 +364,14 @@ int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struc
 
 	if (member_require(r, member, &m, err) < 0)
 		return -1;
-	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0)
+	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0) {
+		/* a hostile bundle must not drive the terminal: control bytes become '?' */
+		for (la_ssize_t i = 0; i < n; i++)
+			if (((unsigned char)chunk[i] < 0x20 && chunk[i] != '\n' && chunk[i] != '\t') ||
+			    chunk[i] == 0x7f)
+				chunk[i] = '?';
 		if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n)
 			return repro_err_set(err, errno ? errno : EIO, "cannot write %s", member);
+	}
 	return n < 0 ? -1 : 0;
 }

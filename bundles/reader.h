@@ -49,7 +49,9 @@ int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn 
 			struct repro_err **err);
 
 /*
- * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout).
+ * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout),
+ * with control bytes other than newline and tab replaced by '?' (repro's own
+ * trace.txt has none: strings are escaped as strace does).
  * Returns 0, or -1 with *err.
  */
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err);

@@ -7,7 +7,11 @@
 #include "common/xalloc.h"
 #include "recorder/render.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,6 +77,17 @@ static char *interrupted_warnings(const char *earlier)
 	return repro_xasprintf("%s; %s", earlier, note);
 }
 
+/* True when out's directory is the spool directory itself. */
+static bool output_inside(const char *spool_dir, const char *out)
+{
+	cleanup_free char *copy = repro_xstrdup(out);
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (realpath(spool_dir, a) == NULL || realpath(dirname(copy), b) == NULL)
+		return false;
+	return strcmp(a, b) == 0;
+}
+
 int cmd_pack(int argc, char **argv, struct repro_err **err)
 {
 	struct pack_opts opts = { .spool_dir = NULL };
@@ -86,6 +101,9 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
+	if (output_inside(opts.spool_dir, opts.out_path))
+		return repro_err_set(err, EINVAL, "pack: the bundle '%s' would be written inside the spool "
+						  "'%s', which is removed after packing", opts.out_path, opts.spool_dir);
 	if (bndl_runinfo_load(opts.spool_dir, &run, &holder, &run_argv, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	warnings = interrupted_warnings(run.warnings);

@@ -15,6 +15,7 @@
 #include "recorder/systab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -95,7 +96,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 
 	*o = (struct record_opts){ .classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
@@ -103,6 +104,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		if (c == '?')
 			return repro_err_set(err, EINVAL, "record: unknown option '%s'; see 'repro record --help'",
 					     argv[optind - 1]);
+		if (c == ':')
+			return repro_err_set(err, EINVAL, "record: option '%s' needs a value", argv[optind - 1]);
 		if (parse_opt(o, c, err) < 0)
 			return -1;
 	}
@@ -123,22 +126,51 @@ static char *default_output(const char *cmd)
 	return repro_xasprintf("%s-%s.repro", basename(copy), stamp);
 }
 
-/* .NAME.spool next to the bundle, so a killed recording leaves it where the user looks. */
+/*
+ * The spool lives in $TMPDIR (default /tmp), out of the program's sight: a
+ * spool in its working directory would show in `ls -A` and could be removed
+ * by `git clean`.  mkdtemp(3) makes it private (0700) and unique.
+ */
 static char *spool_dir_for(const char *output)
 {
-	cleanup_free char *d = repro_xstrdup(output), *b = repro_xstrdup(output);
+	const char *tmp = getenv("TMPDIR");
+	cleanup_free char *b = repro_xstrdup(output);
 
-	return repro_xasprintf("%s/.%s.spool", dirname(d), basename(b));
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	return repro_xasprintf("%s/repro-%.64s.XXXXXX", tmp, basename(b));
 }
 
-static int make_spool_dir(const char *dir, struct repro_err **err)
+static int make_spool_dir(char *dir_template, struct repro_err **err)
 {
-	if (mkdir(dir, 0700) == 0)
-		return 0;
-	if (errno == EEXIST)
-		return repro_err_set(err, EEXIST, "spool '%s' exists: a recording is running or was killed; pack it "
-						  "with 'repro pack %s -o FILE' or remove it", dir, dir);
-	return repro_err_set(err, errno, "cannot create spool '%s'", dir);
+	if (mkdtemp(dir_template) == NULL)
+		return repro_err_set(err, errno, "cannot create a spool directory '%s'", dir_template);
+	return 0;
+}
+
+/*
+ * Check the bundle path before the program runs, so that nothing the program
+ * does is lost to a bad -o: an existing non-regular file (a device, a
+ * directory) is refused, and a probe file proves the directory is writable
+ * and the temporary name fits (bndl_pack() writes OUT.tmp-XXXXXX there).
+ */
+static int check_output(const char *out, struct repro_err **err)
+{
+	cleanup_free char *probe = repro_xasprintf("%s.tmp-XXXXXX", out);
+	struct stat st;
+	int fd;
+
+	if (out[0] == '\0')
+		return repro_err_set(err, EINVAL, "record: empty output path");
+	if (lstat(out, &st) == 0 && !S_ISREG(st.st_mode))
+		return repro_err_set(err, 0, "cannot write the bundle to '%s': it exists and is not a "
+						  "regular file", out);
+	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot write the bundle to '%s'", out);
+	close(fd);
+	unlink(probe);
+	return 0;
 }
 
 /* Everything a recording holds, released in one place. */
@@ -196,7 +228,7 @@ static int start(struct session *s, struct repro_err **err)
 	struct lnch_spawn_opts so = { .argv = s->o->argv, .sandbox = s->o->sandbox, .net_none = s->o->net_none };
 
 	fill_info(s);
-	if (make_spool_dir(s->spool_dir, err) < 0)
+	if (check_output(s->o->output, err) < 0 || make_spool_dir(s->spool_dir, err) < 0)
 		return -1;
 	s->made_spool = true;
 	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)

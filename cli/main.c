@@ -50,6 +50,7 @@ static int parse_global(int argc, char **argv, int *status)
 	};
 	int c;
 
+	opterr = 0; /* our own message below, prefixed repro: */
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -61,6 +62,7 @@ static int parse_global(int argc, char **argv, int *status)
 			*status = 0;
 			return 1;
 		}
+		fprintf(stderr, "repro: unknown option '%s'; see 'repro --help'\n", argv[optind - 1]);
 		*status = 2;
 		return 1;
 	}

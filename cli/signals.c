@@ -44,7 +44,7 @@ static void set_tick(bool on)
 
 void cli_signals_install(void)
 {
-	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -67,6 +67,9 @@ void cli_signals_forward_to(pid_t pid)
 
 bool cli_signals_stop_requested(void *ctx)
 {
+	bool requested = stop_requested != 0;
+
 	(void)ctx;
-	return stop_requested != 0;
+	stop_requested = 0;
+	return requested;
 }

@@ -3,11 +3,12 @@
 
 /*
  * Signals sent to repro while it records (the only process-wide state of
- * repro, hence in cli/).  SIGINT, SIGQUIT, SIGTERM and SIGHUP sent to repro
- * by kill(2) are passed on to the program; the same signals from the
- * terminal already reach the program through its process group, so they are
- * not sent twice.  Either way a stop is requested: once the program has
- * ended, processes it left running are then killed and the bundle written.
+ * repro, hence in cli/).  SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1 and
+ * SIGUSR2 sent to repro by kill(2) are passed on to the program; the same
+ * signals from the terminal already reach the program through its process
+ * group, so they are not sent twice.  One that arrives after the program has
+ * ended (while processes it left running are still recorded) stops the
+ * recording: those processes are killed and the bundle written.
  */
 
 #include <stdbool.h>
@@ -26,7 +27,10 @@ void cli_signals_install(void);
  */
 void cli_signals_forward_to(pid_t pid);
 
-/* cli_signals_stop_requested - true once one of those signals arrived; ctx unused. */
+/*
+ * cli_signals_stop_requested - true when one of those signals arrived since
+ * the last call (the flag is cleared); ctx unused.
+ */
 bool cli_signals_stop_requested(void *ctx);
 
 #endif

@@ -85,8 +85,9 @@ struct lnch_result {
  * wait_all: keep tracing after the first process exits until every traced
  * process has ended; otherwise stop then and kill what is left.
  * should_stop: polled when waitpid is interrupted by a signal (may be NULL);
- * returning true once the first process has ended stops the recording (what
- * is left is killed).  The caller arranges for a periodic signal (the cli
+ * it says whether a stop was requested since the last poll; a request made
+ * after the first process has ended stops the recording (what is left is
+ * killed), one made before is dropped.  The caller arranges for a periodic signal (the cli
  * uses a 250 ms interval timer) so that observers' on_idle runs while the
  * program is quiet.
  */

@@ -330,8 +330,7 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 	if (tid == loop->child->pid) {
 		loop->res.main_status = status;
 		loop->res.main_seen = true;
-		if (loop->tasks.count > 0 && !loop->stopping &&
-		    (!loop->wait_all || (loop->should_stop != NULL && loop->should_stop(loop->stop_ctx))))
+		if (loop->tasks.count > 0 && !loop->stopping && !loop->wait_all)
 			stop_all(loop);
 	}
 }
@@ -349,9 +348,13 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			for (size_t i = 0; i < loop->nobs; i++)
 				if (loop->obs[i].ops->on_idle != NULL)
 					loop->obs[i].ops->on_idle(loop->obs[i].ctx);
-			/* a stop request ends the recording only once the program itself has ended */
-			if (!loop->stopping && loop->res.main_seen && loop->should_stop != NULL &&
-			    loop->should_stop(loop->stop_ctx))
+			/*
+			 * A stop request ends the recording only once the program itself has
+			 * ended; one made before (a Ctrl-C the program got too) is consumed.
+			 */
+			bool stop = loop->should_stop != NULL && loop->should_stop(loop->stop_ctx);
+
+			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
 			continue;
 		}

@@ -3,10 +3,12 @@
 #include "common/xalloc.h"
 
 #include <stdio.h>
+#include <string.h>
 
 json_t *rec_json_str(const char *s, size_t len)
 {
-	json_t *j = json_stringn(s, len);
+	/* a NUL would become \u0000, which readers (jansson without JSON_ALLOW_NUL) refuse */
+	json_t *j = memchr(s, '\0', len) == NULL ? json_stringn(s, len) : NULL;
 	cleanup_free char *esc = NULL;
 	size_t k = 0;
 

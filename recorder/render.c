@@ -189,8 +189,10 @@ static void render_argv(struct argctx *a)
 		fprintf(a->txt, "%s%s", off ? ", " : "", rec_quote(s, n, q, sizeof(q)));
 		off += n + 1;
 	}
-	if (b->kind & BNDL_BLOB_TRUNCATED)
+	if (b->kind & BNDL_BLOB_TRUNCATED) {
 		fputs(", ...", a->txt);
+		json_object_set_new(a->obj, "truncated", json_true());
+	}
 	fputc(']', a->txt);
 	set(a, arr);
 }

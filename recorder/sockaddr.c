@@ -36,8 +36,13 @@ static size_t unix_path(const void *sa, size_t len, const char **path, bool *abs
 		n = sizeof(un->sun_path);
 	*abstract = un->sun_path[0] == '\0';
 	*path = un->sun_path + (*abstract ? 1 : 0);
-	if (*abstract)
-		return n - 1;
+	if (*abstract) {
+		/* programs often pass sizeof(struct sockaddr_un): the name is padded with NULs */
+		n--;
+		while (n > 0 && (*path)[n - 1] == '\0')
+			n--;
+		return n;
+	}
 	return strnlen(*path, n);
 }
 

@@ -115,6 +115,10 @@ static int on_process(void *ctx, json_t *obj, size_t lineno, struct repro_err **
 {
 	struct show_state *st = ctx;
 
+	/* a hostile bundle may list millions of tiny processes: bound the memory */
+	if (json_array_size(st->procs) >= RPL_SHOW_MAX_PROCS)
+		return repro_err_set(err, EPROTO, "processes.jsonl line %zu: more than %u processes", lineno,
+				     RPL_SHOW_MAX_PROCS);
 	json_array_append(st->procs, obj);
 	return 0;
 }
@@ -167,9 +171,13 @@ static size_t proc_for_event(struct show_state *st, int32_t pid, int64_t t_ns)
 	/* an event stamped before its process's start: take the next process with that pid */
 	for (k = st->cursor; k < st->nfile; k++)
 		if (st->p[k].pid == pid)
-			return k;
-	k = proc_add(st, NULL, pid);
-	bndl_pidmap_put(st->live, pid, k);
+			break;
+	if (k == st->nfile) {
+		if (st->n >= 2 * RPL_SHOW_MAX_PROCS)
+			return NONE;
+		k = proc_add(st, NULL, pid);
+	}
+	bndl_pidmap_put(st->live, pid, k); /* found once, not searched again */
 	return k;
 }
 
@@ -188,6 +196,9 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	if (!is_failure(ev))
 		return 0;
 	k = proc_for_event(st, (int32_t)bndl_json_int(ev, "pid", -1), bndl_json_int(ev, "t_ns", 0));
+	if (k == NONE)
+		return repro_err_set(err, EPROTO, "events.jsonl line %zu: events of more than %u unknown "
+						  "processes", lineno, RPL_SHOW_MAX_PROCS);
 	ring_push(&st->p[k].fails, ev);
 	return 0;
 }

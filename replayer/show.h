@@ -13,6 +13,8 @@
 
 /* Failed calls kept per process in the text and JSON views, unless all. */
 #define RPL_SHOW_FAILURES 10
+/* At most this many processes in a bundle (a hostile one could list millions). */
+#define RPL_SHOW_MAX_PROCS 1000000u
 
 struct rpl_show_opts {
 	const char *bundle_path; /* borrowed */

@@ -38,13 +38,17 @@ static void capture_argv(struct rec_capture *c, const struct lnch_stop *st, int 
 			c->ev.nblobs--;
 		return;
 	}
-	for (size_t k = 0; k < ARGV_MAX_ITEMS; k++) {
+	for (size_t k = 0;; k++) {
 		uint64_t p = argv_item(st, st->args[i], k);
 		bool truncated = false;
 		ssize_t n;
 
 		if (p == 0)
 			break;
+		if (k == ARGV_MAX_ITEMS) {
+			cut = true;
+			break;
+		}
 		if (used + 2 > ARGV_MAX_BYTES) {
 			cut = true;
 			break;

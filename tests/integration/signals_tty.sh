@@ -47,9 +47,9 @@ if command -v script >/dev/null; then
 fi
 
 # 2. SIGTERM to repro reaches the program
-"$repro" record -o "$work/term.repro" -- sh -c 'trap "echo got-term; exit 42" TERM; sleep 30 & wait' >term.out 2>&1 &
+"$repro" record -o "$work/term.repro" -- sh -c 'trap "echo got-term; exit 42" TERM; echo ready; sleep 30 & wait' >term.out 2>&1 &
 rpid=$!
-wait_child $rpid
+for _ in $(seq 100); do grep -q ready term.out 2>/dev/null && break; sleep 0.1; done
 kill -TERM $rpid
 wait $rpid
 rc=$?
@@ -59,10 +59,9 @@ check "the bundle was written with exit code 42" test "$(json term.repro "['exit
 
 # 3. SIGINT to repro kills a program that does not catch it
 # (python3 resets SIGINT: a background job of a script starts with it ignored)
-"$repro" record -o "$work/int.repro" -- /usr/bin/python3 -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); time.sleep(30)' &
+"$repro" record -o "$work/int.repro" -- /usr/bin/python3 -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); print("ready", flush=True); time.sleep(30)' >int.out &
 rpid=$!
-wait_child $rpid
-sleep 0.5 # python's start-up, up to its signal() call
+for _ in $(seq 100); do grep -q ready int.out 2>/dev/null && break; sleep 0.1; done
 kill -INT $rpid
 wait $rpid
 rc=$?
@@ -70,7 +69,7 @@ check "SIGINT: repro exits 130 like the killed program (got $rc)" test "$rc" = 1
 check "the bundle says SIGINT" test "$(json int.repro "['exit']['signal']")" = SIGINT
 
 # 4. repro killed: the program goes too, the spool can be packed
-"$repro" record -o "$work/killed.repro" -- sh -c 'ls /no-such-file-here; sleep 31.5' >/dev/null 2>&1 &
+TMPDIR=$work "$repro" record -o "$work/killed.repro" -- sh -c 'ls /no-such-file-here; sleep 31.5' >/dev/null 2>&1 &
 rpid=$!
 wait_child $rpid
 sleep 1
@@ -81,8 +80,9 @@ sleep 0.5
 state=$(ps -o stat= -p "${child:-999999}" 2>/dev/null)
 check "the program died with repro (state '${state}')" test -z "$state" -o "${state#Z}" != "$state"
 check "its child died too" sh -c '! pgrep -f "^sleep 31.5" >/dev/null' 
-check "the spool is left behind" test -s "$work/.killed.repro.spool/events.spool"
-"$repro" pack "$work/.killed.repro.spool" -o "$work/killed.repro"
+spool=$(ls -d "$work"/repro-killed.repro.* 2>/dev/null | head -1)
+check "the spool is left behind in \$TMPDIR" test -s "$spool/events.spool"
+"$repro" pack "$spool" -o "$work/killed.repro"
 check "repro pack makes a bundle of it" test -s "$work/killed.repro"
 check "the packed bundle has the failed lookup" sh -c "tar --zstd -xOf '$work/killed.repro' events.jsonl | grep -q no-such-file-here"
 check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']")" = None

@@ -47,6 +47,8 @@ struct tmp_member {
 
 struct pack_state {
 	const struct bndl_render_ops *ops; /* borrowed */
+	const char *spool_dir;             /* borrowed */
+	const char *const *extra;          /* borrowed: run->extra_members */
 	struct proc *procs;
 	size_t nprocs;
 	size_t cap;
@@ -561,6 +563,32 @@ static int member_from_file(struct archive *a, const char *name, struct tmp_memb
 	return 0;
 }
 
+/* A file of the spool directory (host.json, files.jsonl) as a member, when it exists. */
+static int member_from_spool(struct archive *a, const char *spool_dir, const char *name, time_t mtime,
+			     const char *out_path, struct repro_err **err)
+{
+	cleanup_free char *path = repro_path_join(spool_dir, name);
+	struct tmp_member src = { .path = repro_xstrdup(path) };
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0) {
+		tmp_member_release(&src);
+		if (errno == ENOENT)
+			return 0;
+		return repro_err_set(err, errno, "cannot read '%s'", path);
+	}
+	src.f = fdopen(fd, "r");
+	if (src.f == NULL) {
+		close(fd);
+		tmp_member_release(&src);
+		return repro_err_set(err, errno, "cannot read '%s'", path);
+	}
+	rc = member_from_file(a, name, &src, mtime, out_path, err);
+	tmp_member_release(&src);
+	return rc;
+}
+
 static int write_members(struct archive *a, struct pack_state *st, const char *manifest,
 			 time_t mtime, const char *out_path, struct repro_err **err)
 {
@@ -569,6 +597,9 @@ static int write_members(struct archive *a, struct pack_state *st, const char *m
 	    member_from_file(a, TMP_EVENTS, &st->events, mtime, out_path, err) < 0 ||
 	    member_from_file(a, TMP_TRACE, &st->trace, mtime, out_path, err) < 0)
 		return -1;
+	for (size_t i = 0; st->extra != NULL && st->extra[i] != NULL; i++)
+		if (member_from_spool(a, st->spool_dir, st->extra[i], mtime, out_path, err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -624,7 +655,9 @@ static int write_bundle(struct pack_state *st, const char *manifest, time_t mtim
 int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
 	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err)
 {
-	cleanup_pack_state struct pack_state st = { .ops = ops, .pids = bndl_pidmap_new() };
+	cleanup_pack_state struct pack_state st = {
+		.ops = ops, .spool_dir = spool_dir, .extra = run->extra_members, .pids = bndl_pidmap_new()
+	};
 	cleanup_json json_t *manifest = NULL;
 	cleanup_free char *manifest_text = NULL;
 

@@ -46,6 +46,12 @@ struct bndl_run_info {
 	const char *sandbox;        /* borrowed: "userns+mntns[+netns]" or "none" */
 	const char *tool_version;   /* borrowed: "repro 0.1.0" */
 	const char *warnings;       /* borrowed, may be NULL: "; "-separated notes */
+	/*
+	 * borrowed, may be NULL: NULL-terminated names of files in the spool
+	 * directory (host.json, files.jsonl) packed after trace.txt, in this
+	 * order, when they exist (never followed when symlinks)
+	 */
+	const char *const *extra_members;
 };
 
 /*

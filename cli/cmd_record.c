@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
+#include "recorder/network.h"
 #include "recorder/recorder.h"
 #include "recorder/render.h"
 #include "recorder/systab.h"
@@ -264,13 +265,27 @@ static void finish_info(struct session *s)
 	}
 }
 
+/* Members derived from the spool after the run, packed after trace.txt. */
+static const char *const extra_members[] = { "network.jsonl", NULL };
+
+static int derive(struct session *s, struct repro_err **err)
+{
+	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", s->spool_dir);
+
+	return rec_network_write(s->spool_dir, net, err);
+}
+
 static int pack(struct session *s, struct repro_err **err)
 {
-	struct rec_renderer *r = rec_renderer_new();
+	struct rec_renderer *r = NULL;
 	struct bndl_render_ops ops;
 	int rc;
 
+	if (derive(s, err) < 0)
+		return -1;
+	r = rec_renderer_new();
 	rec_renderer_ops(r, &ops);
+	s->info.extra_members = extra_members;
 	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);
 	rec_renderer_free(r);
 	if (rc == 0)

@@ -21,4 +21,10 @@ if ev and ev.get("errno") == "EINPROGRESS":
 else:
     bc.expect(ev is not None and ev.get("errno") == "ECONNREFUSED",
               "connect failed with EINPROGRESS or ECONNREFUSED", ev)
+net = bc._load_jsonl(bc.os.path.join(bc.env("BUNDLE_DIR"), "network.jsonl"))
+att = [n for n in net if n.get("ip") == "127.0.0.1" and n.get("port") == port]
+n = bc.expect_one(att, "network.jsonl has one attempt to 127.0.0.1:%d" % port, net)
+bc.expect(n is not None and n.get("outcome") == "refused" and n.get("errno") == "ECONNREFUSED"
+          and n.get("syscall") == "connect" and n.get("type") == "SOCK_STREAM",
+          "its outcome is refused (ECONNREFUSED), a SOCK_STREAM connect", n)
 bc.done()

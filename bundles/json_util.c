@@ -56,13 +56,13 @@ json_t *bndl_json_bytes(const void *data, size_t len)
 
 	if (p == NULL)
 		return json_string("");
-	len = strnlen(data, len);
-	j = json_stringn(data, len);
+	/* a NUL would become \u0000, which readers (jansson without JSON_ALLOW_NUL) refuse */
+	j = memchr(data, '\0', len) == NULL ? json_stringn(data, len) : NULL;
 	if (j != NULL)
 		return j;
 	out = repro_xmalloc(len * 4 + 1);
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq_len(p + i, len - i);
+		size_t n = p[i] == 0 ? 0 : utf8_seq_len(p + i, len - i);
 
 		if (n == 0) {
 			o += (size_t)sprintf(out + o, "\\x%02x", p[i]);

@@ -32,10 +32,11 @@ static inline int64_t bndl_json_int(const json_t *obj, const char *key, int64_t 
 }
 
 /*
- * bndl_json_bytes - a JSON string for len bytes of data, stopping at the first
- * NUL.  Valid UTF-8 is kept; every other byte becomes the four characters
- * "\xNN" (strace's escaping), since jansson only takes UTF-8 and paths and
- * argv are arbitrary bytes on Linux.  Returns a new reference; never fails.
+ * bndl_json_bytes - a JSON string for len bytes of data.  Valid UTF-8 is
+ * kept; NUL and every byte that is not part of valid UTF-8 become the four
+ * characters "\xNN" (strace's escaping), since jansson only takes UTF-8 and
+ * paths and argv are arbitrary bytes on Linux (docs/bundle-format.md).
+ * Returns a new reference; never fails.
  */
 json_t *bndl_json_bytes(const void *data, size_t len);
 

@@ -1,4 +1,5 @@
 #include "recorder/jsonstr.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -7,23 +8,7 @@
 
 json_t *rec_json_str(const char *s, size_t len)
 {
-	/* a NUL would become \u0000, which readers (jansson without JSON_ALLOW_NUL) refuse */
-	json_t *j = memchr(s, '\0', len) == NULL ? json_stringn(s, len) : NULL;
-	cleanup_free char *esc = NULL;
-	size_t k = 0;
-
-	if (j != NULL)
-		return j;
-	esc = repro_xmalloc(len * 4 + 1);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x80 && ch != 0)
-			esc[k++] = (char)ch;
-		else
-			k += (size_t)sprintf(esc + k, "\\x%02x", ch);
-	}
-	return json_stringn(esc, k);
+	return bndl_json_bytes(s, len); /* one escaping for every member of the bundle */
 }
 
 char *rec_quote(const char *s, size_t len, char *buf, size_t cap)

@@ -6,9 +6,9 @@
 
 /*
  * rec_json_str - a JSON string for len bytes that need not be UTF-8 (paths
- * are bytes, path_resolution(7)): valid UTF-8 without NUL is kept as is; in
- * any other string every NUL and every byte above 0x7f becomes the four
- * characters "\xNN" (docs/bundle-format.md).
+ * are bytes, path_resolution(7)): bndl_json_bytes(), so that every member
+ * of a bundle escapes bytes the same way: valid UTF-8 is kept, NUL and
+ * invalid bytes become "\xNN" (docs/bundle-format.md).
  * A new reference.
  */
 json_t *rec_json_str(const char *s, size_t len);

@@ -47,7 +47,7 @@ if command -v script >/dev/null; then
 fi
 
 # 2. SIGTERM to repro reaches the program
-"$repro" record -o "$work/term.repro" -- sh -c 'trap "echo got-term; exit 42" TERM; echo ready; sleep 30 & wait' >term.out 2>&1 &
+"$repro" record -o "$work/term.repro" -- sh -c 'trap "echo got-term; kill \$!; exit 42" TERM; echo ready; sleep 30 & wait' >term.out 2>&1 &
 rpid=$!
 for _ in $(seq 100); do grep -q ready term.out 2>/dev/null && break; sleep 0.1; done
 kill -TERM $rpid
@@ -69,7 +69,8 @@ check "SIGINT: repro exits 130 like the killed program (got $rc)" test "$rc" = 1
 check "the bundle says SIGINT" test "$(json int.repro "['exit']['signal']")" = SIGINT
 
 # 4. repro killed: the program goes too, the spool can be packed
-TMPDIR=$work "$repro" record -o "$work/killed.repro" -- sh -c 'ls /no-such-file-here; sleep 31.5' >/dev/null 2>&1 &
+nap=31.$$ # a duration no other run uses, to find this sleep again
+TMPDIR=$work "$repro" record -o "$work/killed.repro" -- sh -c "ls /no-such-file-here; sleep $nap" >/dev/null 2>&1 &
 rpid=$!
 wait_child $rpid
 sleep 1
@@ -79,7 +80,7 @@ wait $rpid 2>/dev/null
 sleep 0.5
 state=$(ps -o stat= -p "${child:-999999}" 2>/dev/null)
 check "the program died with repro (state '${state}')" test -z "$state" -o "${state#Z}" != "$state"
-check "its child died too" sh -c '! pgrep -f "^sleep 31.5" >/dev/null' 
+check "its child died too" sh -c "! pgrep -f '^sleep $nap' >/dev/null"
 spool=$(ls -d "$work"/repro-killed.repro.* 2>/dev/null | head -1)
 check "the spool is left behind in \$TMPDIR" test -s "$spool/events.spool"
 "$repro" pack "$spool" -o "$work/killed.repro"

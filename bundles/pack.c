@@ -197,10 +197,23 @@ static void on_proc_start(struct pack_state *st, const struct bndl_event *ev)
 	p->start_ns = ev->t_ns;
 }
 
+/* One argument, through the redaction callback when there is one. */
+static json_t *arg_json(const struct bndl_render_ops *ops, const char *s, size_t n, const char *prev)
+{
+	cleanup_free char *copy = NULL, *red = NULL;
+
+	if (ops == NULL || ops->redact_arg == NULL)
+		return bndl_json_bytes(s, n);
+	copy = repro_xstrndup(s, n);
+	red = ops->redact_arg(ops->ctx, copy, prev);
+	return bndl_json_bytes(red, strlen(red));
+}
+
 /* Split a NUL-separated argv blob; a final NUL does not start another argument. */
-static json_t *argv_json(const struct bndl_blob *b)
+static json_t *argv_json(const struct bndl_render_ops *ops, const struct bndl_blob *b)
 {
 	json_t *arr = json_array();
+	cleanup_free char *prev = NULL;
 	const char *s, *end;
 
 	if (b == NULL || b->data == NULL)
@@ -211,7 +224,9 @@ static json_t *argv_json(const struct bndl_blob *b)
 		const char *nul = memchr(s, '\0', (size_t)(end - s));
 		size_t n = nul != NULL ? (size_t)(nul - s) : (size_t)(end - s);
 
-		json_array_append_new(arr, bndl_json_bytes(s, n));
+		json_array_append_new(arr, arg_json(ops, s, n, prev));
+		free(prev);
+		prev = repro_xstrndup(s, n);
 		s += n + 1;
 	}
 	return arr;
@@ -226,7 +241,7 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 	json_object_set_new(exec, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(exec, "path",
 			    path != NULL ? bndl_json_bytes(path->data, path->len) : json_null());
-	json_object_set_new(exec, "argv", argv_json(bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
+	json_object_set_new(exec, "argv", argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
 	json_array_append_new(p->execs, exec);
 }
 
@@ -477,6 +492,7 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 	json_object_set_new(counts, "processes", json_integer((json_int_t)st->nprocs));
 	json_object_set_new(m, "counts", counts);
 	json_object_set_new(m, "warnings", warnings_json(st, run->warnings));
+	json_object_set_new(m, "redacted", run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
 	return m;
 }
 

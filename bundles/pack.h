@@ -27,6 +27,12 @@
 struct bndl_render_ops {
 	int (*render_event)(void *ctx, const struct bndl_event *ev, json_t **json, char **trace_line,
 			    struct repro_err **err);
+	/*
+	 * redact_arg (may be NULL): the argument arg (prev: the one before it,
+	 * or NULL) as it may leave the machine, in a new string the caller
+	 * frees; used for the exec argv of processes.jsonl.
+	 */
+	char *(*redact_arg)(void *ctx, const char *arg, const char *prev);
 	void *ctx; /* borrowed: passed to the callbacks */
 };
 
@@ -52,6 +58,7 @@ struct bndl_run_info {
 	 * order, when they exist (never followed when symlinks)
 	 */
 	const char *const *extra_members;
+	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */
 };
 
 /*

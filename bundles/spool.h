@@ -108,7 +108,8 @@ uint64_t bndl_spool_count(const struct bndl_spool *sp);
 int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err);
 
 /*
- * bndl_spool_remove - remove DIR/events.spool and DIR/run.json (either may be
+ * bndl_spool_remove - remove DIR/events.spool, DIR/run.json and the members
+ * derived into the spool (host.json, files.jsonl, network.jsonl; any may be
  * missing), then the directory DIR itself, after a successful pack.  Returns
  * 0, or -1 with *err (errno of unlink/rmdir, e.g. ENOTEMPTY when other files
  * were left in DIR).

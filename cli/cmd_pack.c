@@ -5,6 +5,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "recorder/files.h"
+#include "recorder/network.h"
 #include "recorder/render.h"
 
 #include <errno.h>
@@ -77,6 +79,24 @@ static char *interrupted_warnings(const char *earlier)
 	return repro_xasprintf("%s; %s", earlier, note);
 }
 
+static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
+
+/*
+ * files.jsonl and network.jsonl, as record makes them after the run.  Best
+ * effort: a spool on a read-only mount still packs, without them.
+ */
+static void derive(const char *spool_dir)
+{
+	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", spool_dir);
+	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", spool_dir);
+	cleanup_err struct repro_err *tmp_err = NULL;
+
+	if (rec_files_write(spool_dir, NULL, files, &tmp_err) < 0)
+		repro_err_free(&tmp_err);
+	if (rec_network_write(spool_dir, net, &tmp_err) < 0)
+		repro_err_free(&tmp_err);
+}
+
 /* True when out's directory is the spool directory itself. */
 static bool output_inside(const char *spool_dir, const char *out)
 {
@@ -108,8 +128,10 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	warnings = interrupted_warnings(run.warnings);
 	run.warnings = warnings;
-	renderer = rec_renderer_new();
+	renderer = rec_renderer_new(NULL);
 	rec_renderer_ops(renderer, &ops);
+	derive(opts.spool_dir);
+	run.extra_members = extra_members;
 	if (bndl_pack(opts.spool_dir, &run, &ops, opts.out_path, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	if (bndl_spool_remove(opts.spool_dir, err) < 0)

@@ -10,7 +10,10 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
+#include "recorder/files.h"
+#include "recorder/host.h"
 #include "recorder/network.h"
+#include "recorder/redact.h"
 #include "recorder/recorder.h"
 #include "recorder/render.h"
 #include "recorder/systab.h"
@@ -27,9 +30,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#define MAX_LIST 64
+
 struct record_opts {
 	const char *output;
 	char *output_owned;
+	const char *keep_env[MAX_LIST + 1]; /* NULL-terminated */
+	const char *redact[MAX_LIST + 1];   /* NULL-terminated */
+	size_t nkeep, nredact;
+	bool redact_hostname;
+	uint64_t hash_max; /* bytes */
 	unsigned classes;
 	bool net_none;
 	bool sandbox;
@@ -52,8 +62,35 @@ static const char usage_text[] =
 	"      --no-sandbox      no user/mount namespaces (where they are unavailable)\n"
 	"      --wait MODE       all (default): record until every process CMD started\n"
 	"                        has ended; main: stop when CMD ends, killing the rest\n"
+	"      --keep-env NAME   keep the value of environment variable NAME (a glob;\n"
+	"                        repeatable); names with TOKEN, SECRET, PASSWORD, KEY,\n"
+	"                        AUTH, COOKIE, SESSION… are redacted all the same\n"
+	"      --redact REGEX    also redact what matches REGEX in arguments (repeatable)\n"
+	"      --redact-hostname replace the host name in host.json\n"
+	"      --hash-max SIZE   hash touched files up to SIZE (default 64M; 0: none)\n"
 	"  -v, --verbose         say where the bundle went\n"
 	"  -h, --help            this text\n";
+
+/* "64M", "1G", "4096", "0" -> bytes (K, M, G are powers of 1024). */
+static int parse_size(const char *text, uint64_t *out, struct repro_err **err)
+{
+	char *end = NULL;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (end != NULL && (*end == 'K' || *end == 'k'))
+		shift = 10, end++;
+	else if (end != NULL && (*end == 'M' || *end == 'm'))
+		shift = 20, end++;
+	else if (end != NULL && (*end == 'G' || *end == 'g'))
+		shift = 30, end++;
+	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || v > (UINT64_MAX >> shift))
+		return repro_err_set(err, EINVAL, "record --hash-max: expected a size such as 64M, got '%s'", text);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
 
 static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 {
@@ -79,6 +116,20 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 	case 'v':
 		o->verbose = true;
 		return 0;
+	case 'k':
+	case 'r':
+		if ((c == 'k' ? o->nkeep : o->nredact) >= MAX_LIST)
+			return repro_err_set(err, E2BIG, "record: at most %d --keep-env / --redact", MAX_LIST);
+		if (c == 'k')
+			o->keep_env[o->nkeep++] = optarg;
+		else
+			o->redact[o->nredact++] = optarg;
+		return 0;
+	case 'H':
+		o->redact_hostname = true;
+		return 0;
+	case 'M':
+		return parse_size(optarg, &o->hash_max, err);
 	default:
 		return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
 	}
@@ -91,11 +142,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "output", required_argument, NULL, 'o' }, { "trace", required_argument, NULL, 't' },
 		{ "net", required_argument, NULL, 'n' },    { "no-sandbox", no_argument, NULL, 'S' },
 		{ "wait", required_argument, NULL, 'w' },   { "verbose", no_argument, NULL, 'v' },
+		{ "keep-env", required_argument, NULL, 'k' }, { "redact", required_argument, NULL, 'r' },
+		{ "redact-hostname", no_argument, NULL, 'H' }, { "hash-max", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct record_opts){ .classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true };
+	*o = (struct record_opts){ .classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true,
+				   .hash_max = 64ull << 20 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -189,10 +243,18 @@ struct session {
 	char warnings[256];
 	struct lnch_result res;
 	bool made_spool;
+	struct rec_redact *redact;
+	json_t *redacted;  /* names of what was redacted */
+	char **argv_shown; /* argv as it may leave the machine */
 };
 
 static void session_release(struct session *s)
 {
+	for (size_t i = 0; s->argv_shown != NULL && s->argv_shown[i] != NULL; i++)
+		free(s->argv_shown[i]);
+	free(s->argv_shown);
+	json_decref(s->redacted);
+	rec_redact_free(s->redact);
 	lnch_loop_free(s->loop);
 	rec_recorder_free(s->rec);
 	rec_systab_free(s->tab);
@@ -212,7 +274,8 @@ static void fill_info(struct session *s)
 		snprintf(s->cwd, sizeof(s->cwd), "?");
 	rec_classes_format(s->o->classes, s->classes, sizeof(s->classes));
 	s->info = (struct bndl_run_info){
-		.argv = s->o->argv,
+		.argv = s->argv_shown,
+		.redacted = s->redacted,
 		.cwd = s->cwd,
 		.started_at_s = now.tv_sec,
 		.started_at_ns = now.tv_nsec,
@@ -223,16 +286,57 @@ static void fill_info(struct session *s)
 	};
 }
 
+/* The redaction policy, the argv for the manifest, and host.json in the spool. */
+static int redact_and_host(struct session *s, struct repro_err **err)
+{
+	size_t n = 0;
+
+	s->redact = rec_redact_new(s->o->keep_env, s->o->redact, err);
+	if (s->redact == NULL)
+		return repro_err_wrap(err, "record");
+	s->redacted = json_array();
+	while (s->o->argv[n] != NULL)
+		n++;
+	s->argv_shown = repro_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		s->argv_shown[i] = rec_redact_arg(s->redact, s->o->argv[i], i ? s->o->argv[i - 1] : NULL);
+		if (strcmp(s->argv_shown[i], s->o->argv[i]) != 0)
+			rec_redact_note(s->redacted, "argv");
+	}
+	return 0;
+}
+
+static int write_host(struct session *s, struct repro_err **err)
+{
+	struct rec_host_opts ho = {
+		.redact = s->redact, .envp = (const char *const *)environ, .sandbox = s->info.sandbox,
+		.redact_hostname = s->o->redact_hostname, .redacted = s->redacted,
+	};
+	cleanup_free char *path = repro_xasprintf("%s/host.json", s->spool_dir);
+	json_t *host = rec_host_collect(&ho, err);
+	int rc;
+
+	if (host == NULL)
+		return -1;
+	rc = json_dump_file(host, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(host);
+	if (rc < 0)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", path);
+	return 0;
+}
+
 static int start(struct session *s, struct repro_err **err)
 {
 	cleanup_free struct lnch_filter_rule *rules = NULL;
 	struct lnch_spawn_opts so = { .argv = s->o->argv, .sandbox = s->o->sandbox, .net_none = s->o->net_none };
 
+	if (redact_and_host(s, err) < 0)
+		return -1;
 	fill_info(s);
 	if (check_output(s->o->output, err) < 0 || make_spool_dir(s->spool_dir, err) < 0)
 		return -1;
 	s->made_spool = true;
-	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0 || write_host(s, err) < 0)
 		return -1;
 	s->spool = bndl_spool_open(s->spool_dir, err);
 	if (s->spool == NULL)
@@ -266,12 +370,26 @@ static void finish_info(struct session *s)
 }
 
 /* Members derived from the spool after the run, packed after trace.txt. */
-static const char *const extra_members[] = { "network.jsonl", NULL };
+static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
 
 static int derive(struct session *s, struct repro_err **err)
 {
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", s->spool_dir);
+	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", s->spool_dir);
+	struct rec_files_opts fo;
+	struct rec_files_stats fs = { 0 };
 
+	rec_files_opts_init(&fo);
+	fo.hash_max_bytes = s->o->hash_max;
+	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
+		return -1;
+	if (fs.dropped > 0) {
+		size_t len = strlen(s->warnings);
+
+		snprintf(s->warnings + len, sizeof(s->warnings) - len, "%s%llu paths past the limit of "
+			 "files.jsonl were left out", len ? "; " : "", (unsigned long long)fs.dropped);
+		s->info.warnings = s->warnings;
+	}
 	return rec_network_write(s->spool_dir, net, err);
 }
 
@@ -283,7 +401,7 @@ static int pack(struct session *s, struct repro_err **err)
 
 	if (derive(s, err) < 0)
 		return -1;
-	r = rec_renderer_new();
+	r = rec_renderer_new(s->redact);
 	rec_renderer_ops(r, &ops);
 	s->info.extra_members = extra_members;
 	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);

@@ -1,6 +1,7 @@
 #include "recorder/render.h"
 #include "recorder/flags.h"
 #include "recorder/jsonstr.h"
+#include "recorder/redact.h"
 #include "recorder/sockaddr.h"
 #include "launcher/abi.h"
 #include "common/cleanup.h"
@@ -17,14 +18,19 @@
 #define TXT 1024
 
 struct rec_renderer {
-	struct rec_systab *tab; /* owned */
+	struct rec_systab *tab;          /* owned */
+	const struct rec_redact *redact; /* borrowed, or own_redact */
+	struct rec_redact *own_redact;   /* owned: the default policy */
 };
 
-struct rec_renderer *rec_renderer_new(void)
+struct rec_renderer *rec_renderer_new(const struct rec_redact *redact)
 {
 	struct rec_renderer *r = repro_xcalloc(1, sizeof(*r));
 
 	r->tab = rec_systab_new();
+	if (redact == NULL)
+		r->own_redact = rec_redact_new(NULL, NULL, NULL); /* no regex: cannot fail */
+	r->redact = redact != NULL ? redact : r->own_redact;
 	return r;
 }
 
@@ -33,7 +39,15 @@ void rec_renderer_free(struct rec_renderer *r)
 	if (r == NULL)
 		return;
 	rec_systab_free(r->tab);
+	rec_redact_free(r->own_redact);
 	free(r);
+}
+
+static char *redact_cb(void *ctx, const char *arg, const char *prev)
+{
+	struct rec_renderer *r = ctx;
+
+	return rec_redact_arg(r->redact, arg, prev);
 }
 
 static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line, struct repro_err **err)
@@ -44,11 +58,13 @@ static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char
 void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
 {
 	ops->render_event = render_cb;
+	ops->redact_arg = redact_cb;
 	ops->ctx = r;
 }
 
 /* One argument being rendered: its value, blobs and output sinks. */
 struct argctx {
+	const struct rec_redact *redact;
 	const struct bndl_event *ev;
 	const struct rec_sys *sys;
 	int i;
@@ -171,6 +187,7 @@ static void render_sockoptval(struct argctx *a)
 static void render_argv(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_ARGV);
+	cleanup_free char *prev = NULL;
 	json_t *arr = json_array();
 	char q[TXT * 5];
 	size_t off = 0;
@@ -184,9 +201,13 @@ static void render_argv(struct argctx *a)
 	while (off < b->len) {
 		const char *s = (const char *)b->data + off;
 		size_t n = strnlen(s, b->len - off);
+		cleanup_free char *arg = repro_xstrndup(s, n);
+		cleanup_free char *red = rec_redact_arg(a->redact, arg, prev);
 
-		json_array_append_new(arr, rec_json_str(s, n));
-		fprintf(a->txt, "%s%s", off ? ", " : "", rec_quote(s, n, q, sizeof(q)));
+		json_array_append_new(arr, rec_json_str(red, strlen(red)));
+		fprintf(a->txt, "%s%s", off ? ", " : "", rec_quote(red, strlen(red), q, sizeof(q)));
+		free(prev);
+		prev = steal_ptr(&arg);
 		off += n + 1;
 	}
 	if (b->kind & BNDL_BLOB_TRUNCATED) {
@@ -347,7 +368,7 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 		abort();
 	fprintf(txt, "%d  %s(", ev->tid, name);
 	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
-		struct argctx a = { ev, sys, i, ev->args[i], obj, txt, sys->args[i].key };
+		struct argctx a = { r->redact, ev, sys, i, ev->args[i], obj, txt, sys->args[i].key };
 		long before = ftell(txt);
 
 		if (i > 0)

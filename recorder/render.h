@@ -13,8 +13,14 @@
 
 struct rec_renderer;
 
-/* rec_renderer_new - a renderer with its own syscall table.  Never NULL. */
-struct rec_renderer *rec_renderer_new(void);
+struct rec_redact;
+
+/*
+ * rec_renderer_new - a renderer with its own syscall table, redacting exec
+ * argv with redact (borrowed, must outlive the renderer; NULL: the default
+ * policy of recorder/redact.h).  Never NULL.
+ */
+struct rec_renderer *rec_renderer_new(const struct rec_redact *redact);
 void rec_renderer_free(struct rec_renderer *r);
 
 static inline void rec_cleanup_renderer(struct rec_renderer **r)

@@ -1,6 +1,7 @@
 """The demo (examples/startup-failure) under --net=none: missing weights
 (openat ENOENT), the CDN connect failing, the cache write (EACCES for an
 unprivileged user; allowed for root), exit 1."""
+import json
 import os
 
 import bundlecheck as bc
@@ -48,4 +49,24 @@ else:
 if miss and conn and save:
     bc.expect(miss["seq"] < conn["seq"] < save["seq"],
               "in story order: missing weights, CDN, cache write", [miss, conn, save])
+
+# files.jsonl explains the denied write: the cache directory, its owner and mode, and who ran
+d = os.environ.get("BUNDLE_DIR")
+files = {f["path"]: f for f in bc._load_jsonl(os.path.join(d, "files.jsonl"))}
+host = json.load(open(os.path.join(d, "host.json")))
+net = bc._load_jsonl(os.path.join(d, "network.jsonl"))
+bc.expect(host.get("uid") == bc.UID, "host.json has the uid the program ran as", host.get("uid"))
+w = files.get(weights)
+bc.expect(w is not None and "read" in w.get("ops", []) and "create" in w.get("ops", []),
+          "files.jsonl has the weights path, read and create", w)
+if bc.UID != 0 and w is not None:
+    bc.expect(w.get("meta") is None and w.get("errno") == "EACCES",
+              "the weights file does not exist and the last try was EACCES", w)
+    anc = {a["path"]: a.get("meta") for a in w.get("ancestors", [])}
+    cache = anc.get(os.path.dirname(weights)) or {}
+    bc.expect(cache.get("type") == "dir" and cache.get("uid") == 0 and cache.get("mode") == "0755",
+              "its directory cache_hub is named: a dir owned by uid 0, mode 0755", anc)
+cdn_net = [n for n in net if n.get("ip") == "198.51.100.7" and n.get("port") == 443]
+bc.expect(len(cdn_net) == 1 and cdn_net[0].get("outcome") == "unreachable",
+          "network.jsonl has the CDN attempt, unreachable", net)
 bc.done()

@@ -28,7 +28,7 @@
 
 static int setup(void **state)
 {
-	*state = rec_renderer_new();
+	*state = rec_renderer_new(NULL);
 	return 0;
 }
 

@@ -1,0 +1,104 @@
+#ifndef REPRO_RECORDER_REDACT_H
+#define REPRO_RECORDER_REDACT_H
+
+/*
+ * Redaction of secrets before they reach a bundle (DESIGN.md "No secrets
+ * leave the machine"; issue 3 section 4).
+ *
+ * A struct rec_redact is an immutable policy built once per recording from
+ * --keep-env and --redact; it holds compiled regexes and no other state, so
+ * it may be shared read-only between threads.  What was redacted is reported
+ * by name only (an environment variable's name, "argv[3]"), never by value.
+ */
+
+#include "common/err.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The text that replaces a secret. */
+#define REC_REDACTED "<redacted>"
+
+struct rec_redact;
+
+/*
+ * rec_redact_new - build a redaction policy.
+ * keep_env: NULL-terminated environment variable names (fnmatch(3) globs)
+ *   whose values are kept besides the built-in harmless ones (--keep-env);
+ *   may be NULL.  A name containing a secret word is redacted all the same.
+ * extra_regex: NULL-terminated POSIX extended regexes (regex(7)); every
+ *   match inside an argument is replaced (--redact); may be NULL.
+ * Both arrays are copied/compiled; the caller keeps ownership of them.
+ * Returns a new policy to release with rec_redact_free(), or NULL with *err
+ * set: EINVAL "invalid --redact regex 'RE': REASON" for a regex regcomp(3)
+ * refuses.
+ */
+struct rec_redact *rec_redact_new(const char *const *keep_env, const char *const *extra_regex,
+				  struct repro_err **err);
+
+/* rec_redact_free - release a policy from rec_redact_new(); NULL-safe. */
+void rec_redact_free(struct rec_redact *r);
+
+static inline void rec_cleanup_redact_fn(struct rec_redact **r)
+{
+	rec_redact_free(*r);
+}
+#define cleanup_redact __attribute__((cleanup(rec_cleanup_redact_fn)))
+
+/*
+ * rec_redact_env_value - true when the value of the environment variable
+ * NAME must be replaced by REC_REDACTED: every name is, except the built-in
+ * harmless ones (PATH, HOME, LANG, LC_*, TERM, ...) and the --keep-env names;
+ * a name holding a secret word (TOKEN, SECRET, PASSWORD, PASSWD, KEY,
+ * CREDENTIAL, AUTH, COOKIE, SESSION; any case) always is.
+ */
+bool rec_redact_env_value(const struct rec_redact *r, const char *name);
+
+/*
+ * rec_redact_arg - a copy of the command-line argument ARG with credentials
+ * replaced by REC_REDACTED, in this order:
+ *   - the whole ARG when PREV_ARG (the argument before it, or NULL) is an
+ *     option naming a secret word without '=' ("--password VALUE") and ARG
+ *     does not itself start with "--";
+ *   - the password of "user:password" after -u/--user/--proxy-user (curl);
+ *   - the value of NAME=VALUE, --NAME=VALUE where NAME holds a secret word
+ *     (the whole rest of ARG when ARG starts with it, else up to a blank,
+ *     quote, '&' or ';', which covers "sh -c" strings and URL queries);
+ *   - the value of an Authorization/Proxy-Authorization/Cookie/Set-Cookie
+ *     header, or of a "NAME: value" header whose NAME holds a secret word;
+ *   - the password of "scheme://user:password@host" (the user stays);
+ *   - every non-empty match of each --redact regex.
+ * The caller frees the result; strcmp() with ARG tells whether anything was
+ * redacted.  Never fails (aborts on OOM).
+ */
+char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg);
+
+/*
+ * rec_redact_note - append the string NAME to the JSON array NAMES unless it
+ * is already there (the manifest's "redacted" list).  NAMES may be NULL, then
+ * nothing happens.
+ */
+void rec_redact_note(json_t *names, const char *name);
+
+/*
+ * rec_redact_env_json - ENVP (borrowed, NULL-terminated "NAME=value"
+ * strings, e.g. environ) as a new JSON object {NAME: value}, where a value
+ * rec_redact_env_value() refuses becomes REC_REDACTED and a kept value still
+ * passes through rec_redact_arg() (a kept http_proxy keeps no password).
+ * Entries without '=' are skipped; bytes that are not UTF-8 are escaped as
+ * rec_json_str() does.  The name of every variable whose value changed is
+ * noted in NAMES (may be NULL).  A new reference; never fails.
+ */
+json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp, json_t *names);
+
+/*
+ * rec_redact_argv_json - ARGV[0..ARGC) (borrowed) as a new JSON array of
+ * strings passed through rec_redact_arg() with each previous argument; for
+ * every changed element "LABEL[i]" (e.g. "argv[3]") is noted in NAMES (may be
+ * NULL).  A new reference; never fails.
+ */
+json_t *rec_redact_argv_json(const struct rec_redact *r, const char *const *argv, size_t argc,
+			     const char *label, json_t *names);
+
+#endif

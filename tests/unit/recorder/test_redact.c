@@ -1,0 +1,187 @@
+/* Unit tests of recorder/redact.h: planted secrets never survive, harmless text does. */
+#include "recorder/redact.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const char *const planted_env[] = {
+	"AWS_SECRET_ACCESS_KEY=s3cr3t1", "GITHUB_TOKEN=s3cr3t2", "MY_PASSWORD=s3cr3t3",
+	"PATH=/usr/bin", "HOME=/root", "RANDOM_THING=plain", "LC_ALL=C.UTF-8", NULL,
+};
+
+static const char *const planted_argv[] = {
+	"curl", "-H", "Authorization: Bearer s3cr3t4", "https://bob:s3cr3t5@example.com/x",
+	"--password=s3cr3t6", "--token", "s3cr3t7", "DB_PASSWORD=s3cr3t8", "--user=bob",
+};
+#define PLANTED_ARGC (sizeof(planted_argv) / sizeof(planted_argv[0]))
+
+static void assert_no_secret(const char *text)
+{
+	if (strstr(text, "s3cr3t") != NULL)
+		fail_msg("a secret survived: %s", text);
+}
+
+static bool has_name(const json_t *names, const char *name)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(names, i, v)
+		if (strcmp(json_string_value(v), name) == 0)
+			return true;
+	return false;
+}
+
+/* rec_redact_arg(ARG after PREV) must give WANT. */
+static void check_arg(const struct rec_redact *r, const char *prev, const char *arg, const char *want)
+{
+	cleanup_free char *got = rec_redact_arg(r, arg, prev);
+
+	assert_string_equal(got, want);
+}
+
+static void test_redact_env_planted(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+	json_t *names = json_array();
+	json_t *env = rec_redact_env_json(r, planted_env, names);
+	cleanup_free char *text = json_dumps(env, 0);
+
+	assert_no_secret(text);
+	assert_string_equal(json_string_value(json_object_get(env, "PATH")), "/usr/bin");
+	assert_string_equal(json_string_value(json_object_get(env, "HOME")), "/root");
+	assert_string_equal(json_string_value(json_object_get(env, "LC_ALL")), "C.UTF-8");
+	assert_string_equal(json_string_value(json_object_get(env, "RANDOM_THING")), REC_REDACTED);
+	assert_string_equal(json_string_value(json_object_get(env, "GITHUB_TOKEN")), REC_REDACTED);
+	assert_true(has_name(names, "AWS_SECRET_ACCESS_KEY"));
+	assert_true(has_name(names, "GITHUB_TOKEN"));
+	assert_true(has_name(names, "MY_PASSWORD"));
+	assert_true(has_name(names, "RANDOM_THING"));
+	assert_false(has_name(names, "PATH"));
+	assert_int_equal(json_array_size(names), 4);
+	json_decref(env);
+	json_decref(names);
+}
+
+static void test_redact_argv_planted(void **state)
+{
+	static const char *const want[PLANTED_ARGC] = {
+		"curl", "-H", "Authorization: <redacted>", "https://bob:<redacted>@example.com/x",
+		"--password=<redacted>", "--token", "<redacted>", "DB_PASSWORD=<redacted>", "--user=bob",
+	};
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+	json_t *names = json_array();
+	json_t *argv = rec_redact_argv_json(r, planted_argv, PLANTED_ARGC, "argv", names);
+	cleanup_free char *text = json_dumps(argv, 0);
+
+	assert_no_secret(text);
+	for (size_t i = 0; i < PLANTED_ARGC; i++)
+		assert_string_equal(json_string_value(json_array_get(argv, i)), want[i]);
+	assert_non_null(strstr(text, "bob"));
+	assert_non_null(strstr(text, "example.com"));
+	assert_true(has_name(names, "argv[2]"));
+	assert_true(has_name(names, "argv[6]"));
+	assert_false(has_name(names, "argv[5]"));
+	assert_false(has_name(names, "argv[8]"));
+	assert_int_equal(json_array_size(names), 5);
+	json_decref(argv);
+	json_decref(names);
+}
+
+static void test_redact_keep_env(void **state)
+{
+	static const char *const keep[] = { "RANDOM_THING", "GITHUB_TOKEN", "APP_*", NULL };
+	cleanup_redact struct rec_redact *r = rec_redact_new(keep, NULL, NULL);
+
+	assert_false(rec_redact_env_value(r, "RANDOM_THING"));
+	assert_false(rec_redact_env_value(r, "APP_MODE"));
+	/* a secret word wins over --keep-env and over the built-in allowlist */
+	assert_true(rec_redact_env_value(r, "GITHUB_TOKEN"));
+	assert_true(rec_redact_env_value(r, "github_token"));
+	assert_true(rec_redact_env_value(r, "APP_SESSION_ID"));
+	assert_true(rec_redact_env_value(r, "OTHER"));
+	assert_false(rec_redact_env_value(r, "PATH"));
+}
+
+static void test_redact_kept_env_value_still_filtered(void **state)
+{
+	static const char *const keep[] = { "http_proxy", NULL };
+	static const char *const env[] = { "http_proxy=http://me:s3cr3t9@proxy:3128", NULL };
+	cleanup_redact struct rec_redact *r = rec_redact_new(keep, NULL, NULL);
+	json_t *names = json_array();
+	json_t *obj = rec_redact_env_json(r, env, names);
+
+	assert_string_equal(json_string_value(json_object_get(obj, "http_proxy")),
+			    "http://me:<redacted>@proxy:3128");
+	assert_true(has_name(names, "http_proxy"));
+	json_decref(obj);
+	json_decref(names);
+}
+
+static void test_redact_extra_regex(void **state)
+{
+	static const char *const extra[] = { "sk-[A-Za-z0-9]+", NULL };
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, extra, NULL);
+
+	check_arg(r, NULL, "use sk-abc123 here", "use <redacted> here");
+	check_arg(r, NULL, "sk-abc123,sk-def456", "<redacted>,<redacted>");
+	check_arg(r, NULL, "nothing", "nothing");
+}
+
+static void test_redact_bad_regex(void **state)
+{
+	static const char *const extra[] = { "ok", "(unclosed", NULL };
+	cleanup_err struct repro_err *err = NULL;
+	struct rec_redact *r = rec_redact_new(NULL, extra, &err);
+
+	assert_null(r);
+	assert_non_null(err);
+	assert_int_equal(err->errnum, EINVAL);
+	assert_non_null(strstr(err->msg, "(unclosed"));
+}
+
+static void test_redact_arg_forms(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	check_arg(r, "-u", "bob:pw1", "bob:<redacted>");
+	check_arg(r, NULL, "--proxy-user=bob:pw2", "--proxy-user=bob:<redacted>");
+	check_arg(r, NULL, "--api-key=a b c", "--api-key=<redacted>");
+	check_arg(r, NULL, "FOO_TOKEN=abc make all", "FOO_TOKEN=<redacted>");
+	check_arg(r, NULL, "env X=1 FOO_TOKEN=abc make", "env X=1 FOO_TOKEN=<redacted> make");
+	check_arg(r, NULL, "https://h/x?api_key=zzz&page=2", "https://h/x?api_key=<redacted>&page=2");
+	check_arg(r, NULL, "X-Api-Key: zzz", "X-Api-Key: <redacted>");
+	check_arg(r, NULL, "cookie:a=b; c=d", "cookie:<redacted>");
+	check_arg(r, NULL, "curl -H 'Proxy-Authorization: Basic eHg=' x",
+		  "curl -H 'Proxy-Authorization: <redacted>' x");
+	check_arg(r, "--client-secret", "abc", "<redacted>");
+	/* the next long option after a secret flag is no value */
+	check_arg(r, "--no-auth", "--verbose", "--verbose");
+	check_arg(r, NULL, "https://bob@example.com/x", "https://bob@example.com/x");
+	check_arg(r, NULL, "/usr/bin/python3", "/usr/bin/python3");
+	check_arg(r, NULL, "", "");
+	check_arg(r, "-p", "8080", "8080");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_redact_env_planted),
+		cmocka_unit_test(test_redact_argv_planted),
+		cmocka_unit_test(test_redact_keep_env),
+		cmocka_unit_test(test_redact_kept_env_value_still_filtered),
+		cmocka_unit_test(test_redact_extra_regex),
+		cmocka_unit_test(test_redact_bad_regex),
+		cmocka_unit_test(test_redact_arg_forms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -12,11 +12,13 @@
 #include "launcher/launcher.h"
 #include "recorder/files.h"
 #include "recorder/host.h"
+#include "recorder/iouring.h"
 #include "recorder/network.h"
 #include "recorder/redact.h"
 #include "recorder/recorder.h"
 #include "recorder/render.h"
 #include "recorder/systab.h"
+#include "replayer/deny.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +42,7 @@ struct record_opts {
 	size_t nkeep, nredact;
 	bool redact_hostname;
 	uint64_t hash_max; /* bytes */
+	bool deny_io_uring;
 	unsigned classes;
 	bool net_none;
 	bool sandbox;
@@ -68,6 +71,9 @@ static const char usage_text[] =
 	"      --redact REGEX    also redact what matches REGEX in arguments (repeatable)\n"
 	"      --redact-hostname replace the host name in host.json\n"
 	"      --hash-max SIZE   hash touched files up to SIZE (default 64M; 0: none)\n"
+	"      --io-uring MODE   allow (default; the bundle warns when a program uses it)\n"
+	"                        or deny: io_uring_setup fails with ENOSYS, so programs\n"
+	"                        fall back to syscalls that repro sees\n"
 	"  -v, --verbose         say where the bundle went\n"
 	"  -h, --help            this text\n";
 
@@ -130,6 +136,12 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 		return 0;
 	case 'M':
 		return parse_size(optarg, &o->hash_max, err);
+	case 'U':
+		if (strcmp(optarg, "allow") != 0 && strcmp(optarg, "deny") != 0)
+			return repro_err_set(err, EINVAL, "record --io-uring: expected 'allow' or 'deny', got '%s'",
+					     optarg);
+		o->deny_io_uring = strcmp(optarg, "deny") == 0;
+		return 0;
 	default:
 		return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
 	}
@@ -144,6 +156,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "wait", required_argument, NULL, 'w' },   { "verbose", no_argument, NULL, 'v' },
 		{ "keep-env", required_argument, NULL, 'k' }, { "redact", required_argument, NULL, 'r' },
 		{ "redact-hostname", no_argument, NULL, 'H' }, { "hash-max", required_argument, NULL, 'M' },
+		{ "io-uring", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -240,10 +253,11 @@ struct session {
 	struct bndl_run_info info;
 	char classes[64];
 	char cwd[4096];
-	char warnings[256];
+	char warnings[1024];
 	struct lnch_result res;
 	bool made_spool;
 	struct rec_redact *redact;
+	struct rpl_deny *deny; /* --io-uring=deny */
 	json_t *redacted;  /* names of what was redacted */
 	char **argv_shown; /* argv as it may leave the machine */
 };
@@ -255,6 +269,7 @@ static void session_release(struct session *s)
 	free(s->argv_shown);
 	json_decref(s->redacted);
 	rec_redact_free(s->redact);
+	rpl_deny_free(s->deny);
 	lnch_loop_free(s->loop);
 	rec_recorder_free(s->rec);
 	rec_systab_free(s->tab);
@@ -349,6 +364,12 @@ static int start(struct session *s, struct repro_err **err)
 	s->rec = rec_recorder_new(s->spool, s->tab, s->child.pid);
 	s->loop = lnch_loop_new(&s->child, s->o->wait_all, cli_signals_stop_requested, NULL);
 	lnch_loop_add_observer(s->loop, rec_recorder_ops(), s->rec);
+	if (s->o->deny_io_uring) {
+		s->deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
+		if (s->deny == NULL)
+			return -1;
+		lnch_loop_add_policy(s->loop, rpl_deny_ops(), s->deny);
+	}
 	return 0;
 }
 
@@ -372,24 +393,36 @@ static void finish_info(struct session *s)
 /* Members derived from the spool after the run, packed after trace.txt. */
 static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
 
+/* Append a note to the manifest's warnings ("; "-separated in run info). */
+static void add_warning(struct session *s, const char *note)
+{
+	size_t len = strlen(s->warnings);
+
+	snprintf(s->warnings + len, sizeof(s->warnings) - len, "%s%s", len ? "; " : "", note);
+	s->info.warnings = s->warnings;
+}
+
 static int derive(struct session *s, struct repro_err **err)
 {
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", s->spool_dir);
 	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", s->spool_dir);
 	struct rec_files_opts fo;
 	struct rec_files_stats fs = { 0 };
+	char note[256];
 
 	rec_files_opts_init(&fo);
 	fo.hash_max_bytes = s->o->hash_max;
 	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
 		return -1;
 	if (fs.dropped > 0) {
-		size_t len = strlen(s->warnings);
-
-		snprintf(s->warnings + len, sizeof(s->warnings) - len, "%s%llu paths past the limit of "
-			 "files.jsonl were left out", len ? "; " : "", (unsigned long long)fs.dropped);
-		s->info.warnings = s->warnings;
+		snprintf(note, sizeof(note), "%llu paths past the limit of files.jsonl were left out",
+			 (unsigned long long)fs.dropped);
+		add_warning(s, note);
 	}
+	if (rec_iouring_note(s->spool_dir, note, sizeof(note), err) < 0)
+		return -1;
+	if (note[0] != '\0')
+		add_warning(s, note);
 	return rec_network_write(s->spool_dir, net, err);
 }
 

@@ -203,6 +203,7 @@ static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
 		if (task->inject_delay_ns > 0)
 			sleep_ns(task->inject_delay_ns);
 		st.ret = -(int64_t)task->inject_errnum;
+		st.injected = true;
 		(void)lnch_arch_set_return(task->tid, st.ret, NULL);
 	}
 	for (size_t i = 0; i < loop->nobs; i++)

@@ -20,6 +20,7 @@ struct lnch_stop {
 	int nr;         /* syscall number for arch */
 	uint64_t args[6];
 	int64_t ret;    /* exit only: raw return, -errno on failure */
+	bool injected;  /* exit only: a policy imposed ret; the call did not run */
 	uint64_t t_ns;  /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
 };
 

@@ -141,6 +141,8 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		return;
 	c->ev.ret = st->ret;
 	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
+	if (st->injected)
+		c->ev.flags |= BNDL_EV_INJECTED;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		if (c->sys->args[i].kind == RA_SOCKOPTVAL)
 			rec_net_capture_exit(c, st, i, RA_SOCKOPTVAL);

@@ -171,7 +171,7 @@ struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
 	struct lnch_filter_rule *rules = repro_xcalloc(count, sizeof(*rules));
 
 	for (size_t i = 0; i < count; i++) {
-		if (!(table[i].classes & classes))
+		if (!(table[i].classes & (classes | REC_CLASS_ALWAYS)))
 			continue;
 		rules[k].name = table[i].name;
 		add_condition(&rules[k]);

@@ -20,6 +20,7 @@ enum rec_class {
 	REC_CLASS_NETWORK = 1u << 1,
 	REC_CLASS_PROCESS = 1u << 2,
 	REC_CLASS_ALL = 7u,
+	REC_CLASS_ALWAYS = 1u << 3, /* traced whatever --trace says (io_uring_setup) */
 };
 
 /* How one argument is captured at the stop and rendered afterwards. */

@@ -157,28 +157,63 @@ static la_ssize_t member_read(const struct bndl_reader *r, struct member *m, voi
 	return n;
 }
 
-static char *read_manifest_text(const struct bndl_reader *r, size_t *len_out,
-				struct repro_err **err)
+/* The whole of a small member (at most max bytes) in a buffer the caller frees. */
+static char *read_small_member(const struct bndl_reader *r, const char *name, size_t max,
+			       size_t *len_out, struct repro_err **err)
 {
 	cleanup_member struct member m = { .fd = -1 };
-	cleanup_free char *buf = repro_xmalloc(BNDL_MANIFEST_MAX + 1);
+	cleanup_free char *buf = repro_xmalloc(max + 1);
 	size_t len = 0;
 	la_ssize_t n;
 
-	if (member_require(r, "manifest.json", &m, err) < 0)
+	if (member_require(r, name, &m, err) < 0)
 		return NULL;
-	while ((n = member_read(r, &m, buf + len, BNDL_MANIFEST_MAX + 1 - len, err)) > 0) {
+	while ((n = member_read(r, &m, buf + len, max + 1 - len, err)) > 0) {
 		len += (size_t)n;
-		if (len > BNDL_MANIFEST_MAX)
-			return repro_err_set(err, EPROTO,
-					     "'%s': manifest.json is larger than %u bytes", r->path,
-					     BNDL_MANIFEST_MAX),
+		if (len > max)
+			return repro_err_set(err, EPROTO, "'%s': %s is larger than %zu bytes", r->path, name,
+					     max),
 			       NULL;
 	}
 	if (n < 0)
 		return NULL;
 	*len_out = len;
 	return steal_ptr(&buf);
+}
+
+static char *read_manifest_text(const struct bndl_reader *r, size_t *len_out,
+				struct repro_err **err)
+{
+	return read_small_member(r, "manifest.json", BNDL_MANIFEST_MAX, len_out, err);
+}
+
+int bndl_reader_has(struct bndl_reader *r, const char *member, struct repro_err **err)
+{
+	cleanup_member struct member m = { .fd = -1 };
+
+	return member_open(r, member, &m, err);
+}
+
+json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro_err **err)
+{
+	cleanup_free char *text = NULL;
+	json_error_t jerr;
+	size_t len = 0;
+	json_t *o;
+
+	text = read_small_member(r, member, BNDL_OBJECT_MAX, &len, err);
+	if (text == NULL)
+		return NULL;
+	o = json_loadb(text, len, 0, &jerr);
+	if (o == NULL)
+		return repro_err_set(err, EPROTO, "'%s': %s line %d: %s", r->path, member, jerr.line,
+				     jerr.text),
+		       NULL;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return repro_err_set(err, EPROTO, "'%s': %s is not a JSON object", r->path, member), NULL;
+	}
+	return o;
 }
 
 static int check_manifest(const struct bndl_reader *r, json_t *m, struct repro_err **err)

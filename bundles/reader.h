@@ -18,6 +18,8 @@
 #define BNDL_FMT_MAJOR 1
 #define BNDL_LINE_MAX (1024u * 1024u)
 #define BNDL_MANIFEST_MAX (1024u * 1024u)
+/* Largest single-object member (host.json) read whole, bytes. */
+#define BNDL_OBJECT_MAX (16u * 1024u * 1024u)
 #define BNDL_TOTAL_MAX (16ull * 1024 * 1024 * 1024)
 
 struct bndl_reader;
@@ -47,6 +49,19 @@ typedef int (*bndl_line_fn)(void *ctx, json_t *obj, size_t lineno, struct repro_
  */
 int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
 			struct repro_err **err);
+
+/*
+ * bndl_reader_has - 1 when the bundle has a regular-file member named
+ * member, 0 when not (an older bundle), -1 with *err when it cannot be read.
+ */
+int bndl_reader_has(struct bndl_reader *r, const char *member, struct repro_err **err);
+
+/*
+ * bndl_reader_load - a member holding one JSON object (host.json), parsed;
+ * a new reference.  NULL with *err: EPROTO when the member is missing (the
+ * message says so), larger than BNDL_OBJECT_MAX, or not a JSON object.
+ */
+json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro_err **err);
 
 /*
  * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout),

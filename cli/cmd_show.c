@@ -9,13 +9,17 @@
 #include <unistd.h>
 
 static const char show_usage[] =
-	"usage: repro show [--json | --trace] [--all] BUNDLE\n"
+	"usage: repro show [--json | --trace | --files | --net | --host] [--all] BUNDLE\n"
 	"\n"
-	"Show a recorded run: the command and its exit, the process tree, and the\n"
-	"failed calls of each process (the last 10 per process, newest first).\n"
+	"Show a recorded run: the command and its exit, the process tree, the\n"
+	"failed calls of each process (the last 10 per process, newest first), and\n"
+	"the failed network attempts and paths with what explains them.\n"
 	"\n"
-	"  --json    print one JSON object (manifest, processes, failures)\n"
+	"  --json    print JSON instead (with a view: that member as JSON)\n"
 	"  --trace   print the strace-style trace of every call\n"
+	"  --files   every path the run touched, its result and metadata\n"
+	"  --net     every network attempt and its outcome\n"
+	"  --host    the machine the run happened on\n"
 	"  --all     list every failed call, not only the last 10 per process\n"
 	"  --help    show this help\n"
 	"\n"
@@ -25,6 +29,9 @@ static const struct option show_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "trace", no_argument, NULL, 't' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "files", no_argument, NULL, 'f' },
+	{ "net", no_argument, NULL, 'n' },
+	{ "host", no_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,6 +57,15 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 			break;
 		case 'a':
 			opts->all = true;
+			break;
+		case 'f':
+			opts->view = RPL_VIEW_FILES;
+			break;
+		case 'n':
+			opts->view = RPL_VIEW_NET;
+			break;
+		case 'H':
+			opts->view = RPL_VIEW_HOST;
 			break;
 		case 'h':
 			fputs(show_usage, stdout);

@@ -44,7 +44,8 @@ void rec_capture_commit(struct rec_capture *c, size_t len)
 	struct bndl_blob *b = &c->ev.blobs[c->ev.nblobs - 1];
 
 	b->len = (uint32_t)len;
-	c->used = c->blob_off[c->ev.nblobs - 1] + len;
+	/* keep the byte after the data: strings are read as C strings until the event is written */
+	c->used = c->blob_off[c->ev.nblobs - 1] + len + 1;
 }
 
 void rec_capture_finish(struct rec_capture *c)

@@ -3,6 +3,7 @@
 #endif
 
 #include "replayer/show.h"
+#include "replayer/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "bundles/reader.h"
@@ -304,7 +305,7 @@ static int show_json(struct show_state *st, struct bndl_reader *r, struct repro_
 /* ---- text view ---- */
 
 /* Write s with control characters escaped: a bundle must not drive the terminal. */
-static void put_safe(FILE *out, const char *s)
+void rpl_put_safe(FILE *out, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -332,7 +333,7 @@ static bool needs_quotes(const char *s)
 static void put_word(FILE *out, const char *s)
 {
 	if (!needs_quotes(s)) {
-		put_safe(out, s);
+		rpl_put_safe(out, s);
 		return;
 	}
 	fputc('\'', out);
@@ -342,7 +343,7 @@ static void put_word(FILE *out, const char *s)
 		if (*s == '\'')
 			fputs("'\\''", out);
 		else
-			put_safe(out, one);
+			rpl_put_safe(out, one);
 	}
 	fputc('\'', out);
 }
@@ -375,7 +376,7 @@ static void put_exit(FILE *out, json_t *ex, json_t *proc, const char *word)
 {
 	if (json_is_object(ex) && json_is_string(json_object_get(ex, "signal"))) {
 		fputs("killed by ", out);
-		put_safe(out, bndl_json_str(ex, "signal"));
+		rpl_put_safe(out, bndl_json_str(ex, "signal"));
 		if (json_is_true(json_object_get(ex, "core_dumped")))
 			fputs(" (core dumped)", out);
 	} else if (json_is_object(ex) && json_is_integer(json_object_get(ex, "code"))) {
@@ -399,9 +400,9 @@ static void show_run(const struct show_state *st, json_t *m)
 	fputs("  command   ", out);
 	put_argv(out, json_object_get(m, "argv"));
 	fputs("\n  cwd       ", out);
-	put_safe(out, bndl_json_str(m, "cwd"));
+	rpl_put_safe(out, bndl_json_str(m, "cwd"));
 	fputs("\n  started   ", out);
-	put_safe(out, bndl_json_str(m, "started_at"));
+	rpl_put_safe(out, bndl_json_str(m, "started_at"));
 	fprintf(out, "\n  duration  %.2f s\n  exit      ",
 		(double)bndl_json_int(m, "duration_ns", 0) / 1e9);
 	put_exit(out, json_object_get(m, "exit"), NULL, "code");
@@ -411,7 +412,7 @@ static void show_run(const struct show_state *st, json_t *m)
 		bndl_json_int(counts, "processes", 0));
 	json_array_foreach (w, i, v) {
 		fputs("  warning   ", out);
-		put_safe(out, json_string_value(v));
+		rpl_put_safe(out, json_string_value(v));
 		fputc('\n', out);
 	}
 }
@@ -477,18 +478,18 @@ static void put_addr(FILE *out, json_t *addr)
 
 	if (family != NULL && strcmp(family, "AF_INET6") == 0) {
 		fputc('[', out);
-		put_safe(out, bndl_json_str(addr, "ip"));
+		rpl_put_safe(out, bndl_json_str(addr, "ip"));
 		fprintf(out, "]:%" PRId64, bndl_json_int(addr, "port", 0));
 	} else if (family != NULL && strcmp(family, "AF_INET") == 0) {
-		put_safe(out, bndl_json_str(addr, "ip"));
+		rpl_put_safe(out, bndl_json_str(addr, "ip"));
 		fprintf(out, ":%" PRId64, bndl_json_int(addr, "port", 0));
 	} else if (bndl_json_str(addr, "path") != NULL) {
-		put_safe(out, bndl_json_str(addr, "path"));
+		rpl_put_safe(out, bndl_json_str(addr, "path"));
 	} else if (bndl_json_str(addr, "abstract") != NULL) {
 		fputc('@', out);
-		put_safe(out, bndl_json_str(addr, "abstract"));
+		rpl_put_safe(out, bndl_json_str(addr, "abstract"));
 	} else {
-		put_safe(out, family != NULL ? family : "?");
+		rpl_put_safe(out, family != NULL ? family : "?");
 	}
 }
 
@@ -499,14 +500,14 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	const char *en = bndl_json_str(ev, "errno");
 
 	fputs("  ", out);
-	put_safe(out, bndl_json_str(ev, "syscall") ? bndl_json_str(ev, "syscall") : "?");
+	rpl_put_safe(out, bndl_json_str(ev, "syscall") ? bndl_json_str(ev, "syscall") : "?");
 	if (bndl_json_str(ev, "path") != NULL) {
 		fputc(' ', out);
-		put_safe(out, bndl_json_str(ev, "path"));
+		rpl_put_safe(out, bndl_json_str(ev, "path"));
 	}
 	if (bndl_json_str(ev, "newpath") != NULL) {
 		fputc(' ', out);
-		put_safe(out, bndl_json_str(ev, "newpath"));
+		rpl_put_safe(out, bndl_json_str(ev, "newpath"));
 	}
 	if (json_is_object(json_object_get(ev, "addr"))) {
 		fputc(' ', out);
@@ -518,12 +519,12 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	/* "0" says nothing on a line that is about the outcome */
 	if (bndl_json_str(ev, "flags") != NULL && strcmp(bndl_json_str(ev, "flags"), "0") != 0) {
 		fputc(' ', out);
-		put_safe(out, bndl_json_str(ev, "flags"));
+		rpl_put_safe(out, bndl_json_str(ev, "flags"));
 	}
 	fputs(" -> ", out);
 	if (st->opts->color)
 		fputs(RED, out);
-	put_safe(out, en != NULL ? en : "error");
+	rpl_put_safe(out, en != NULL ? en : "error");
 	if (st->opts->color)
 		fputs(RESET, out);
 	fputs(json_is_true(json_object_get(ev, "injected")) ? " (injected)\n" : "\n", out);
@@ -568,6 +569,8 @@ static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_
 	show_tree(st);
 	fputc('\n', st->out);
 	show_failures(st);
+	if (rpl_views_failed(r, st->out, st->opts->color, st->opts->all ? 0 : RPL_SHOW_FAILURES, err) < 0)
+		return -1;
 	if (fflush(st->out) == EOF || ferror(st->out))
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
@@ -591,6 +594,13 @@ int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err *
 		return -1;
 	if (opts->trace) {
 		if (bndl_reader_copy(r, "trace.txt", out, err) < 0)
+			return -1;
+		if (fflush(out) == EOF)
+			return repro_err_set(err, errno, "cannot write output");
+		return 0;
+	}
+	if (opts->view != RPL_VIEW_SUMMARY) {
+		if (rpl_views_show(r, opts->view, opts->json, out, err) < 0)
 			return -1;
 		if (fflush(out) == EOF)
 			return repro_err_set(err, errno, "cannot write output");

@@ -16,7 +16,16 @@
 /* At most this many processes in a bundle (a hostile one could list millions). */
 #define RPL_SHOW_MAX_PROCS 1000000u
 
+/* Which view: the summary, or one member of the bundle as a table. */
+enum rpl_show_view {
+	RPL_VIEW_SUMMARY = 0,
+	RPL_VIEW_FILES,   /* files.jsonl */
+	RPL_VIEW_NET,     /* network.jsonl */
+	RPL_VIEW_HOST,    /* host.json */
+};
+
 struct rpl_show_opts {
+	enum rpl_show_view view;
 	const char *bundle_path; /* borrowed */
 	bool json;		 /* one JSON object instead of text */
 	bool trace;		 /* copy trace.txt instead (wins over json) */

@@ -1,0 +1,31 @@
+#ifndef REPRO_REPLAYER_SHOW_INTERNAL_H
+#define REPRO_REPLAYER_SHOW_INTERNAL_H
+
+/* Shared between the views of `repro show` (replayer/show.c, replayer/views.c). */
+
+#include "bundles/reader.h"
+#include "common/err.h"
+#include "replayer/show.h"
+
+#include <stdio.h>
+
+/* rpl_put_safe - s to out with control bytes as \xNN (a bundle must not drive the terminal). */
+void rpl_put_safe(FILE *out, const char *s);
+
+/*
+ * rpl_views_failed - the "Files" and "Network" sections of the summary: one
+ * line per failed path (with the directory that explains it) and per failed
+ * network attempt, at most limit lines each (0: all).  Bundles without
+ * files.jsonl / network.jsonl show nothing.  Returns 0, or -1 with *err.
+ */
+int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit, struct repro_err **err);
+
+/*
+ * rpl_views_show - the --files, --net or --host view (text or JSON) of the
+ * bundle.  Returns 0, or -1 with *err (EPROTO when the bundle has no such
+ * member, naming it).
+ */
+int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FILE *out,
+		   struct repro_err **err);
+
+#endif

@@ -1,0 +1,344 @@
+/*
+ * The member views of `repro show` (--files, --net, --host) and the failed
+ * paths and network attempts of the summary, each line with the facts that
+ * explain it (docs/bundle-format.md: files.jsonl "ancestors" and "mount",
+ * network.jsonl "outcome").
+ */
+#include "replayer/show_internal.h"
+#include "bundles/json_util.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RED "\033[31m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static inline void cleanup_json_fn(json_t **j)
+{
+	json_decref(*j);
+}
+#define cleanup_json_ref __attribute__((cleanup(cleanup_json_fn)))
+
+/* "dir 0755 0:0" for a meta object, or "missing". */
+static void put_meta(FILE *out, json_t *meta)
+{
+	if (!json_is_object(meta)) {
+		fputs("missing", out);
+		return;
+	}
+	rpl_put_safe(out, bndl_json_str(meta, "type"));
+	fputc(' ', out);
+	rpl_put_safe(out, bndl_json_str(meta, "mode"));
+	fprintf(out, " owner %" PRId64 ":%" PRId64, bndl_json_int(meta, "uid", -1), bndl_json_int(meta, "gid", -1));
+}
+
+static bool has_option(json_t *mount, const char *key, const char *opt)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (json_object_get(mount, key), i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), opt) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Why a path failed, from its own facts: the first missing component for
+ * ENOENT/ENOTDIR, a read-only mount for EROFS, else the nearest existing
+ * directory (whose mode and owner decide EACCES/EPERM).
+ */
+static void put_explanation(FILE *out, json_t *f)
+{
+	const char *err = bndl_json_str(f, "errno");
+	json_t *anc = json_object_get(f, "ancestors"), *mount = json_object_get(f, "mount"), *a;
+	json_t *missing = NULL, *nearest = NULL;
+	size_t i;
+
+	json_array_foreach (anc, i, a) {
+		if (!json_is_object(json_object_get(a, "meta")))
+			missing = a; /* ancestors go up towards /: the last missing one is the first component */
+		else if (nearest == NULL)
+			nearest = a;
+	}
+	if (err != NULL && strcmp(err, "EROFS") == 0 && json_is_object(mount) &&
+	    (has_option(mount, "options", "ro") || has_option(mount, "super_options", "ro"))) {
+		fputs(" - read-only mount ", out);
+		rpl_put_safe(out, bndl_json_str(mount, "mount_point"));
+		return;
+	}
+	if (err != NULL && (strcmp(err, "ENOENT") == 0 || strcmp(err, "ENOTDIR") == 0) && missing != NULL) {
+		fputs(" - missing: ", out);
+		rpl_put_safe(out, bndl_json_str(missing, "path"));
+		return;
+	}
+	if (nearest != NULL) {
+		fputs(" - ", out);
+		rpl_put_safe(out, bndl_json_str(nearest, "path"));
+		fputs(": ", out);
+		put_meta(out, json_object_get(nearest, "meta"));
+	}
+	if (json_is_object(mount) && has_option(mount, "options", "noexec")) {
+		fputs(", noexec mount ", out);
+		rpl_put_safe(out, bndl_json_str(mount, "mount_point"));
+	}
+}
+
+static void put_ops(FILE *out, json_t *ops)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (ops, i, v) {
+		fputs(i ? "," : "", out);
+		rpl_put_safe(out, json_string_value(v));
+	}
+}
+
+static void put_errno(FILE *out, const char *e, bool color)
+{
+	fprintf(out, "%s%-7s%s", color ? RED : "", e != NULL ? e : "-", color ? RESET : "");
+}
+
+struct lines {
+	FILE *out;
+	bool color;
+	bool failed_only;
+	size_t limit, shown, total;
+	int pass; /* failed paths: 1 what matters first, 2 plain lookups; 0 everything */
+};
+
+/* A failure that is more than a lookup: not ENOENT, or a path it meant to create, write, run. */
+static bool matters(json_t *f, const char *e)
+{
+	size_t i;
+	json_t *op;
+
+	if (strcmp(e, "ENOENT") != 0)
+		return true;
+	json_array_foreach (json_object_get(f, "ops"), i, op)
+		if (json_is_string(op) && strcmp(json_string_value(op), "stat") != 0 &&
+		    strcmp(json_string_value(op), "read") != 0)
+			return true;
+	return false;
+}
+
+static int on_file(void *ctx, json_t *f, size_t lineno, struct repro_err **err)
+{
+	struct lines *l = ctx;
+	const char *e = bndl_json_str(f, "errno");
+
+	if (l->failed_only && e == NULL)
+		return 0;
+	if (l->pass != 0 && e != NULL && matters(f, e) != (l->pass == 1))
+		return 0;
+	l->total++;
+	if (l->limit != 0 && l->shown >= l->limit)
+		return 0;
+	l->shown++;
+	fputs("  ", l->out);
+	put_errno(l->out, e != NULL ? e : "ok", l->color && e != NULL);
+	fputc(' ', l->out);
+	rpl_put_safe(l->out, bndl_json_str(f, "path"));
+	fputs(" (", l->out);
+	put_ops(l->out, json_object_get(f, "ops"));
+	fputc(')', l->out);
+	if (e != NULL) {
+		put_explanation(l->out, f);
+	} else {
+		fputs(" ", l->out);
+		put_meta(l->out, json_object_get(f, "meta"));
+	}
+	fputc('\n', l->out);
+	return 0;
+}
+
+static void put_address(FILE *out, json_t *n)
+{
+	const char *fam = bndl_json_str(n, "family");
+
+	if (bndl_json_str(n, "ip") != NULL) {
+		bool v6 = fam != NULL && strcmp(fam, "AF_INET6") == 0;
+
+		fputs(v6 ? "[" : "", out);
+		rpl_put_safe(out, bndl_json_str(n, "ip"));
+		fprintf(out, "%s:%" PRId64, v6 ? "]" : "", bndl_json_int(n, "port", 0));
+	} else if (bndl_json_str(n, "path") != NULL) {
+		rpl_put_safe(out, bndl_json_str(n, "path"));
+	} else if (bndl_json_str(n, "abstract") != NULL) {
+		fputc('@', out);
+		rpl_put_safe(out, bndl_json_str(n, "abstract"));
+	} else {
+		rpl_put_safe(out, fam != NULL ? fam : "?");
+	}
+}
+
+static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
+{
+	struct lines *l = ctx;
+	const char *e = bndl_json_str(n, "errno");
+	json_t *dur = json_object_get(n, "dur_ns");
+
+	if (l->failed_only && e == NULL)
+		return 0;
+	l->total++;
+	if (l->limit != 0 && l->shown >= l->limit)
+		return 0;
+	l->shown++;
+	fputs("  ", l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "syscall"));
+	fputc(' ', l->out);
+	put_address(l->out, n);
+	fputs(" -> ", l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
+	if (e != NULL)
+		fprintf(l->out, " (%s%s%s)", l->color ? RED : "", e, l->color ? RESET : "");
+	fprintf(l->out, ", pid %" PRId64, bndl_json_int(n, "pid", 0));
+	if (json_is_integer(dur))
+		fprintf(l->out, ", %.1f ms", (double)json_integer_value(dur) / 1e6);
+	fputc('\n', l->out);
+	return 0;
+}
+
+static int section(struct bndl_reader *r, const char *member, const char *title, bndl_line_fn fn,
+		   struct lines *l, struct repro_err **err)
+{
+	int has = bndl_reader_has(r, member, err);
+
+	if (has <= 0)
+		return has;
+	fprintf(l->out, "\n%s%s%s\n", l->color ? BOLD : "", title, l->color ? RESET : "");
+	if (bndl_reader_foreach(r, member, fn, l, err) < 0)
+		return -1;
+	if (l->pass == 1) { /* then the plain lookups, under the same limit */
+		l->pass = 2;
+		if (bndl_reader_foreach(r, member, fn, l, err) < 0)
+			return -1;
+	}
+	if (l->total == 0)
+		fputs("  none\n", l->out);
+	else if (l->total > l->shown)
+		fprintf(l->out, "  ... %zu more (repro show --%s)\n", l->total - l->shown,
+			strcmp(member, "files.jsonl") == 0 ? "files" : "net");
+	return 0;
+}
+
+int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit, struct repro_err **err)
+{
+	struct lines files = { out, color, true, limit, 0, 0, 1 }, net = { out, color, true, limit, 0, 0, 0 };
+
+	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
+		return -1;
+	return section(r, "files.jsonl", "Failed paths", on_file, &files, err);
+}
+
+/* ---- --host ---- */
+
+static void put_kv(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "  %-14s ", key);
+	rpl_put_safe(out, value != NULL ? value : "?");
+	fputc('\n', out);
+}
+
+static void put_list(FILE *out, const char *key, json_t *arr)
+{
+	size_t i;
+	json_t *v;
+
+	fprintf(out, "  %-14s ", key);
+	json_array_foreach (arr, i, v) {
+		fputs(i ? ", " : "", out);
+		if (json_is_string(v))
+			rpl_put_safe(out, json_string_value(v));
+		else if (json_is_integer(v))
+			fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	}
+	fputc('\n', out);
+}
+
+static void show_host(json_t *h, FILE *out)
+{
+	json_t *k = json_object_get(h, "kernel"), *d = json_object_get(h, "distribution");
+	json_t *caps = json_object_get(h, "capabilities"), *dns = json_object_get(h, "dns");
+	json_t *nofile = json_object_get(json_object_get(h, "rlimits"), "NOFILE");
+	char ids[128];
+
+	put_kv(out, "kernel", bndl_json_str(k, "release"));
+	put_kv(out, "distribution", bndl_json_str(d, "pretty_name"));
+	put_kv(out, "arch", bndl_json_str(h, "arch"));
+	put_kv(out, "hostname", bndl_json_str(h, "hostname"));
+	snprintf(ids, sizeof(ids), "uid %" PRId64 " gid %" PRId64, bndl_json_int(h, "uid", -1),
+		 bndl_json_int(h, "gid", -1));
+	put_kv(out, "ids", ids);
+	put_list(out, "groups", json_object_get(h, "groups"));
+	put_kv(out, "umask", bndl_json_str(h, "umask"));
+	put_kv(out, "capabilities", bndl_json_str(caps, "effective"));
+	if (json_is_object(nofile)) {
+		cleanup_free char *text = json_dumps(nofile, JSON_COMPACT);
+
+		put_kv(out, "NOFILE", text);
+	}
+	put_kv(out, "cwd", bndl_json_str(h, "cwd"));
+	put_list(out, "nameservers", json_object_get(json_object_get(dns, "resolv_conf"), "nameservers"));
+	put_kv(out, "nsswitch hosts", bndl_json_str(dns, "nsswitch_hosts"));
+	fprintf(out, "  %-14s %zu\n", "mounts", json_array_size(json_object_get(h, "mounts")));
+	fprintf(out, "  %-14s %zu variables\n", "environment", json_object_size(json_object_get(h, "environment")));
+	put_kv(out, "sandbox", bndl_json_str(h, "sandbox"));
+}
+
+/* ---- whole views ---- */
+
+static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	json_array_append(ctx, o);
+	return 0;
+}
+
+static int view_json(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)
+{
+	cleanup_json_ref json_t *doc = NULL;
+
+	if (strcmp(member, "host.json") == 0) {
+		doc = bndl_reader_load(r, member, err);
+		if (doc == NULL)
+			return -1;
+	} else {
+		doc = json_array();
+		if (bndl_reader_foreach(r, member, dump_line, doc, err) < 0)
+			return -1;
+	}
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', out) == EOF)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	return 0;
+}
+
+int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FILE *out,
+		   struct repro_err **err)
+{
+	const char *member = view == RPL_VIEW_FILES ? "files.jsonl" : view == RPL_VIEW_NET ? "network.jsonl"
+											      : "host.json";
+	struct lines l = { out, false, false, 0, 0, 0, 0 };
+	cleanup_json_ref json_t *host = NULL;
+	int has = bndl_reader_has(r, member, err);
+
+	if (has < 0)
+		return -1;
+	if (has == 0)
+		return repro_err_set(err, EPROTO, "the bundle has no %s (written by an older repro?)", member);
+	if (json)
+		return view_json(r, member, out, err);
+	if (view == RPL_VIEW_HOST) {
+		host = bndl_reader_load(r, member, err);
+		if (host == NULL)
+			return -1;
+		show_host(host, out);
+		return 0;
+	}
+	return bndl_reader_foreach(r, member, view == RPL_VIEW_FILES ? on_file : on_net, &l, err);
+}

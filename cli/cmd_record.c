@@ -406,6 +406,7 @@ static int derive(struct session *s, struct repro_err **err)
 {
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", s->spool_dir);
 	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", s->spool_dir);
+	cleanup_free char *host = repro_xasprintf("%s/host.json", s->spool_dir);
 	struct rec_files_opts fo;
 	struct rec_files_stats fs = { 0 };
 	char note[256];
@@ -419,7 +420,8 @@ static int derive(struct session *s, struct repro_err **err)
 			 (unsigned long long)fs.dropped);
 		add_warning(s, note);
 	}
-	if (rec_iouring_note(s->spool_dir, note, sizeof(note), err) < 0)
+	if (rec_iouring_note(s->spool_dir, note, sizeof(note), err) < 0 ||
+	    rec_host_add_fs_usage(host, files, err) < 0)
 		return -1;
 	if (note[0] != '\0')
 		add_warning(s, note);

@@ -11,6 +11,7 @@
 #include "common/fdutil.h"
 #include "common/xalloc.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -626,4 +627,82 @@ json_t *rec_host_fs_usage(const char *const *paths, size_t n)
 		json_array_append_new(arr, entry);
 	}
 	return arr;
+}
+
+/* The longest mount point of mounts (host.json "mounts") that holds path, or -1. */
+static long mount_of(json_t *mounts, const char *path)
+{
+	size_t i, best_len = 0;
+	long best = -1;
+	json_t *m;
+
+	json_array_foreach (mounts, i, m) {
+		const char *mp = json_string_value(json_object_get(m, "mount_point"));
+		size_t len = mp != NULL ? strlen(mp) : 0;
+
+		if (len == 0 || strncmp(path, mp, len) != 0)
+			continue;
+		if (len > 1 && path[len] != '/' && path[len] != '\0')
+			continue; /* /usr is no prefix of /usrx */
+		if (len >= best_len) {
+			best_len = len;
+			best = (long)i;
+		}
+	}
+	return best;
+}
+
+struct fs_scan {
+	json_t *mounts; /* borrowed */
+	bool *used;     /* one per mount */
+	size_t nused;
+};
+
+static void scan_files(struct fs_scan *sc, FILE *f)
+{
+	cleanup_free char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *p = json_string_value(json_object_get(o, "path"));
+		long k = p != NULL ? mount_of(sc->mounts, p) : -1;
+
+		if (k >= 0 && !sc->used[k]) {
+			sc->used[k] = true;
+			sc->nused++;
+		}
+		json_decref(o);
+	}
+}
+
+int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err)
+{
+	cleanup_fclose FILE *f = fopen(files_path, "re");
+	json_error_t jerr;
+	json_t *host = json_load_file(host_path, 0, &jerr);
+	struct fs_scan sc = { 0 };
+	const char **paths;
+	size_t n = 0, i;
+	json_t *m;
+	int rc = 0;
+
+	if (host == NULL || f == NULL) {
+		json_decref(host);
+		return repro_err_set(err, errno ? errno : EINVAL, "cannot read '%s' or '%s'", host_path, files_path);
+	}
+	sc.mounts = json_object_get(host, "mounts");
+	sc.used = repro_xcalloc(json_array_size(sc.mounts) + 1, sizeof(bool));
+	scan_files(&sc, f);
+	paths = repro_xcalloc(sc.nused + 1, sizeof(char *));
+	json_array_foreach (sc.mounts, i, m)
+		if (sc.used[i])
+			paths[n++] = json_string_value(json_object_get(m, "mount_point"));
+	json_object_set_new(host, "filesystems", rec_host_fs_usage(paths, n));
+	if (json_dump_file(host, host_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+		rc = repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", host_path);
+	free(paths);
+	free(sc.used);
+	json_decref(host);
+	return rc;
 }

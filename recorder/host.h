@@ -77,4 +77,12 @@ json_t *rec_host_collect(const struct rec_host_opts *opts, struct repro_err **er
  */
 json_t *rec_host_fs_usage(const char *const *paths, size_t n);
 
+/*
+ * rec_host_add_fs_usage - after the run: add "filesystems" (as
+ * rec_host_fs_usage()) to the host.json at host_path for every mount of its
+ * "mounts" that holds a path of files.jsonl at files_path, and write it
+ * back.  Returns 0, or -1 with *err (read or write errors naming the file).
+ */
+int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err);
+
 #endif

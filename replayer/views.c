@@ -113,6 +113,18 @@ struct lines {
 	int pass; /* failed paths: 1 what matters first, 2 plain lookups; 0 everything */
 };
 
+/* Whether a line (errno e, NULL when it succeeded) is shown: counted, and not past the limit. */
+static bool take(struct lines *l, const char *e)
+{
+	if (l->failed_only && e == NULL)
+		return false;
+	l->total++;
+	if (l->limit != 0 && l->shown >= l->limit)
+		return false;
+	l->shown++;
+	return true;
+}
+
 /* A failure that is more than a lookup: not ENOENT, or a path it meant to create, write, run. */
 static bool matters(json_t *f, const char *e)
 {
@@ -133,14 +145,10 @@ static int on_file(void *ctx, json_t *f, size_t lineno, struct repro_err **err)
 	struct lines *l = ctx;
 	const char *e = bndl_json_str(f, "errno");
 
-	if (l->failed_only && e == NULL)
-		return 0;
 	if (l->pass != 0 && e != NULL && matters(f, e) != (l->pass == 1))
 		return 0;
-	l->total++;
-	if (l->limit != 0 && l->shown >= l->limit)
+	if (!take(l, e))
 		return 0;
-	l->shown++;
 	fputs("  ", l->out);
 	put_errno(l->out, e != NULL ? e : "ok", l->color && e != NULL);
 	fputc(' ', l->out);
@@ -184,12 +192,8 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	const char *e = bndl_json_str(n, "errno");
 	json_t *dur = json_object_get(n, "dur_ns");
 
-	if (l->failed_only && e == NULL)
+	if (!take(l, e))
 		return 0;
-	l->total++;
-	if (l->limit != 0 && l->shown >= l->limit)
-		return 0;
-	l->shown++;
 	fputs("  ", l->out);
 	rpl_put_safe(l->out, bndl_json_str(n, "syscall"));
 	fputc(' ', l->out);

@@ -15,7 +15,7 @@ PACKAGES=(
 	build-essential cmake pkg-config
 	libseccomp-dev libcap-dev libarchive-dev libzstd-dev liburing-dev
 	libjansson-dev libcmocka-dev libxxhash-dev
-	strace curl python3 git jq zstd
+	strace curl python3 git jq zstd clang-format
 	passwd util-linux iproute2 procps file
 )
 DEPS_DONE=0

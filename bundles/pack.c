@@ -47,8 +47,8 @@ struct tmp_member {
 
 struct pack_state {
 	const struct bndl_render_ops *ops; /* borrowed */
-	const char *spool_dir;             /* borrowed */
-	const char *const *extra;          /* borrowed: run->extra_members */
+	const char *spool_dir; /* borrowed */
+	const char *const *extra; /* borrowed: run->extra_members */
 	struct proc *procs;
 	size_t nprocs;
 	size_t cap;
@@ -198,7 +198,8 @@ static void on_proc_start(struct pack_state *st, const struct bndl_event *ev)
 }
 
 /* One argument, through the redaction callback when there is one. */
-static json_t *arg_json(const struct bndl_render_ops *ops, const char *s, size_t n, const char *prev)
+static json_t *arg_json(const struct bndl_render_ops *ops, const char *s, size_t n,
+			const char *prev)
 {
 	cleanup_free char *copy = NULL, *red = NULL;
 
@@ -241,7 +242,8 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 	json_object_set_new(exec, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(exec, "path",
 			    path != NULL ? bndl_json_bytes(path->data, path->len) : json_null());
-	json_object_set_new(exec, "argv", argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
+	json_object_set_new(exec, "argv",
+			    argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
 	json_array_append_new(p->execs, exec);
 }
 
@@ -361,18 +363,11 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 	if (ev->t_ns + ev->dur_ns > st->last_ns)
 		st->last_ns = ev->t_ns + ev->dur_ns;
 	switch ((enum bndl_rec_type)ev->type) {
-	case BNDL_REC_SYSCALL:
-		return on_syscall(st, ev, err);
-	case BNDL_REC_PROC_START:
-		on_proc_start(st, ev);
-		return 0;
-	case BNDL_REC_PROC_EXEC:
-		on_proc_exec(st, ev);
-		return 0;
+	case BNDL_REC_SYSCALL: return on_syscall(st, ev, err);
+	case BNDL_REC_PROC_START: on_proc_start(st, ev); return 0;
+	case BNDL_REC_PROC_EXEC: on_proc_exec(st, ev); return 0;
 	case BNDL_REC_PROC_EXIT:
-	case BNDL_REC_PROC_LEFT:
-		on_proc_end(st, ev);
-		return 0;
+	case BNDL_REC_PROC_LEFT: on_proc_end(st, ev); return 0;
 	}
 	return 0;
 }
@@ -492,7 +487,8 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 	json_object_set_new(counts, "processes", json_integer((json_int_t)st->nprocs));
 	json_object_set_new(m, "counts", counts);
 	json_object_set_new(m, "warnings", warnings_json(st, run->warnings));
-	json_object_set_new(m, "redacted", run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
+	json_object_set_new(m, "redacted",
+			    run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
 	return m;
 }
 
@@ -580,8 +576,8 @@ static int member_from_file(struct archive *a, const char *name, struct tmp_memb
 }
 
 /* A file of the spool directory (host.json, files.jsonl) as a member, when it exists. */
-static int member_from_spool(struct archive *a, const char *spool_dir, const char *name, time_t mtime,
-			     const char *out_path, struct repro_err **err)
+static int member_from_spool(struct archive *a, const char *spool_dir, const char *name,
+			     time_t mtime, const char *out_path, struct repro_err **err)
 {
 	cleanup_free char *path = repro_path_join(spool_dir, name);
 	struct tmp_member src = { .path = repro_xstrdup(path) };
@@ -671,9 +667,10 @@ static int write_bundle(struct pack_state *st, const char *manifest, time_t mtim
 int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
 	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err)
 {
-	cleanup_pack_state struct pack_state st = {
-		.ops = ops, .spool_dir = spool_dir, .extra = run->extra_members, .pids = bndl_pidmap_new()
-	};
+	cleanup_pack_state struct pack_state st = { .ops = ops,
+						    .spool_dir = spool_dir,
+						    .extra = run->extra_members,
+						    .pids = bndl_pidmap_new() };
 	cleanup_json json_t *manifest = NULL;
 	cleanup_free char *manifest_text = NULL;
 

@@ -25,8 +25,8 @@
  * is_failure: set to true when the call failed (ret < 0), used for counts.
  */
 struct bndl_render_ops {
-	int (*render_event)(void *ctx, const struct bndl_event *ev, json_t **json, char **trace_line,
-			    struct repro_err **err);
+	int (*render_event)(void *ctx, const struct bndl_event *ev, json_t **json,
+			    char **trace_line, struct repro_err **err);
 	/*
 	 * redact_arg (may be NULL): the argument arg (prev: the one before it,
 	 * or NULL) as it may leave the machine, in a new string the caller
@@ -38,20 +38,20 @@ struct bndl_render_ops {
 
 /* Facts of the run that go into manifest.json. */
 struct bndl_run_info {
-	char *const *argv;       /* borrowed: NULL-terminated command line */
-	const char *cwd;         /* borrowed */
-	int64_t started_at_s;    /* wall clock, seconds since the epoch */
-	int64_t started_at_ns;   /* nanoseconds part */
+	char *const *argv; /* borrowed: NULL-terminated command line */
+	const char *cwd; /* borrowed */
+	int64_t started_at_s; /* wall clock, seconds since the epoch */
+	int64_t started_at_ns; /* nanoseconds part */
 	uint64_t duration_ns;
-	int has_exit;            /* 0 when the program's end was not seen */
-	int exit_code;           /* when has_exit and exit_signal == 0 */
-	int exit_signal;         /* the signal that killed it, or 0 */
+	int has_exit; /* 0 when the program's end was not seen */
+	int exit_code; /* when has_exit and exit_signal == 0 */
+	int exit_signal; /* the signal that killed it, or 0 */
 	int core_dumped;
-	const char *trace_classes;  /* borrowed: "file,network,process" */
-	const char *net_mode;       /* borrowed: "host" or "none" */
-	const char *sandbox;        /* borrowed: "userns+mntns[+netns]" or "none" */
-	const char *tool_version;   /* borrowed: "repro 0.1.0" */
-	const char *warnings;       /* borrowed, may be NULL: "; "-separated notes */
+	const char *trace_classes; /* borrowed: "file,network,process" */
+	const char *net_mode; /* borrowed: "host" or "none" */
+	const char *sandbox; /* borrowed: "userns+mntns[+netns]" or "none" */
+	const char *tool_version; /* borrowed: "repro 0.1.0" */
+	const char *warnings; /* borrowed, may be NULL: "; "-separated notes */
 	/*
 	 * borrowed, may be NULL: NULL-terminated names of files in the spool
 	 * directory (host.json, files.jsonl) packed after trace.txt, in this
@@ -70,8 +70,8 @@ struct bndl_run_info {
  * spool is left in place so nothing is lost).  The temporary member files it
  * writes into spool_dir are removed in either case.
  */
-int bndl_pack(const char *spool_dir, const struct bndl_run_info *run, const struct bndl_render_ops *ops,
-	      const char *out_path, struct repro_err **err);
+int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
+	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err);
 
 /*
  * bndl_runinfo_save / bndl_runinfo_load - keep the run facts known at the
@@ -82,7 +82,8 @@ int bndl_pack(const char *spool_dir, const struct bndl_run_info *run, const stru
  * belong to *holder).  The exit fields and duration_ns are left 0.  Errors:
  * errno of open/read/write; EPROTO when run.json is malformed.
  */
-int bndl_runinfo_save(const char *spool_dir, const struct bndl_run_info *run, struct repro_err **err);
+int bndl_runinfo_save(const char *spool_dir, const struct bndl_run_info *run,
+		      struct repro_err **err);
 int bndl_runinfo_load(const char *spool_dir, struct bndl_run_info *run, json_t **holder,
 		      char ***argv_holder, struct repro_err **err);
 

@@ -171,8 +171,8 @@ static char *read_small_member(const struct bndl_reader *r, const char *name, si
 	while ((n = member_read(r, &m, buf + len, max + 1 - len, err)) > 0) {
 		len += (size_t)n;
 		if (len > max)
-			return repro_err_set(err, EPROTO, "'%s': %s is larger than %zu bytes", r->path, name,
-					     max),
+			return repro_err_set(err, EPROTO, "'%s': %s is larger than %zu bytes",
+					     r->path, name, max),
 			       NULL;
 	}
 	if (n < 0)
@@ -206,12 +206,13 @@ json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro
 		return NULL;
 	o = json_loadb(text, len, 0, &jerr);
 	if (o == NULL)
-		return repro_err_set(err, EPROTO, "'%s': %s line %d: %s", r->path, member, jerr.line,
-				     jerr.text),
+		return repro_err_set(err, EPROTO, "'%s': %s line %d: %s", r->path, member,
+				     jerr.line, jerr.text),
 		       NULL;
 	if (!json_is_object(o)) {
 		json_decref(o);
-		return repro_err_set(err, EPROTO, "'%s': %s is not a JSON object", r->path, member), NULL;
+		return repro_err_set(err, EPROTO, "'%s': %s is not a JSON object", r->path, member),
+		       NULL;
 	}
 	return o;
 }
@@ -402,7 +403,8 @@ int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struc
 	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0) {
 		/* a hostile bundle must not drive the terminal: control bytes become '?' */
 		for (la_ssize_t i = 0; i < n; i++)
-			if (((unsigned char)chunk[i] < 0x20 && chunk[i] != '\n' && chunk[i] != '\t') ||
+			if (((unsigned char)chunk[i] < 0x20 && chunk[i] != '\n' &&
+			     chunk[i] != '\t') ||
 			    chunk[i] == 0x7f)
 				chunk[i] = '?';
 		if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n)

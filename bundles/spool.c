@@ -242,8 +242,8 @@ int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
 
 int bndl_spool_remove(const char *dir, struct repro_err **err)
 {
-	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO, "host.json", "files.jsonl",
-					      "network.jsonl" };
+	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO, "host.json",
+					     "files.jsonl", "network.jsonl" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		cleanup_free char *path = repro_path_join(dir, names[i]);

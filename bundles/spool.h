@@ -27,28 +27,28 @@
 #define BNDL_BLOB_MAX (64u * 1024u)
 
 enum bndl_rec_type {
-	BNDL_REC_SYSCALL = 1,    /* a traced syscall: entry + result */
+	BNDL_REC_SYSCALL = 1, /* a traced syscall: entry + result */
 	BNDL_REC_PROC_START = 2, /* a new process: pid, ppid, t_ns */
-	BNDL_REC_PROC_EXEC = 3,  /* a successful exec: pid, t_ns, PATH + ARGV blobs */
-	BNDL_REC_PROC_EXIT = 4,  /* a process ended: pid, t_ns, wait status */
-	BNDL_REC_PROC_LEFT = 5,  /* a process still running when recording stopped */
+	BNDL_REC_PROC_EXEC = 3, /* a successful exec: pid, t_ns, PATH + ARGV blobs */
+	BNDL_REC_PROC_EXIT = 4, /* a process ended: pid, t_ns, wait status */
+	BNDL_REC_PROC_LEFT = 5, /* a process still running when recording stopped */
 };
 
 enum bndl_event_flag {
 	BNDL_EV_UNFINISHED = 1u << 0, /* the tracee vanished before the call returned */
-	BNDL_EV_INJECTED = 1u << 1,   /* a policy imposed the result */
-	BNDL_EV_NO_RETURN = 1u << 2,  /* a call that does not return (exit, exit_group) */
-	BNDL_EV_COMPAT = 1u << 3,     /* made through the 32-bit entry (int $0x80) */
-	BNDL_EV_THREAD = 1u << 4,     /* PROC_START: the new task is a thread */
+	BNDL_EV_INJECTED = 1u << 1, /* a policy imposed the result */
+	BNDL_EV_NO_RETURN = 1u << 2, /* a call that does not return (exit, exit_group) */
+	BNDL_EV_COMPAT = 1u << 3, /* made through the 32-bit entry (int $0x80) */
+	BNDL_EV_THREAD = 1u << 4, /* PROC_START: the new task is a thread */
 };
 
 enum bndl_blob_kind {
-	BNDL_BLOB_STR = 1,      /* a string argument as read from the tracee (argi) */
-	BNDL_BLOB_PATH = 2,     /* absolute form of path argument argi */
+	BNDL_BLOB_STR = 1, /* a string argument as read from the tracee (argi) */
+	BNDL_BLOB_PATH = 2, /* absolute form of path argument argi */
 	BNDL_BLOB_SOCKADDR = 3, /* raw struct sockaddr bytes of argument argi */
-	BNDL_BLOB_ARGV = 4,     /* NUL-separated argv list of argument argi */
-	BNDL_BLOB_OUT = 5,      /* bytes the call wrote to argument argi (e.g. SO_ERROR) */
-	BNDL_BLOB_STRUCT = 6,   /* a struct read at entry (clone_args, open_how) */
+	BNDL_BLOB_ARGV = 4, /* NUL-separated argv list of argument argi */
+	BNDL_BLOB_OUT = 5, /* bytes the call wrote to argument argi (e.g. SO_ERROR) */
+	BNDL_BLOB_STRUCT = 6, /* a struct read at entry (clone_args, open_how) */
 	BNDL_BLOB_TRUNCATED = 0x8000, /* flag or'ed into kind: data was cut */
 };
 
@@ -62,17 +62,17 @@ struct bndl_blob {
 
 /* An event as handed to the spool and read back from it. */
 struct bndl_event {
-	uint16_t type;  /* enum bndl_rec_type */
+	uint16_t type; /* enum bndl_rec_type */
 	uint32_t flags; /* enum bndl_event_flag */
 	uint64_t seq;
-	uint64_t t_ns;   /* since the start of the recording (CLOCK_MONOTONIC) */
+	uint64_t t_ns; /* since the start of the recording (CLOCK_MONOTONIC) */
 	uint64_t dur_ns; /* entry to exit stop */
-	int32_t pid;     /* thread group id */
+	int32_t pid; /* thread group id */
 	int32_t tid;
-	int32_t ppid;   /* PROC_START only */
+	int32_t ppid; /* PROC_START only */
 	int32_t status; /* PROC_EXIT: wait status as from waitpid(2) */
-	int32_t nr;     /* syscall number for arch */
-	uint32_t arch;  /* AUDIT_ARCH_* of the call (linux/audit.h) */
+	int32_t nr; /* syscall number for arch */
+	uint32_t arch; /* AUDIT_ARCH_* of the call (linux/audit.h) */
 	uint64_t args[6];
 	int64_t ret; /* raw kernel return: -errno on failure */
 	uint16_t nblobs;
@@ -132,7 +132,8 @@ struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_e
  * end; bndl_spool_reader_was_truncated() then says so), -1 with *err on a
  * malformed record (EPROTO) or a read error.
  */
-int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev, struct repro_err **err);
+int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
+			   struct repro_err **err);
 
 /* bndl_spool_reader_was_truncated - true when the spool ended mid-record. */
 bool bndl_spool_reader_was_truncated(const struct bndl_spool_reader *r);

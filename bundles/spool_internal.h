@@ -19,8 +19,8 @@ struct bndl_spool_file_hdr {
 };
 
 struct bndl_spool_rec_hdr {
-	uint32_t len;	 /* bytes of the whole record, this header included; a multiple of 8 */
-	uint16_t type;	 /* enum bndl_rec_type */
+	uint32_t len; /* bytes of the whole record, this header included; a multiple of 8 */
+	uint16_t type; /* enum bndl_rec_type */
 	uint16_t nblobs; /* at most BNDL_EVENT_MAX_BLOBS */
 };
 

@@ -36,7 +36,7 @@ static const struct option pack_options[] = {
 
 struct pack_opts {
 	const char *spool_dir; /* borrowed from argv */
-	const char *out_path;  /* borrowed from argv */
+	const char *out_path; /* borrowed from argv */
 };
 
 /* Returns 1 when --help was printed, 0 to go on, -1 with *err on bad usage. */
@@ -48,12 +48,8 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 	opterr = 0; /* only main prints errors */
 	while ((c = getopt_long(argc, argv, "o:", pack_options, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			opts->out_path = optarg;
-			break;
-		case 'h':
-			fputs(pack_usage, stdout);
-			return 1;
+		case 'o': opts->out_path = optarg; break;
+		case 'h': fputs(pack_usage, stdout); return 1;
 		default:
 			return repro_err_set(err, 0,
 					     "pack: bad option '%s' (see 'repro pack --help')",
@@ -122,8 +118,10 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	if (output_inside(opts.spool_dir, opts.out_path))
-		return repro_err_set(err, EINVAL, "pack: the bundle '%s' would be written inside the spool "
-						  "'%s', which is removed after packing", opts.out_path, opts.spool_dir);
+		return repro_err_set(err, EINVAL,
+				     "pack: the bundle '%s' would be written inside the spool "
+				     "'%s', which is removed after packing",
+				     opts.out_path, opts.spool_dir);
 	if (bndl_runinfo_load(opts.spool_dir, &run, &holder, &run_argv, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	warnings = interrupted_warnings(run.warnings);

@@ -38,7 +38,7 @@ struct record_opts {
 	const char *output;
 	char *output_owned;
 	const char *keep_env[MAX_LIST + 1]; /* NULL-terminated */
-	const char *redact[MAX_LIST + 1];   /* NULL-terminated */
+	const char *redact[MAX_LIST + 1]; /* NULL-terminated */
 	size_t nkeep, nredact;
 	bool redact_hostname;
 	uint64_t hash_max; /* bytes */
@@ -92,8 +92,11 @@ static int parse_size(const char *text, uint64_t *out, struct repro_err **err)
 		shift = 20, end++;
 	else if (end != NULL && (*end == 'G' || *end == 'g'))
 		shift = 30, end++;
-	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || v > (UINT64_MAX >> shift))
-		return repro_err_set(err, EINVAL, "record --hash-max: expected a size such as 64M, got '%s'", text);
+	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' ||
+	    v > (UINT64_MAX >> shift))
+		return repro_err_set(err, EINVAL,
+				     "record --hash-max: expected a size such as 64M, got '%s'",
+				     text);
 	*out = (uint64_t)v << shift;
 	return 0;
 }
@@ -101,49 +104,47 @@ static int parse_size(const char *text, uint64_t *out, struct repro_err **err)
 static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 {
 	switch (c) {
-	case 'o':
-		o->output = optarg;
-		return 0;
+	case 'o': o->output = optarg; return 0;
 	case 't':
-		return rec_classes_parse(optarg, &o->classes, err) < 0 ? repro_err_wrap(err, "record --trace") : 0;
+		return rec_classes_parse(optarg, &o->classes, err) < 0
+			       ? repro_err_wrap(err, "record --trace")
+			       : 0;
 	case 'n':
 		if (strcmp(optarg, "none") != 0 && strcmp(optarg, "host") != 0)
-			return repro_err_set(err, EINVAL, "record --net: expected 'host' or 'none', got '%s'", optarg);
+			return repro_err_set(err, EINVAL,
+					     "record --net: expected 'host' or 'none', got '%s'",
+					     optarg);
 		o->net_none = strcmp(optarg, "none") == 0;
 		return 0;
-	case 'S':
-		o->sandbox = false;
-		return 0;
+	case 'S': o->sandbox = false; return 0;
 	case 'w':
 		if (strcmp(optarg, "all") != 0 && strcmp(optarg, "main") != 0)
-			return repro_err_set(err, EINVAL, "record --wait: expected 'all' or 'main', got '%s'", optarg);
+			return repro_err_set(err, EINVAL,
+					     "record --wait: expected 'all' or 'main', got '%s'",
+					     optarg);
 		o->wait_all = strcmp(optarg, "all") == 0;
 		return 0;
-	case 'v':
-		o->verbose = true;
-		return 0;
+	case 'v': o->verbose = true; return 0;
 	case 'k':
 	case 'r':
 		if ((c == 'k' ? o->nkeep : o->nredact) >= MAX_LIST)
-			return repro_err_set(err, E2BIG, "record: at most %d --keep-env / --redact", MAX_LIST);
+			return repro_err_set(err, E2BIG, "record: at most %d --keep-env / --redact",
+					     MAX_LIST);
 		if (c == 'k')
 			o->keep_env[o->nkeep++] = optarg;
 		else
 			o->redact[o->nredact++] = optarg;
 		return 0;
-	case 'H':
-		o->redact_hostname = true;
-		return 0;
-	case 'M':
-		return parse_size(optarg, &o->hash_max, err);
+	case 'H': o->redact_hostname = true; return 0;
+	case 'M': return parse_size(optarg, &o->hash_max, err);
 	case 'U':
 		if (strcmp(optarg, "allow") != 0 && strcmp(optarg, "deny") != 0)
-			return repro_err_set(err, EINVAL, "record --io-uring: expected 'allow' or 'deny', got '%s'",
-					     optarg);
+			return repro_err_set(
+				err, EINVAL,
+				"record --io-uring: expected 'allow' or 'deny', got '%s'", optarg);
 		o->deny_io_uring = strcmp(optarg, "deny") == 0;
 		return 0;
-	default:
-		return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
+	default: return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
 	}
 }
 
@@ -151,18 +152,25 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 static int parse_record_args(int argc, char **argv, struct record_opts *o, struct repro_err **err)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "trace", required_argument, NULL, 't' },
-		{ "net", required_argument, NULL, 'n' },    { "no-sandbox", no_argument, NULL, 'S' },
-		{ "wait", required_argument, NULL, 'w' },   { "verbose", no_argument, NULL, 'v' },
-		{ "keep-env", required_argument, NULL, 'k' }, { "redact", required_argument, NULL, 'r' },
-		{ "redact-hostname", no_argument, NULL, 'H' }, { "hash-max", required_argument, NULL, 'M' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "net", required_argument, NULL, 'n' },
+		{ "no-sandbox", no_argument, NULL, 'S' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "keep-env", required_argument, NULL, 'k' },
+		{ "redact", required_argument, NULL, 'r' },
+		{ "redact-hostname", no_argument, NULL, 'H' },
+		{ "hash-max", required_argument, NULL, 'M' },
 		{ "io-uring", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct record_opts){ .classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true,
-				   .hash_max = 64ull << 20 };
+	*o = (struct record_opts){
+		.classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true, .hash_max = 64ull << 20
+	};
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -170,15 +178,20 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			return 1;
 		}
 		if (c == '?')
-			return repro_err_set(err, EINVAL, "record: unknown option '%s'; see 'repro record --help'",
-					     argv[optind - 1]);
+			return repro_err_set(
+				err, EINVAL,
+				"record: unknown option '%s'; see 'repro record --help'",
+				argv[optind - 1]);
 		if (c == ':')
-			return repro_err_set(err, EINVAL, "record: option '%s' needs a value", argv[optind - 1]);
+			return repro_err_set(err, EINVAL, "record: option '%s' needs a value",
+					     argv[optind - 1]);
 		if (parse_opt(o, c, err) < 0)
 			return -1;
 	}
 	if (optind >= argc)
-		return repro_err_set(err, EINVAL, "record: no command given; usage: repro record [OPTIONS] -- CMD [ARG...]");
+		return repro_err_set(
+			err, EINVAL,
+			"record: no command given; usage: repro record [OPTIONS] -- CMD [ARG...]");
 	o->argv = argv + optind;
 	return 0;
 }
@@ -212,7 +225,8 @@ static char *spool_dir_for(const char *output)
 static int make_spool_dir(char *dir_template, struct repro_err **err)
 {
 	if (mkdtemp(dir_template) == NULL)
-		return repro_err_set(err, errno, "cannot create a spool directory '%s'", dir_template);
+		return repro_err_set(err, errno, "cannot create a spool directory '%s'",
+				     dir_template);
 	return 0;
 }
 
@@ -231,8 +245,10 @@ static int check_output(const char *out, struct repro_err **err)
 	if (out[0] == '\0')
 		return repro_err_set(err, EINVAL, "record: empty output path");
 	if (lstat(out, &st) == 0 && !S_ISREG(st.st_mode))
-		return repro_err_set(err, 0, "cannot write the bundle to '%s': it exists and is not a "
-						  "regular file", out);
+		return repro_err_set(err, 0,
+				     "cannot write the bundle to '%s': it exists and is not a "
+				     "regular file",
+				     out);
 	fd = mkostemp(probe, O_CLOEXEC);
 	if (fd < 0)
 		return repro_err_set(err, errno, "cannot write the bundle to '%s'", out);
@@ -258,7 +274,7 @@ struct session {
 	bool made_spool;
 	struct rec_redact *redact;
 	struct rpl_deny *deny; /* --io-uring=deny */
-	json_t *redacted;  /* names of what was redacted */
+	json_t *redacted; /* names of what was redacted */
 	char **argv_shown; /* argv as it may leave the machine */
 };
 
@@ -296,7 +312,9 @@ static void fill_info(struct session *s)
 		.started_at_ns = now.tv_nsec,
 		.trace_classes = s->classes,
 		.net_mode = s->o->net_none ? "none" : "host",
-		.sandbox = !s->o->sandbox ? "none" : s->o->net_none ? "userns+mntns+netns" : "userns+mntns",
+		.sandbox = !s->o->sandbox   ? "none"
+			   : s->o->net_none ? "userns+mntns+netns"
+					    : "userns+mntns",
 		.tool_version = "repro " REPRO_VERSION,
 	};
 }
@@ -314,7 +332,8 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 		n++;
 	s->argv_shown = repro_xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++) {
-		s->argv_shown[i] = rec_redact_arg(s->redact, s->o->argv[i], i ? s->o->argv[i - 1] : NULL);
+		s->argv_shown[i] =
+			rec_redact_arg(s->redact, s->o->argv[i], i ? s->o->argv[i - 1] : NULL);
 		if (strcmp(s->argv_shown[i], s->o->argv[i]) != 0)
 			rec_redact_note(s->redacted, "argv");
 	}
@@ -324,8 +343,11 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 static int write_host(struct session *s, struct repro_err **err)
 {
 	struct rec_host_opts ho = {
-		.redact = s->redact, .envp = (const char *const *)environ, .sandbox = s->info.sandbox,
-		.redact_hostname = s->o->redact_hostname, .redacted = s->redacted,
+		.redact = s->redact,
+		.envp = (const char *const *)environ,
+		.sandbox = s->info.sandbox,
+		.redact_hostname = s->o->redact_hostname,
+		.redacted = s->redacted,
 	};
 	cleanup_free char *path = repro_xasprintf("%s/host.json", s->spool_dir);
 	json_t *host = rec_host_collect(&ho, err);
@@ -343,7 +365,9 @@ static int write_host(struct session *s, struct repro_err **err)
 static int start(struct session *s, struct repro_err **err)
 {
 	cleanup_free struct lnch_filter_rule *rules = NULL;
-	struct lnch_spawn_opts so = { .argv = s->o->argv, .sandbox = s->o->sandbox, .net_none = s->o->net_none };
+	struct lnch_spawn_opts so = { .argv = s->o->argv,
+				      .sandbox = s->o->sandbox,
+				      .net_none = s->o->net_none };
 
 	if (redact_and_host(s, err) < 0)
 		return -1;
@@ -383,9 +407,10 @@ static void finish_info(struct session *s)
 	s->info.exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	s->info.core_dumped = WIFSIGNALED(st) && WCOREDUMP(st);
 	if (s->res.left_running > 0) {
-		snprintf(s->warnings, sizeof(s->warnings),
-			 "%u process(es) were still running when the recording stopped and were killed",
-			 s->res.left_running);
+		snprintf(
+			s->warnings, sizeof(s->warnings),
+			"%u process(es) were still running when the recording stopped and were killed",
+			s->res.left_running);
 		s->info.warnings = s->warnings;
 	}
 }
@@ -416,7 +441,8 @@ static int derive(struct session *s, struct repro_err **err)
 	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
 		return -1;
 	if (fs.dropped > 0) {
-		snprintf(note, sizeof(note), "%llu paths past the limit of files.jsonl were left out",
+		snprintf(note, sizeof(note),
+			 "%llu paths past the limit of files.jsonl were left out",
 			 (unsigned long long)fs.dropped);
 		add_warning(s, note);
 	}
@@ -453,8 +479,8 @@ static int outcome(struct session *s, struct repro_err **err)
 	int errnum, st = s->res.main_status;
 
 	if (lnch_child_setup_error(&s->child, &step, &errnum))
-		return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')", lnch_step_name(step),
-				     s->o->argv[0], s->o->output);
+		return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')",
+				     lnch_step_name(step), s->o->argv[0], s->o->output);
 	if (s->o->verbose || isatty(STDERR_FILENO))
 		fprintf(stderr, "repro: recorded %llu events into '%s'\n",
 			(unsigned long long)rec_recorder_count(s->rec), s->o->output);

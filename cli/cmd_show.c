@@ -26,14 +26,10 @@ static const char show_usage[] =
 	"Colour is used on a terminal unless NO_COLOR is set.\n";
 
 static const struct option show_options[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "trace", no_argument, NULL, 't' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "files", no_argument, NULL, 'f' },
-	{ "net", no_argument, NULL, 'n' },
-	{ "host", no_argument, NULL, 'H' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{ "json", no_argument, NULL, 'j' }, { "trace", no_argument, NULL, 't' },
+	{ "all", no_argument, NULL, 'a' },  { "files", no_argument, NULL, 'f' },
+	{ "net", no_argument, NULL, 'n' },  { "host", no_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
 /*
@@ -49,27 +45,13 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 	opterr = 0; /* only main prints errors */
 	while ((c = getopt_long(argc, argv, "", show_options, NULL)) != -1) {
 		switch (c) {
-		case 'j':
-			opts->json = true;
-			break;
-		case 't':
-			opts->trace = true;
-			break;
-		case 'a':
-			opts->all = true;
-			break;
-		case 'f':
-			opts->view = RPL_VIEW_FILES;
-			break;
-		case 'n':
-			opts->view = RPL_VIEW_NET;
-			break;
-		case 'H':
-			opts->view = RPL_VIEW_HOST;
-			break;
-		case 'h':
-			fputs(show_usage, stdout);
-			return 1;
+		case 'j': opts->json = true; break;
+		case 't': opts->trace = true; break;
+		case 'a': opts->all = true; break;
+		case 'f': opts->view = RPL_VIEW_FILES; break;
+		case 'n': opts->view = RPL_VIEW_NET; break;
+		case 'H': opts->view = RPL_VIEW_HOST; break;
+		case 'h': fputs(show_usage, stdout); return 1;
 		default:
 			return repro_err_set(err, 0,
 					     "show: unknown option '%s' (see 'repro show --help')",

@@ -62,7 +62,8 @@ static int parse_global(int argc, char **argv, int *status)
 			*status = 0;
 			return 1;
 		}
-		fprintf(stderr, "repro: unknown option '%s'; see 'repro --help'\n", argv[optind - 1]);
+		fprintf(stderr, "repro: unknown option '%s'; see 'repro --help'\n",
+			argv[optind - 1]);
 		*status = 2;
 		return 1;
 	}
@@ -100,7 +101,8 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[optind]);
 	if (cmd == NULL) {
-		fprintf(stderr, "repro: '%s' is not a repro command; see 'repro --help'\n", argv[optind]);
+		fprintf(stderr, "repro: '%s' is not a repro command; see 'repro --help'\n",
+			argv[optind]);
 		return 2;
 	}
 	argv += optind;

@@ -29,7 +29,8 @@ static void on_tick(int sig)
 /* A 250 ms tick while recording (zero interval: stopped). */
 static void set_tick(bool on)
 {
-	struct itimerval it = { .it_interval = { 0, on ? 250000 : 0 }, .it_value = { 0, on ? 250000 : 0 } };
+	struct itimerval it = { .it_interval = { 0, on ? 250000 : 0 },
+				.it_value = { 0, on ? 250000 : 0 } };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));

@@ -12,7 +12,7 @@
  */
 struct repro_err {
 	int errnum; /* an errno value, or 0 when none applies */
-	char *msg;  /* owned; lower-case, no trailing full stop */
+	char *msg; /* owned; lower-case, no trailing full stop */
 };
 
 /*

@@ -53,8 +53,8 @@ char *repro_read_file(const char *path, size_t max_bytes, size_t *len_out, struc
 			if (cap >= max_bytes) {
 				if (at_cap_is_end(fd))
 					break;
-				return repro_err_set(err, EFBIG, "'%s' is larger than %zu bytes", path,
-						     max_bytes),
+				return repro_err_set(err, EFBIG, "'%s' is larger than %zu bytes",
+						     path, max_bytes),
 				       NULL;
 			}
 			cap = cap * 2 > max_bytes ? max_bytes : cap * 2;

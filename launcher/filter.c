@@ -16,8 +16,8 @@ static inline void cleanup_seccomp_ctx(scmp_filter_ctx *ctx)
 }
 #define cleanup_seccomp __attribute__((cleanup(cleanup_seccomp_ctx)))
 
-static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter_rule *r, bool *added,
-		    struct repro_err **err)
+static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter_rule *r,
+		    bool *added, struct repro_err **err)
 {
 	int arch_nr = seccomp_syscall_resolve_name_arch(arch, r->name);
 	/* rule numbers are native (or libseccomp pseudo) numbers that libseccomp maps to each ABI */
@@ -33,8 +33,9 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
 				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_NE, r->value));
 	else
-		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
-				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->value));
+		rc = seccomp_rule_add(
+			ctx, SCMP_ACT_TRACE(0), nr, 1,
+			SCMP_CMP((unsigned)r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->value));
 	if (rc < 0)
 		return repro_err_set(err, -rc, "seccomp_rule_add '%s'", r->name);
 	*added = true;
@@ -53,7 +54,8 @@ static scmp_filter_ctx build_arch_ctx(uint32_t arch, const struct lnch_filter_ru
 	if (arch != seccomp_arch_native()) {
 		if ((rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE)) < 0 ||
 		    (rc = seccomp_arch_add(ctx, arch)) < 0)
-			return repro_err_set(err, -rc, "seccomp_arch_add %s", lnch_arch_name(arch)), NULL;
+			return repro_err_set(err, -rc, "seccomp_arch_add %s", lnch_arch_name(arch)),
+			       NULL;
 	}
 	/* Programs of an ABI the filter does not cover run untraced rather than killed. */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
@@ -78,10 +80,12 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog, struct repro
 		return repro_err_set(err, -rc, "seccomp_export_bpf");
 	size = lseek(fd, 0, SEEK_END);
 	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 || size > 65536 * 8)
-		return repro_err_set(err, EINVAL, "seccomp filter has a bad size (%lld bytes)", (long long)size);
+		return repro_err_set(err, EINVAL, "seccomp filter has a bad size (%lld bytes)",
+				     (long long)size);
 	buf = repro_xmalloc((size_t)size);
 	if (pread(fd, buf, (size_t)size, 0) != size)
-		return repro_err_set(err, errno ? errno : EIO, "cannot read back the seccomp filter");
+		return repro_err_set(err, errno ? errno : EIO,
+				     "cannot read back the seccomp filter");
 	prog->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
 	prog->filter = steal_ptr(&buf);
 	return 0;

@@ -30,9 +30,9 @@ enum lnch_step {
 };
 
 struct lnch_spawn_opts {
-	char *const *argv;   /* borrowed: NULL-terminated; argv[0] searched in PATH */
-	bool sandbox;        /* new user + mount namespaces */
-	bool net_none;       /* plus a network namespace with only loopback up */
+	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
+	bool sandbox; /* new user + mount namespaces */
+	bool net_none; /* plus a network namespace with only loopback up */
 	const struct lnch_filter_rule *rules; /* borrowed */
 	size_t nrules;
 };
@@ -40,9 +40,9 @@ struct lnch_spawn_opts {
 /* A started tracee, stopped nowhere, seized and running towards its exec. */
 struct lnch_child {
 	pid_t pid;
-	int err_fd;          /* read end of the child's error pipe (owned) */
-	char *exec_path;     /* owned: the resolved program path */
-	uint64_t t0_ns;      /* CLOCK_MONOTONIC at spawn */
+	int err_fd; /* read end of the child's error pipe (owned) */
+	char *exec_path; /* owned: the resolved program path */
+	uint64_t t0_ns; /* CLOCK_MONOTONIC at spawn */
 };
 
 /*
@@ -74,9 +74,9 @@ struct lnch_loop;
 
 /* The outcome of a run. */
 struct lnch_result {
-	int main_status;     /* wait status of the first process (waitpid(2)) */
-	bool main_seen;      /* main_status is valid */
-	uint64_t end_ns;     /* time since t0 when the last traced task ended */
+	int main_status; /* wait status of the first process (waitpid(2)) */
+	bool main_seen; /* main_status is valid */
+	uint64_t end_ns; /* time since t0 when the last traced task ended */
 	unsigned left_running; /* processes still running when the recording stopped */
 };
 

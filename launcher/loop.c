@@ -122,8 +122,8 @@ static struct lnch_task *task_for(struct lnch_loop *loop, pid_t tid)
 	return task;
 }
 
-static void fill_stop(struct lnch_loop *loop, struct lnch_task *task, const struct __ptrace_syscall_info *si,
-		      struct lnch_stop *st)
+static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
+		      const struct __ptrace_syscall_info *si, struct lnch_stop *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->tid = task->tid;
@@ -179,7 +179,8 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -234,8 +235,8 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	is_thread = child->pid == ppid && ctid != ppid;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_spawn != NULL)
-			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid, is_thread,
-						   since_start(loop));
+			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid,
+						   is_thread, since_start(loop));
 	/* the table may have moved: look the parent up again */
 	resume(lnch_tasks_get(&loop->tasks, ptid), 0);
 }
@@ -261,7 +262,8 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 	former = msg ? (pid_t)msg : tid;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exec != NULL)
-			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former, since_start(loop));
+			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former,
+						  since_start(loop));
 	resume(task, 0);
 }
 
@@ -310,7 +312,8 @@ static void stop_all(struct lnch_loop *loop)
 			continue;
 		for (size_t j = 0; j < loop->nobs; j++)
 			if (loop->obs[j].ops->on_left_running != NULL)
-				loop->obs[j].ops->on_left_running(loop->obs[j].ctx, task->tid, task->pid, t);
+				loop->obs[j].ops->on_left_running(loop->obs[j].ctx, task->tid,
+								  task->pid, t);
 		if (task->tid == task->pid)
 			loop->res.left_running++;
 		kill(task->tid, SIGKILL);

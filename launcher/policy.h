@@ -14,8 +14,8 @@
 
 /* What a policy decides for one call. */
 struct lnch_verdict {
-	int errnum;         /* 0: let the call run; else skip it and return -errnum */
-	uint64_t delay_ns;  /* wait this long before returning the imposed result */
+	int errnum; /* 0: let the call run; else skip it and return -errnum */
+	uint64_t delay_ns; /* wait this long before returning the imposed result */
 };
 
 struct lnch_policy_ops {

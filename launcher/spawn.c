@@ -45,22 +45,14 @@ uint64_t lnch_now_ns(void)
 const char *lnch_step_name(enum lnch_step step)
 {
 	switch (step) {
-	case LNCH_STEP_UNSHARE:
-		return "cannot create user and mount namespaces";
-	case LNCH_STEP_SYNC:
-		return "lost contact with the tracer";
-	case LNCH_STEP_MOUNT_PRIVATE:
-		return "cannot make mounts private";
-	case LNCH_STEP_LOOPBACK:
-		return "cannot bring up loopback in the new network namespace";
-	case LNCH_STEP_NO_NEW_PRIVS:
-		return "cannot set no_new_privs";
-	case LNCH_STEP_SECCOMP:
-		return "cannot install the seccomp filter";
-	case LNCH_STEP_EXEC:
-		return "cannot execute";
-	case LNCH_STEP_NONE:
-		break;
+	case LNCH_STEP_UNSHARE: return "cannot create user and mount namespaces";
+	case LNCH_STEP_SYNC: return "lost contact with the tracer";
+	case LNCH_STEP_MOUNT_PRIVATE: return "cannot make mounts private";
+	case LNCH_STEP_LOOPBACK: return "cannot bring up loopback in the new network namespace";
+	case LNCH_STEP_NO_NEW_PRIVS: return "cannot set no_new_privs";
+	case LNCH_STEP_SECCOMP: return "cannot install the seccomp filter";
+	case LNCH_STEP_EXEC: return "cannot execute";
+	case LNCH_STEP_NONE: break;
 	}
 	return "set-up";
 }
@@ -137,7 +129,7 @@ struct child_args {
 	const char *exec_path;
 	struct sock_fprog *prog;
 	int ready_fd; /* child writes one byte when its namespaces exist */
-	int go_fd;    /* parent writes one byte when maps are written and the child is seized */
+	int go_fd; /* parent writes one byte when maps are written and the child is seized */
 	int err_fd;
 };
 
@@ -203,7 +195,8 @@ static int write_id_maps(pid_t pid, struct repro_err **err)
 
 static int read_ptrace_scope(void)
 {
-	cleanup_free char *text = repro_read_file("/proc/sys/kernel/yama/ptrace_scope", 64, NULL, NULL);
+	cleanup_free char *text =
+		repro_read_file("/proc/sys/kernel/yama/ptrace_scope", 64, NULL, NULL);
 
 	return text ? atoi(text) : -1;
 }
@@ -219,10 +212,13 @@ static int seize(pid_t pid, struct repro_err **err)
 		return 0;
 	scope = read_ptrace_scope();
 	if (errno == EPERM && scope > 0)
-		return repro_err_set(err, EPERM, "cannot trace the program: ptrace is restricted "
-						 "(kernel.yama.ptrace_scope=%d)", scope);
-	return repro_err_set(err, errno, "cannot trace the program: ptrace(PTRACE_SEIZE) failed "
-					 "(a container's seccomp profile may block ptrace)");
+		return repro_err_set(err, EPERM,
+				     "cannot trace the program: ptrace is restricted "
+				     "(kernel.yama.ptrace_scope=%d)",
+				     scope);
+	return repro_err_set(err, errno,
+			     "cannot trace the program: ptrace(PTRACE_SEIZE) failed "
+			     "(a container's seccomp profile may block ptrace)");
 }
 
 /* Reads the child's error record when it died before signalling readiness. */
@@ -233,9 +229,10 @@ static int child_setup_failed(int err_fd, struct repro_err **err)
 	if (read(err_fd, &ce, sizeof(ce)) != (ssize_t)sizeof(ce))
 		return repro_err_set(err, EPIPE, "the program's set-up process died");
 	if (ce.step == LNCH_STEP_UNSHARE)
-		return repro_err_set(err, ce.errnum, "cannot create user and mount namespaces (user "
-						     "namespaces are disabled here, or repro runs in a chroot; use "
-						     "--no-sandbox to record without them)");
+		return repro_err_set(err, ce.errnum,
+				     "cannot create user and mount namespaces (user "
+				     "namespaces are disabled here, or repro runs in a chroot; use "
+				     "--no-sandbox to record without them)");
 	return repro_err_set(err, ce.errnum, "%s", lnch_step_name(ce.step));
 }
 
@@ -284,7 +281,8 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 		return -1;
 	if (lnch_filter_build(opts->rules, opts->nrules, &prog, err) < 0)
 		return repro_err_wrap(err, "cannot build the seccomp filter");
-	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 || pipe2(p.err, O_CLOEXEC) < 0)
+	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 ||
+	    pipe2(p.err, O_CLOEXEC) < 0)
 		return repro_err_set(err, errno, "pipe2");
 	t0 = lnch_now_ns();
 	pid = fork();

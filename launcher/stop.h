@@ -14,14 +14,14 @@
 
 struct lnch_stop {
 	pid_t tid;
-	pid_t pid;      /* thread group id */
-	bool is_entry;  /* seccomp stop (entry) or syscall-exit stop */
-	uint32_t arch;  /* AUDIT_ARCH_* (linux/audit.h) */
-	int nr;         /* syscall number for arch */
+	pid_t pid; /* thread group id */
+	bool is_entry; /* seccomp stop (entry) or syscall-exit stop */
+	uint32_t arch; /* AUDIT_ARCH_* (linux/audit.h) */
+	int nr; /* syscall number for arch */
 	uint64_t args[6];
-	int64_t ret;    /* exit only: raw return, -errno on failure */
-	bool injected;  /* exit only: a policy imposed ret; the call did not run */
-	uint64_t t_ns;  /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
+	int64_t ret; /* exit only: raw return, -errno on failure */
+	bool injected; /* exit only: a policy imposed ret; the call did not run */
+	uint64_t t_ns; /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
 };
 
 /* What an observer's entry callback asks of the loop. */
@@ -41,8 +41,8 @@ struct lnch_observer_ops {
 	/* syscall-exit stop of a call whose entry asked for it */
 	void (*on_exit)(void *ctx, const struct lnch_stop *st);
 	/* a new task: child_pid is its thread group id (== parent_pid for a thread) */
-	void (*on_spawn)(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_pid, bool is_thread,
-			 uint64_t t_ns);
+	void (*on_spawn)(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_pid,
+			 bool is_thread, uint64_t t_ns);
 	/* a successful exec in pid; former_tid is the thread that called it (ptrace(2) "execve under ptrace") */
 	void (*on_exec)(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns);
 	/* a task is gone (status as from waitpid(2), or -1 when it vanished in an exec) */

@@ -61,7 +61,8 @@ struct lnch_task *lnch_tasks_put(struct lnch_tasks *t, pid_t tid)
 		return task;
 	if ((t->count + t->tombs + 1) * 4 >= t->cap * 3)
 		rehash(t);
-	for (i = slot_of(t, tid); t->slots[i].tid != 0 && t->slots[i].tid != TOMB; i = (i + 1) & (t->cap - 1))
+	for (i = slot_of(t, tid); t->slots[i].tid != 0 && t->slots[i].tid != TOMB;
+	     i = (i + 1) & (t->cap - 1))
 		;
 	if (t->slots[i].tid == TOMB)
 		t->tombs--;

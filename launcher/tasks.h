@@ -9,10 +9,10 @@
 #include <sys/types.h>
 
 struct lnch_task {
-	pid_t tid;      /* 0: free slot */
-	pid_t pid;      /* thread group id */
+	pid_t tid; /* 0: free slot */
+	pid_t pid; /* thread group id */
 	bool in_syscall; /* between a seccomp stop that asked for the exit and that exit */
-	bool injected;  /* the current call was skipped by a policy */
+	bool injected; /* the current call was skipped by a policy */
 	int inject_errnum;
 	uint64_t inject_delay_ns;
 	bool seen_spawn; /* the parent's fork/clone event has been handled */
@@ -20,7 +20,7 @@ struct lnch_task {
 
 struct lnch_tasks {
 	struct lnch_task *slots;
-	size_t cap;   /* power of two */
+	size_t cap; /* power of two */
 	size_t count; /* live tasks */
 	size_t tombs; /* deleted slots */
 };

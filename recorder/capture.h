@@ -19,12 +19,12 @@
 
 struct rec_capture {
 	pid_t tid;
-	bool active;  /* an entry is waiting for its exit */
-	bool drop;    /* the call teaches nothing (sendmsg without an address) */
+	bool active; /* an entry is waiting for its exit */
+	bool drop; /* the call teaches nothing (sendmsg without an address) */
 	const struct rec_sys *sys;
 	struct bndl_event ev;
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
-	char *arena;  /* owned */
+	char *arena; /* owned */
 	size_t cap, used;
 };
 
@@ -51,9 +51,12 @@ void rec_capture_release(struct rec_capture *c);
  * blob; it is rendered as its address.  Return false when the whole call
  * should not be recorded.
  */
-bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
-bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
-bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		      enum rec_arg_kind kind);
+bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		     enum rec_arg_kind kind);
+bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		      enum rec_arg_kind kind);
 
 /*
  * rec_proc_capture_exec_image - at an exec event whose execve entry was not
@@ -63,7 +66,8 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, 
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
 
 /* At the exit stop: getsockopt's SO_ERROR value. */
-void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind);
+void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
+			  enum rec_arg_kind kind);
 
 /*
  * rec_path_absolute - write the absolute form of raw into out (cap bytes):

@@ -60,26 +60,40 @@ struct op_rule {
 };
 
 static const struct op_rule op_rules[] = {
-	{ .name = "stat", .ops = OP_STAT },	     { .name = "lstat", .ops = OP_STAT },
-	{ .name = "newfstatat", .ops = OP_STAT },    { .name = "statx", .ops = OP_STAT },
-	{ .name = "access", .ops = OP_STAT },	     { .name = "faccessat", .ops = OP_STAT },
-	{ .name = "faccessat2", .ops = OP_STAT },    { .name = "statfs", .ops = OP_STAT },
+	{ .name = "stat", .ops = OP_STAT },
+	{ .name = "lstat", .ops = OP_STAT },
+	{ .name = "newfstatat", .ops = OP_STAT },
+	{ .name = "statx", .ops = OP_STAT },
+	{ .name = "access", .ops = OP_STAT },
+	{ .name = "faccessat", .ops = OP_STAT },
+	{ .name = "faccessat2", .ops = OP_STAT },
+	{ .name = "statfs", .ops = OP_STAT },
 	{ .name = "creat", .ops = OP_CREATE | OP_WRITE },
-	{ .name = "truncate", .ops = OP_WRITE },     { .name = "chmod", .ops = OP_WRITE },
-	{ .name = "fchmodat", .ops = OP_WRITE },     { .name = "chown", .ops = OP_WRITE },
-	{ .name = "lchown", .ops = OP_WRITE },	     { .name = "fchownat", .ops = OP_WRITE },
-	{ .name = "utimensat", .ops = OP_WRITE },    { .name = "mkdir", .ops = OP_CREATE },
-	{ .name = "mkdirat", .ops = OP_CREATE },     { .name = "mknod", .ops = OP_CREATE },
-	{ .name = "mknodat", .ops = OP_CREATE },     { .name = "symlink", .ops = OP_CREATE },
-	{ .name = "symlinkat", .ops = OP_CREATE },   { .name = "unlink", .ops = OP_DELETE },
-	{ .name = "unlinkat", .ops = OP_DELETE },    { .name = "rmdir", .ops = OP_DELETE },
+	{ .name = "truncate", .ops = OP_WRITE },
+	{ .name = "chmod", .ops = OP_WRITE },
+	{ .name = "fchmodat", .ops = OP_WRITE },
+	{ .name = "chown", .ops = OP_WRITE },
+	{ .name = "lchown", .ops = OP_WRITE },
+	{ .name = "fchownat", .ops = OP_WRITE },
+	{ .name = "utimensat", .ops = OP_WRITE },
+	{ .name = "mkdir", .ops = OP_CREATE },
+	{ .name = "mkdirat", .ops = OP_CREATE },
+	{ .name = "mknod", .ops = OP_CREATE },
+	{ .name = "mknodat", .ops = OP_CREATE },
+	{ .name = "symlink", .ops = OP_CREATE },
+	{ .name = "symlinkat", .ops = OP_CREATE },
+	{ .name = "unlink", .ops = OP_DELETE },
+	{ .name = "unlinkat", .ops = OP_DELETE },
+	{ .name = "rmdir", .ops = OP_DELETE },
 	{ .name = "rename", .ops = OP_DELETE, .new_ops = OP_CREATE },
 	{ .name = "renameat", .ops = OP_DELETE, .new_ops = OP_CREATE },
 	{ .name = "renameat2", .ops = OP_DELETE, .new_ops = OP_CREATE },
 	{ .name = "link", .ops = OP_LINK, .new_ops = OP_CREATE },
 	{ .name = "linkat", .ops = OP_LINK, .new_ops = OP_CREATE },
-	{ .name = "execve", .ops = OP_EXEC },	     { .name = "execveat", .ops = OP_EXEC },
-	{ .name = "chdir", .ops = OP_CHDIR },	     { .name = "readlink", .ops = OP_READLINK },
+	{ .name = "execve", .ops = OP_EXEC },
+	{ .name = "execveat", .ops = OP_EXEC },
+	{ .name = "chdir", .ops = OP_CHDIR },
+	{ .name = "readlink", .ops = OP_READLINK },
 	{ .name = "readlinkat", .ops = OP_READLINK },
 };
 
@@ -92,11 +106,11 @@ struct fmeta {
 	uint32_t mode; /* stx_mode: S_IFMT | permission bits */
 	uint32_t uid;
 	uint32_t gid;
-	uint64_t size;	  /* bytes */
+	uint64_t size; /* bytes */
 	int64_t mtime_ns; /* since the epoch */
 	bool has_hash;
-	uint64_t hash;	  /* XXH3-64 of the content */
-	char *target;	  /* owned: symlink target, or NULL */
+	uint64_t hash; /* XXH3-64 of the content */
+	char *target; /* owned: symlink target, or NULL */
 	size_t target_len;
 };
 
@@ -104,7 +118,7 @@ struct fentry {
 	char *path; /* owned, NUL-terminated */
 	uint32_t len;
 	bool is_touched; /* false: only an ancestor of a failed path */
-	unsigned ops;	 /* enum file_op */
+	unsigned ops; /* enum file_op */
 	int first;
 	int last;
 	uint64_t calls;
@@ -127,9 +141,9 @@ struct ftable {
 struct mount {
 	char *point; /* owned, unescaped */
 	size_t len;
-	char *fstype;	 /* owned */
-	char *options;	 /* owned: per-mount options, "rw,nosuid" */
-	char *super;	 /* owned: superblock options */
+	char *fstype; /* owned */
+	char *options; /* owned: per-mount options, "rw,nosuid" */
+	char *super; /* owned: superblock options */
 };
 
 struct mounts {
@@ -216,8 +230,10 @@ static struct fentry *table_add(struct ftable *t, const char *path, size_t len, 
 		t->v = repro_xreallocarray(t->v, t->cap, sizeof(*t->v));
 	}
 	e = &t->v[t->n];
-	*e = (struct fentry){ .path = repro_xstrndup(path, len), .len = (uint32_t)len,
-			      .is_touched = is_touched, .meta.err = ENOENT };
+	*e = (struct fentry){ .path = repro_xstrndup(path, len),
+			      .len = (uint32_t)len,
+			      .is_touched = is_touched,
+			      .meta.err = ENOENT };
 	t->slots[s] = (uint32_t)++t->n;
 	(*count)++;
 	if (t->n * 2 > t->nslots)
@@ -258,7 +274,8 @@ static uint64_t event_oflags(const struct rec_sys *sys, const struct bndl_event 
 		if (sys->args[j].kind == RA_OFLAGS)
 			return ev->args[j];
 		if (sys->args[j].kind == RA_OPENHOW) {
-			const struct bndl_blob *b = bndl_event_blob(ev, BNDL_BLOB_STRUCT, (uint16_t)j);
+			const struct bndl_blob *b =
+				bndl_event_blob(ev, BNDL_BLOB_STRUCT, (uint16_t)j);
 			struct open_how how = { 0 };
 
 			if (b != NULL && b->len >= sizeof(how))
@@ -271,7 +288,8 @@ static uint64_t event_oflags(const struct rec_sys *sys, const struct bndl_event 
 
 static bool is_open_call(const char *name)
 {
-	return strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 || strcmp(name, "openat2") == 0;
+	return strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 ||
+	       strcmp(name, "openat2") == 0;
 }
 
 /* The ops that call sys made on its path argument argi. */
@@ -305,7 +323,8 @@ static void entry_note_call(struct fentry *e, unsigned ops, int res)
 }
 
 /* record_event - note every path blob of one syscall record. */
-static void record_event(struct ftable *t, const struct rec_systab *tab, const struct bndl_event *ev)
+static void record_event(struct ftable *t, const struct rec_systab *tab,
+			 const struct bndl_event *ev)
 {
 	const struct rec_sys *sys = rec_systab_lookup(tab, ev->arch, ev->nr);
 	int res = event_result(ev);
@@ -340,7 +359,8 @@ static void cleanup_systab_fn(struct rec_systab **t)
 #define cleanup_systab __attribute__((cleanup(cleanup_systab_fn)))
 
 /* read_spool - every syscall record of DIR/events.spool into t.  0, or -1 with *err. */
-static int read_spool(const char *dir, struct ftable *t, struct rec_files_stats *st, struct repro_err **err)
+static int read_spool(const char *dir, struct ftable *t, struct rec_files_stats *st,
+		      struct repro_err **err)
 {
 	cleanup_reader struct bndl_spool_reader *r = bndl_spool_reader_open(dir, err);
 	cleanup_systab struct rec_systab *tab = NULL;
@@ -366,11 +386,14 @@ static int read_spool(const char *dir, struct ftable *t, struct rec_files_stats 
 static bool is_explainable(int res)
 {
 	switch (res) {
-	case ENOENT: case EACCES: case EPERM: case EROFS:
-	case ENOTDIR: case ELOOP: case ENAMETOOLONG:
-		return true;
-	default:
-		return false;
+	case ENOENT:
+	case EACCES:
+	case EPERM:
+	case EROFS:
+	case ENOTDIR:
+	case ELOOP:
+	case ENAMETOOLONG: return true;
+	default: return false;
 	}
 }
 
@@ -488,8 +511,8 @@ static int uring_reap(struct io_uring *ring, struct fentry **batch, struct statx
 }
 
 /* One batch of at most URING_BATCH statx requests: queue, submit, reap. */
-static int uring_stat_batch(struct io_uring *ring, struct fentry **batch, size_t n, struct statx *bufs,
-			    struct repro_err **err)
+static int uring_stat_batch(struct io_uring *ring, struct fentry **batch, size_t n,
+			    struct statx *bufs, struct repro_err **err)
 {
 	size_t submitted = 0;
 
@@ -498,8 +521,8 @@ static int uring_stat_batch(struct io_uring *ring, struct fentry **batch, size_t
 
 		if (sqe == NULL)
 			return repro_err_set(err, EBUSY, "io_uring submission queue full");
-		io_uring_prep_statx(sqe, AT_FDCWD, batch[i]->path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
-				    &bufs[i]);
+		io_uring_prep_statx(sqe, AT_FDCWD, batch[i]->path, AT_SYMLINK_NOFOLLOW,
+				    STATX_BASIC_STATS, &bufs[i]);
 		io_uring_sqe_set_data64(sqe, i);
 	}
 	while (submitted < n) {
@@ -508,7 +531,8 @@ static int uring_stat_batch(struct io_uring *ring, struct fentry **batch, size_t
 		if (rc == -EINTR)
 			continue;
 		if (rc <= 0)
-			return repro_err_set(err, rc < 0 ? -rc : EIO, "cannot submit io_uring statx");
+			return repro_err_set(err, rc < 0 ? -rc : EIO,
+					     "cannot submit io_uring statx");
 		submitted += (size_t)rc;
 	}
 	return uring_reap(ring, batch, bufs, n, err);
@@ -589,7 +613,8 @@ static int hash_fd(int fd, uint64_t max, char *buf, uint64_t *out)
 static void hash_one(struct fentry *e, uint64_t max, char *buf)
 {
 	/* O_NONBLOCK|O_NOFOLLOW: never hang on a FIFO or follow a link swapped in since statx */
-	cleanup_close int fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	cleanup_close int fd =
+		open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -611,7 +636,8 @@ static void read_contents(struct ftable *t, uint64_t hash_max)
 			continue;
 		if (S_ISLNK(e->meta.mode))
 			read_target(e);
-		else if (S_ISREG(e->meta.mode) && e->is_touched && hash_max > 0 && e->meta.size <= hash_max)
+		else if (S_ISREG(e->meta.mode) && e->is_touched && hash_max > 0 &&
+			 e->meta.size <= hash_max)
 			hash_one(e, hash_max, buf);
 	}
 }
@@ -661,7 +687,8 @@ static int parse_mountinfo_line(char *line, struct mount *m)
 	char *tok, *fstype, *super;
 	int i = 0;
 
-	for (tok = strtok_r(line, " \n", &save); tok != NULL && i < 6; tok = strtok_r(NULL, " \n", &save))
+	for (tok = strtok_r(line, " \n", &save); tok != NULL && i < 6;
+	     tok = strtok_r(NULL, " \n", &save))
 		f[i++] = tok;
 	while (tok != NULL && strcmp(tok, "-") != 0)
 		tok = strtok_r(NULL, " \n", &save);
@@ -672,8 +699,10 @@ static int parse_mountinfo_line(char *line, struct mount *m)
 		return -1;
 	super = strtok_r(NULL, " \n", &save);
 	unescape(f[4]);
-	*m = (struct mount){ .point = repro_xstrdup(f[4]), .len = strlen(f[4]),
-			     .fstype = repro_xstrdup(fstype), .options = repro_xstrdup(f[5]),
+	*m = (struct mount){ .point = repro_xstrdup(f[4]),
+			     .len = strlen(f[4]),
+			     .fstype = repro_xstrdup(fstype),
+			     .options = repro_xstrdup(f[5]),
 			     .super = repro_xstrdup(super != NULL ? super : "") };
 	return 0;
 }
@@ -818,14 +847,16 @@ static void set_meta(json_t *o, const struct fmeta *m, bool is_short)
 	}
 	json_object_set_new(o, "meta", json_null());
 	if (m->err != ENOENT && m->err != ENOTDIR)
-		json_object_set_new(o, "meta_errno", json_string(rec_errno_name(m->err, buf, sizeof(buf))));
+		json_object_set_new(o, "meta_errno",
+				    json_string(rec_errno_name(m->err, buf, sizeof(buf))));
 }
 
 /*
  * ancestors_json - [{"path","meta"}…] from the parent of e up to "/".  *deepest
  * gets the deepest existing one (or stays as it was when none exists).
  */
-static json_t *ancestors_json(const struct ftable *t, const struct fentry *e, const struct fentry **deepest)
+static json_t *ancestors_json(const struct ftable *t, const struct fentry *e,
+			      const struct fentry **deepest)
 {
 	json_t *a = json_array();
 	size_t len = e->len;
@@ -960,7 +991,8 @@ static bool has_failures(const struct ftable *t)
 }
 
 /* write_jsonl - one line per touched entry, sorted.  *lines gets the count. */
-static int write_jsonl(const struct ftable *t, const char *out_path, uint64_t *lines, struct repro_err **err)
+static int write_jsonl(const struct ftable *t, const char *out_path, uint64_t *lines,
+		       struct repro_err **err)
 {
 	cleanup_mounts struct mounts ms = { NULL, 0 };
 	cleanup_free struct fentry **v = NULL;
@@ -991,8 +1023,9 @@ void rec_files_opts_init(struct rec_files_opts *opts)
 					 .max_paths = REC_FILES_MAX_PATHS_DEFAULT };
 }
 
-int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *opts, const char *out_path,
-			  struct rec_files_stats *stats, struct repro_err **err)
+int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *opts,
+			  const char *out_path, struct rec_files_stats *stats,
+			  struct repro_err **err)
 {
 	struct rec_files_opts o;
 	struct rec_files_stats st = { 0 };

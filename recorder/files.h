@@ -34,11 +34,11 @@ struct rec_files_opts {
 
 /* What rec_files_write_stats() did, for the manifest and for tests. */
 struct rec_files_stats {
-	uint64_t events;        /* BNDL_REC_SYSCALL records read */
-	uint64_t paths;         /* lines written to files.jsonl */
-	uint64_t dropped;       /* path references not recorded: beyond max_paths */
-	bool used_uring;        /* metadata came from io_uring (false: statx(2)) */
-	bool spool_truncated;   /* the spool ended mid-record (killed recorder) */
+	uint64_t events; /* BNDL_REC_SYSCALL records read */
+	uint64_t paths; /* lines written to files.jsonl */
+	uint64_t dropped; /* path references not recorded: beyond max_paths */
+	bool used_uring; /* metadata came from io_uring (false: statx(2)) */
+	bool spool_truncated; /* the spool ended mid-record (killed recorder) */
 };
 
 /* rec_files_opts_init - the defaults: 64 MiB hash cap, io_uring, 1,000,000 paths. */
@@ -71,7 +71,8 @@ int rec_files_write(const char *spool_dir, const struct rec_files_opts *opts, co
  * rec_files_write_stats - rec_files_write(), also filling *stats (may be NULL)
  * on success: the caller notes stats->dropped in the manifest when it is not 0.
  */
-int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *opts, const char *out_path,
-			  struct rec_files_stats *stats, struct repro_err **err);
+int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *opts,
+			  const char *out_path, struct rec_files_stats *stats,
+			  struct repro_err **err);
 
 #endif

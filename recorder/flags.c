@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #define N(tab) (sizeof(tab) / sizeof((tab)[0]))
+/* clang-format off */
 #define F(x) { x, #x }
+/* clang-format on */
 
 char *rec_flags_format(const struct rec_flag *tab, size_t n, uint64_t value, char *buf, size_t cap)
 {
@@ -21,21 +23,25 @@ char *rec_flags_format(const struct rec_flag *tab, size_t n, uint64_t value, cha
 	for (size_t i = 0; i < n && value != 0; i++) {
 		if (tab[i].value == 0 || (value & tab[i].value) != tab[i].value)
 			continue;
-		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s", used ? "|" : "", tab[i].name);
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%s",
+					 used ? "|" : "", tab[i].name);
 		value &= ~tab[i].value;
 	}
 	if (value != 0 || used == 0)
-		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%#llx", used ? "|" : "",
-					 (unsigned long long)value);
+		used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0, "%s%#llx",
+					 used ? "|" : "", (unsigned long long)value);
 	if (used == 0 || (used >= 3 && strcmp(buf, "0") == 0))
 		snprintf(buf, cap, "0");
 	return buf;
 }
 
 static const struct rec_flag oflags[] = {
-	F(O_CREAT), F(O_EXCL), F(O_NOCTTY), F(O_TRUNC), F(O_APPEND), F(O_NONBLOCK), F(O_SYNC), F(O_DSYNC),
-	F(O_DIRECT), F(O_LARGEFILE), F(O_NOFOLLOW), F(O_NOATIME), F(O_CLOEXEC), F(O_PATH),
-	{ O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE" }, F(O_DIRECTORY), F(O_ASYNC),
+	F(O_CREAT),	F(O_EXCL),     F(O_NOCTTY),
+	F(O_TRUNC),	F(O_APPEND),   F(O_NONBLOCK),
+	F(O_SYNC),	F(O_DSYNC),    F(O_DIRECT),
+	F(O_LARGEFILE), F(O_NOFOLLOW), F(O_NOATIME),
+	F(O_CLOEXEC),	F(O_PATH),     { O_TMPFILE & ~O_DIRECTORY, "O_TMPFILE" },
+	F(O_DIRECTORY), F(O_ASYNC),
 };
 
 char *rec_oflags_format(uint64_t flags, char *buf, size_t cap)
@@ -56,8 +62,14 @@ char *rec_oflags_format(uint64_t flags, char *buf, size_t cap)
 char *rec_atflags_format(uint64_t flags, char *buf, size_t cap)
 {
 	static const struct rec_flag tab[] = {
-		F(AT_SYMLINK_NOFOLLOW), F(AT_REMOVEDIR), F(AT_SYMLINK_FOLLOW), F(AT_NO_AUTOMOUNT),
-		F(AT_EMPTY_PATH), F(AT_EACCESS), { 0x2000, "AT_STATX_FORCE_SYNC" }, { 0x4000, "AT_STATX_DONT_SYNC" },
+		F(AT_SYMLINK_NOFOLLOW),
+		F(AT_REMOVEDIR),
+		F(AT_SYMLINK_FOLLOW),
+		F(AT_NO_AUTOMOUNT),
+		F(AT_EMPTY_PATH),
+		F(AT_EACCESS),
+		{ 0x2000, "AT_STATX_FORCE_SYNC" },
+		{ 0x4000, "AT_STATX_DONT_SYNC" },
 	};
 
 	return rec_flags_format(tab, N(tab), flags, buf, cap);
@@ -85,14 +97,17 @@ char *rec_mode_format(uint64_t mode, char *buf, size_t cap)
 		if ((mode & S_IFMT) == types[i].value)
 			type = types[i].name;
 	/* a leading 0 marks octal, as strace and chmod(1) write it: 0644, 04755 */
-	snprintf(buf, cap, "%s%s0%03llo", type, type[0] ? "|" : "", (unsigned long long)(mode & 07777));
+	snprintf(buf, cap, "%s%s0%03llo", type, type[0] ? "|" : "",
+		 (unsigned long long)(mode & 07777));
 	return buf;
 }
 
 char *rec_renameflags_format(uint64_t flags, char *buf, size_t cap)
 {
 	static const struct rec_flag tab[] = {
-		{ 1, "RENAME_NOREPLACE" }, { 2, "RENAME_EXCHANGE" }, { 4, "RENAME_WHITEOUT" },
+		{ 1, "RENAME_NOREPLACE" },
+		{ 2, "RENAME_EXCHANGE" },
+		{ 4, "RENAME_WHITEOUT" },
 	};
 
 	return rec_flags_format(tab, N(tab), flags, buf, cap);
@@ -142,15 +157,16 @@ char *rec_socktype_format(uint64_t type, char *buf, size_t cap)
 	if (extra == 0)
 		snprintf(buf, cap, "%s", t);
 	else
-		snprintf(buf, cap, "%s|%s", t, rec_flags_format(flags, N(flags), extra, f, sizeof(f)));
+		snprintf(buf, cap, "%s|%s", t,
+			 rec_flags_format(flags, N(flags), extra, f, sizeof(f)));
 	return buf;
 }
 
 char *rec_msgflags_format(uint64_t flags, char *buf, size_t cap)
 {
 	static const struct rec_flag tab[] = {
-		F(MSG_OOB), F(MSG_DONTROUTE), F(MSG_DONTWAIT), F(MSG_EOR), F(MSG_NOSIGNAL), F(MSG_MORE),
-		F(MSG_CONFIRM), F(MSG_FASTOPEN),
+		F(MSG_OOB),	 F(MSG_DONTROUTE), F(MSG_DONTWAIT), F(MSG_EOR),
+		F(MSG_NOSIGNAL), F(MSG_MORE),	   F(MSG_CONFIRM),  F(MSG_FASTOPEN),
 	};
 
 	return rec_flags_format(tab, N(tab), flags, buf, cap);
@@ -158,8 +174,11 @@ char *rec_msgflags_format(uint64_t flags, char *buf, size_t cap)
 
 char *rec_sockopt_format(uint64_t level, uint64_t name, char *lbuf, char *nbuf, size_t cap)
 {
-	static const struct rec_flag levels[] = { F(SOL_SOCKET), { 6, "SOL_TCP" }, { 0, "SOL_IP" }, { 41, "SOL_IPV6" } };
-	static const struct rec_flag names[] = { F(SO_ERROR), F(SO_TYPE), F(SO_RCVBUF), F(SO_SNDBUF) };
+	static const struct rec_flag levels[] = {
+		F(SOL_SOCKET), { 6, "SOL_TCP" }, { 0, "SOL_IP" }, { 41, "SOL_IPV6" }
+	};
+	static const struct rec_flag names[] = { F(SO_ERROR), F(SO_TYPE), F(SO_RCVBUF),
+						 F(SO_SNDBUF) };
 
 	name_or_number(levels, N(levels), level, lbuf, cap);
 	if (level == SOL_SOCKET)
@@ -171,7 +190,9 @@ char *rec_sockopt_format(uint64_t level, uint64_t name, char *lbuf, char *nbuf, 
 
 char *rec_shuthow_format(uint64_t how, char *buf, size_t cap)
 {
-	static const struct rec_flag tab[] = { { SHUT_RD, "SHUT_RD" }, { SHUT_WR, "SHUT_WR" }, { SHUT_RDWR, "SHUT_RDWR" } };
+	static const struct rec_flag tab[] = { { SHUT_RD, "SHUT_RD" },
+					       { SHUT_WR, "SHUT_WR" },
+					       { SHUT_RDWR, "SHUT_RDWR" } };
 
 	return name_or_number(tab, N(tab), how, buf, cap);
 }
@@ -179,11 +200,29 @@ char *rec_shuthow_format(uint64_t how, char *buf, size_t cap)
 char *rec_cloneflags_format(uint64_t flags, char *buf, size_t cap)
 {
 	static const struct rec_flag tab[] = {
-		F(CLONE_VM), F(CLONE_FS), F(CLONE_FILES), F(CLONE_SIGHAND), F(CLONE_PIDFD), F(CLONE_PTRACE),
-		F(CLONE_VFORK), F(CLONE_PARENT), F(CLONE_THREAD), F(CLONE_NEWNS), F(CLONE_SYSVSEM),
-		F(CLONE_SETTLS), F(CLONE_PARENT_SETTID), F(CLONE_CHILD_CLEARTID), F(CLONE_UNTRACED),
-		F(CLONE_CHILD_SETTID), F(CLONE_NEWCGROUP), F(CLONE_NEWUTS), F(CLONE_NEWIPC), F(CLONE_NEWUSER),
-		F(CLONE_NEWPID), F(CLONE_NEWNET), F(CLONE_IO),
+		F(CLONE_VM),
+		F(CLONE_FS),
+		F(CLONE_FILES),
+		F(CLONE_SIGHAND),
+		F(CLONE_PIDFD),
+		F(CLONE_PTRACE),
+		F(CLONE_VFORK),
+		F(CLONE_PARENT),
+		F(CLONE_THREAD),
+		F(CLONE_NEWNS),
+		F(CLONE_SYSVSEM),
+		F(CLONE_SETTLS),
+		F(CLONE_PARENT_SETTID),
+		F(CLONE_CHILD_CLEARTID),
+		F(CLONE_UNTRACED),
+		F(CLONE_CHILD_SETTID),
+		F(CLONE_NEWCGROUP),
+		F(CLONE_NEWUTS),
+		F(CLONE_NEWIPC),
+		F(CLONE_NEWUSER),
+		F(CLONE_NEWPID),
+		F(CLONE_NEWNET),
+		F(CLONE_IO),
 	};
 	char f[512], s[32];
 	int sig = (int)(flags & 0xff);
@@ -201,7 +240,8 @@ char *rec_cloneflags_format(uint64_t flags, char *buf, size_t cap)
 char *rec_waitopts_format(uint64_t opts, char *buf, size_t cap)
 {
 	static const struct rec_flag tab[] = {
-		F(WNOHANG), F(WUNTRACED), F(WEXITED), F(WCONTINUED), F(WNOWAIT), F(__WNOTHREAD), F(__WALL), F(__WCLONE),
+		F(WNOHANG), F(WUNTRACED),   F(WEXITED), F(WCONTINUED),
+		F(WNOWAIT), F(__WNOTHREAD), F(__WALL),	F(__WCLONE),
 	};
 
 	return rec_flags_format(tab, N(tab), opts, buf, cap);
@@ -218,7 +258,7 @@ const char *rec_errno_name(int errnum, char *buf, size_t cap)
 {
 	/* include/linux/errno.h: seen by tracers, never by programs */
 	static const struct rec_flag restart[] = {
-		{ 512, "ERESTARTSYS" }, { 513, "ERESTARTNOINTR" }, { 514, "ERESTARTNOHAND" },
+		{ 512, "ERESTARTSYS" }, { 513, "ERESTARTNOINTR" },	  { 514, "ERESTARTNOHAND" },
 		{ 515, "ENOIOCTLCMD" }, { 516, "ERESTART_RESTARTBLOCK" },
 	};
 	const char *name = strerrorname_np(errnum);

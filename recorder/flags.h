@@ -18,14 +18,14 @@ struct rec_flag {
 /* rec_flags_format - "A|B|0x40" for the bits of value named in tab; "0" for 0. */
 char *rec_flags_format(const struct rec_flag *tab, size_t n, uint64_t value, char *buf, size_t cap);
 
-char *rec_oflags_format(uint64_t flags, char *buf, size_t cap);   /* open(2) O_* */
-char *rec_atflags_format(uint64_t flags, char *buf, size_t cap);  /* AT_* */
-char *rec_amode_format(uint64_t mode, char *buf, size_t cap);     /* F_OK, R_OK|W_OK|X_OK */
-char *rec_mode_format(uint64_t mode, char *buf, size_t cap);      /* "0644", with S_IF* for mknod */
+char *rec_oflags_format(uint64_t flags, char *buf, size_t cap); /* open(2) O_* */
+char *rec_atflags_format(uint64_t flags, char *buf, size_t cap); /* AT_* */
+char *rec_amode_format(uint64_t mode, char *buf, size_t cap); /* F_OK, R_OK|W_OK|X_OK */
+char *rec_mode_format(uint64_t mode, char *buf, size_t cap); /* "0644", with S_IF* for mknod */
 char *rec_renameflags_format(uint64_t flags, char *buf, size_t cap);
 char *rec_unlinkflags_format(uint64_t flags, char *buf, size_t cap);
-char *rec_domain_format(uint64_t domain, char *buf, size_t cap);  /* AF_INET */
-char *rec_socktype_format(uint64_t type, char *buf, size_t cap);  /* SOCK_STREAM|SOCK_CLOEXEC */
+char *rec_domain_format(uint64_t domain, char *buf, size_t cap); /* AF_INET */
+char *rec_socktype_format(uint64_t type, char *buf, size_t cap); /* SOCK_STREAM|SOCK_CLOEXEC */
 char *rec_msgflags_format(uint64_t flags, char *buf, size_t cap);
 char *rec_sockopt_format(uint64_t level, uint64_t name, char *lbuf, char *nbuf, size_t cap);
 char *rec_shuthow_format(uint64_t how, char *buf, size_t cap);

@@ -86,8 +86,9 @@ static json_t *split_json(char *s, const char *sep)
 
 static json_t *kernel_json(const struct utsname *u)
 {
-	return json_pack("{s:o,s:o,s:o,s:o}", "sysname", jstr(u->sysname), "release", jstr(u->release),
-			 "version", jstr(u->version), "machine", jstr(u->machine));
+	return json_pack("{s:o,s:o,s:o,s:o}", "sysname", jstr(u->sysname), "release",
+			 jstr(u->release), "version", jstr(u->version), "machine",
+			 jstr(u->machine));
 }
 
 /* An os-release(5) value: shell-style quotes removed, \" \\ \$ \` unescaped inside "". */
@@ -99,7 +100,8 @@ static char *os_release_unquote(char *v)
 	if (quote != '"' && quote != '\'')
 		return v;
 	for (; *in != '\0' && *in != quote; in++) {
-		if (quote == '"' && in[0] == '\\' && in[1] != '\0' && strchr("\"\\$`", in[1]) != NULL)
+		if (quote == '"' && in[0] == '\\' && in[1] != '\0' &&
+		    strchr("\"\\$`", in[1]) != NULL)
 			in++;
 		*out++ = *in;
 	}
@@ -111,7 +113,9 @@ static json_t *distribution_json(void)
 {
 	cleanup_free char *text = read_optional("/etc/os-release", TEXT_CAP);
 	static const char *const keys[][2] = {
-		{ "ID", "id" }, { "VERSION_ID", "version_id" }, { "PRETTY_NAME", "pretty_name" },
+		{ "ID", "id" },
+		{ "VERSION_ID", "version_id" },
+		{ "PRETTY_NAME", "pretty_name" },
 	};
 	json_t *dist = json_pack("{s:n,s:n,s:n}", "id", "version_id", "pretty_name");
 	char *cur, *line;
@@ -129,7 +133,8 @@ static json_t *distribution_json(void)
 		*eq = '\0';
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (strcmp(trim(line), keys[i][0]) == 0)
-				json_object_set_new(dist, keys[i][1], jstr(os_release_unquote(trim(eq + 1))));
+				json_object_set_new(dist, keys[i][1],
+						    jstr(os_release_unquote(trim(eq + 1))));
 	}
 	return dist;
 }
@@ -164,16 +169,11 @@ static int cap_has(cap_t proc, enum cap_set set, cap_value_t v)
 	int rc;
 
 	switch (set) {
-	case SET_BOUNDING:
-		rc = cap_get_bound(v);
-		return rc < 0 ? -1 : rc > 0;
-	case SET_AMBIENT:
-		rc = cap_get_ambient(v);
-		return rc < 0 ? -1 : rc > 0;
+	case SET_BOUNDING: rc = cap_get_bound(v); return rc < 0 ? -1 : rc > 0;
+	case SET_AMBIENT: rc = cap_get_ambient(v); return rc < 0 ? -1 : rc > 0;
 	case SET_EFFECTIVE:
 	case SET_PERMITTED:
-	case SET_INHERITABLE:
-		break;
+	case SET_INHERITABLE: break;
 	}
 	if (proc == NULL || cap_get_flag(proc, v, flags[set], &val) < 0)
 		return -1;
@@ -198,7 +198,8 @@ static json_t *cap_set_json(cap_t proc, enum cap_set set)
 			continue;
 		count++;
 		name = cap_to_name(v);
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len > 0 ? "," : "", name);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len > 0 ? "," : "",
+					name);
 		cap_free(name);
 		if (len >= sizeof(buf))
 			return json_null();
@@ -210,10 +211,11 @@ static json_t *capabilities_json(void)
 {
 	cleanup_cap cap_t proc = cap_get_proc();
 	char *text = proc != NULL ? cap_to_text(proc, NULL) : NULL;
-	json_t *caps = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "effective", cap_set_json(proc, SET_EFFECTIVE),
-				 "permitted", cap_set_json(proc, SET_PERMITTED), "inheritable",
-				 cap_set_json(proc, SET_INHERITABLE), "bounding", cap_set_json(proc, SET_BOUNDING),
-				 "ambient", cap_set_json(proc, SET_AMBIENT), "text", jstr(text));
+	json_t *caps = json_pack(
+		"{s:o,s:o,s:o,s:o,s:o,s:o}", "effective", cap_set_json(proc, SET_EFFECTIVE),
+		"permitted", cap_set_json(proc, SET_PERMITTED), "inheritable",
+		cap_set_json(proc, SET_INHERITABLE), "bounding", cap_set_json(proc, SET_BOUNDING),
+		"ambient", cap_set_json(proc, SET_AMBIENT), "text", jstr(text));
 
 	cap_free(text);
 	return caps;
@@ -232,8 +234,9 @@ static json_t *rlimits_json(void)
 		const char *name;
 		int resource;
 	} limits[] = {
-		{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC },	  { "AS", RLIMIT_AS },
-		{ "CORE", RLIMIT_CORE },     { "FSIZE", RLIMIT_FSIZE },	  { "STACK", RLIMIT_STACK },
+		{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC },
+		{ "AS", RLIMIT_AS },	     { "CORE", RLIMIT_CORE },
+		{ "FSIZE", RLIMIT_FSIZE },   { "STACK", RLIMIT_STACK },
 		{ "DATA", RLIMIT_DATA },     { "MEMLOCK", RLIMIT_MEMLOCK },
 	};
 	json_t *obj = json_object();
@@ -356,10 +359,11 @@ static void mount_to_json(const struct mnt_line *m, void *ctx)
 	cleanup_free char *super = repro_xstrdup(m->super_options != NULL ? m->super_options : "");
 	cleanup_free char *options = repro_xstrdup(m->options);
 
-	json_array_append_new(ctx, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "mount_point", jstr(m->mount_point),
-					     "root", jstr(m->root), "source", jstr(m->source), "fstype",
-					     jstr(m->fstype), "options", split_json(options, ","),
-					     "super_options", split_json(super, ",")));
+	json_array_append_new(ctx, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "mount_point",
+					     jstr(m->mount_point), "root", jstr(m->root), "source",
+					     jstr(m->source), "fstype", jstr(m->fstype), "options",
+					     split_json(options, ","), "super_options",
+					     split_json(super, ",")));
 }
 
 static void add_mounts(json_t *host)
@@ -513,12 +517,14 @@ json_t *rec_host_collect(const struct rec_host_opts *opts, struct repro_err **er
 	json_object_set_new(host, "distribution", distribution_json());
 	add_credentials(host);
 	json_object_set_new(host, "environment",
-			    opts->envp != NULL ? rec_redact_env_json(redact, opts->envp, opts->redacted)
-					       : json_null());
+			    opts->envp != NULL
+				    ? rec_redact_env_json(redact, opts->envp, opts->redacted)
+				    : json_null());
 	json_object_set_new(host, "cwd", cwd_json());
 	add_mounts(host);
-	json_object_set_new(host, "dns", json_pack("{s:o,s:o}", "resolv_conf", resolv_conf_json(),
-						   "nsswitch_hosts", nsswitch_hosts_json()));
+	json_object_set_new(host, "dns",
+			    json_pack("{s:o,s:o}", "resolv_conf", resolv_conf_json(),
+				      "nsswitch_hosts", nsswitch_hosts_json()));
 	json_object_set_new(host, "kernel_settings", kernel_settings_json());
 	json_object_set_new(host, "sandbox", jstr(opts->sandbox));
 	return host;
@@ -654,7 +660,7 @@ static long mount_of(json_t *mounts, const char *path)
 
 struct fs_scan {
 	json_t *mounts; /* borrowed */
-	bool *used;     /* one per mount */
+	bool *used; /* one per mount */
 	size_t nused;
 };
 
@@ -689,7 +695,8 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 
 	if (host == NULL || f == NULL) {
 		json_decref(host);
-		return repro_err_set(err, errno ? errno : EINVAL, "cannot read '%s' or '%s'", host_path, files_path);
+		return repro_err_set(err, errno ? errno : EINVAL, "cannot read '%s' or '%s'",
+				     host_path, files_path);
 	}
 	sc.mounts = json_object_get(host, "mounts");
 	sc.used = repro_xcalloc(json_array_size(sc.mounts) + 1, sizeof(bool));

@@ -22,7 +22,8 @@ int rec_iouring_note(const char *spool_dir, char *buf, size_t cap, struct repro_
 		return -1;
 	tab = rec_systab_new();
 	while ((got = bndl_spool_reader_next(r, &ev, err)) == 1) {
-		const char *name = ev.type == BNDL_REC_SYSCALL ? rec_systab_name(tab, ev.arch, ev.nr) : NULL;
+		const char *name =
+			ev.type == BNDL_REC_SYSCALL ? rec_systab_name(tab, ev.arch, ev.nr) : NULL;
 
 		if (name == NULL || strcmp(name, "io_uring_setup") != 0 || ev.ret < 0)
 			continue;
@@ -36,12 +37,13 @@ int rec_iouring_note(const char *spool_dir, char *buf, size_t cap, struct repro_
 	if (got < 0)
 		return -1;
 	for (size_t i = 0, len = 0; i < n && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%d", i ? ", " : "io_uring set up by pid ",
-					(int)pids[i]);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%d",
+					i ? ", " : "io_uring set up by pid ", (int)pids[i]);
 	if (n > 0) {
 		size_t len = strlen(buf);
 
-		snprintf(buf + len, cap - len, "%s: I/O through io_uring is not recorded "
+		snprintf(buf + len, cap - len,
+			 "%s: I/O through io_uring is not recorded "
 			 "(record --io-uring=deny makes io_uring_setup fail with ENOSYS)",
 			 more ? " and more" : "");
 	}

@@ -53,10 +53,13 @@ static const char *outcome_of(int64_t ret)
 	case 0: return "connected";
 	case ECONNREFUSED: return "refused";
 	case ETIMEDOUT: return "timed_out";
-	case ENETUNREACH: case EHOSTUNREACH: return "unreachable";
-	case EINPROGRESS: case EALREADY: return "in_progress";
+	case ENETUNREACH:
+	case EHOSTUNREACH: return "unreachable";
+	case EINPROGRESS:
+	case EALREADY: return "in_progress";
 	case EADDRINUSE: return "address_in_use";
-	case EACCES: case EPERM: return "denied";
+	case EACCES:
+	case EPERM: return "denied";
 	case ENOENT: return "no_such_socket";
 	default: return "failed";
 	}
@@ -68,7 +71,8 @@ static void set_result(json_t *o, int64_t ret)
 
 	json_object_set_new(o, "outcome", json_string(outcome_of(ret < 0 ? ret : 0)));
 	if (ret < 0)
-		json_object_set_new(o, "errno", json_string(rec_errno_name((int)-ret, buf, sizeof(buf))));
+		json_object_set_new(o, "errno",
+				    json_string(rec_errno_name((int)-ret, buf, sizeof(buf))));
 }
 
 static int emit(struct net_state *ns, json_t *o, struct repro_err **err)
@@ -96,17 +100,22 @@ static json_t *attempt(const struct bndl_event *ev, const char *name, const stru
 	json_object_set_new(o, "syscall", json_string(name));
 	json_object_set_new(o, "fd", json_integer((int32_t)ev->args[0]));
 	if (s != NULL && s->type >= 0)
-		json_object_set_new(o, "type", json_string(rec_socktype_format((uint64_t)s->type & 0xf, buf, sizeof(buf))));
+		json_object_set_new(o, "type",
+				    json_string(rec_socktype_format((uint64_t)s->type & 0xf, buf,
+								    sizeof(buf))));
 	if (sa != NULL)
 		json_object_update_missing_new(o, rec_sockaddr_json(sa->data, sa->len));
 	else if (s != NULL && s->domain >= 0)
-		json_object_set_new(o, "family", json_string(rec_domain_format((uint64_t)s->domain, buf, sizeof(buf))));
+		json_object_set_new(
+			o, "family",
+			json_string(rec_domain_format((uint64_t)s->domain, buf, sizeof(buf))));
 	json_object_set_new(o, "dur_ns", json_integer((json_int_t)ev->dur_ns));
 	return o;
 }
 
 /* A pending non-blocking connect ends: by SO_ERROR, by a new connect, or unseen at the end. */
-static int settle(struct net_state *ns, struct sock *s, int64_t ret, uint64_t t_end, struct repro_err **err)
+static int settle(struct net_state *ns, struct sock *s, int64_t ret, uint64_t t_end,
+		  struct repro_err **err)
 {
 	json_t *o = s->pending;
 
@@ -121,8 +130,10 @@ static int settle(struct net_state *ns, struct sock *s, int64_t ret, uint64_t t_
 		set_result(o, ret);
 	}
 	/* an attempt still pending when the program ended has no known duration */
-	json_object_set_new(o, "dur_ns", t_end > s->pending_t0 ? json_integer((json_int_t)(t_end - s->pending_t0))
-							       : json_null());
+	json_object_set_new(o, "dur_ns",
+			    t_end > s->pending_t0
+				    ? json_integer((json_int_t)(t_end - s->pending_t0))
+				    : json_null());
 	json_object_set_new(o, "nonblocking", json_true());
 	return emit(ns, o, err);
 }
@@ -179,8 +190,8 @@ static int on_event(struct net_state *ns, const struct bndl_event *ev, struct re
 		return 0;
 	if (strcmp(name, "socket") == 0)
 		return on_socket(ns, ev, err);
-	if (strcmp(name, "connect") == 0 || strcmp(name, "bind") == 0 || strcmp(name, "sendto") == 0 ||
-	    strcmp(name, "sendmsg") == 0)
+	if (strcmp(name, "connect") == 0 || strcmp(name, "bind") == 0 ||
+	    strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0)
 		return on_connect(ns, ev, name, err);
 	if (strcmp(name, "listen") == 0) {
 		json_t *o = attempt(ev, name, sock_find(ns, ev->pid, (int32_t)ev->args[0], false));

@@ -11,7 +11,7 @@
 #define PAGES (1u << (22 - PAGE_BITS))
 
 struct rec_recorder {
-	struct bndl_spool *spool;     /* borrowed */
+	struct bndl_spool *spool; /* borrowed */
 	const struct rec_systab *tab; /* borrowed */
 	struct rec_capture **pages[PAGES];
 	uint64_t count;
@@ -73,7 +73,8 @@ static void append_syscall(struct rec_recorder *r, struct rec_capture *c)
 	c->active = false;
 }
 
-struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab, pid_t main_pid)
+struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab,
+				      pid_t main_pid)
 {
 	struct rec_recorder *r = repro_xcalloc(1, sizeof(*r));
 	struct bndl_event ev = { .type = BNDL_REC_PROC_START, .pid = main_pid, .tid = main_pid };
@@ -218,7 +219,9 @@ static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t
 {
 	struct rec_recorder *r = ctx;
 	struct rec_capture *c = capture_get(r, tid, false);
-	struct bndl_event ev = { .type = BNDL_REC_PROC_EXIT, .t_ns = t_ns, .pid = pid, .tid = tid, .status = status };
+	struct bndl_event ev = {
+		.type = BNDL_REC_PROC_EXIT, .t_ns = t_ns, .pid = pid, .tid = tid, .status = status
+	};
 
 	if (c != NULL && c->active) {
 		c->ev.flags |= BNDL_EV_UNFINISHED;

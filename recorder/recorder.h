@@ -22,7 +22,8 @@ struct rec_recorder;
  * with tab (borrowed); both must outlive it.  main_pid: the first process,
  * whose start is recorded at once (ppid 0).  Never NULL.
  */
-struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab, pid_t main_pid);
+struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab,
+				      pid_t main_pid);
 
 /* rec_recorder_ops - the observer callbacks to register with lnch_loop_add_observer(). */
 const struct lnch_observer_ops *rec_recorder_ops(void);

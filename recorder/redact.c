@@ -26,11 +26,39 @@ static const char *const secret_words[] = {
  * folders that decide where a program looks for libraries, modules and data.
  */
 static const char *const harmless_env[] = {
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
-	"PWD", "OLDPWD", "SHLVL", "HOSTNAME", "TMPDIR", "XDG_RUNTIME_DIR", "DISPLAY", "COLORTERM",
-	"EDITOR", "PAGER", "_", "NO_COLOR", "COLUMNS", "LINES", "LD_LIBRARY_PATH", "LD_PRELOAD",
-	"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
-	"XDG_DATA_HOME", "HF_HOME",
+	"PATH",
+	"HOME",
+	"USER",
+	"LOGNAME",
+	"SHELL",
+	"LANG",
+	"LANGUAGE",
+	"LC_*",
+	"TERM",
+	"TZ",
+	"PWD",
+	"OLDPWD",
+	"SHLVL",
+	"HOSTNAME",
+	"TMPDIR",
+	"XDG_RUNTIME_DIR",
+	"DISPLAY",
+	"COLORTERM",
+	"EDITOR",
+	"PAGER",
+	"_",
+	"NO_COLOR",
+	"COLUMNS",
+	"LINES",
+	"LD_LIBRARY_PATH",
+	"LD_PRELOAD",
+	"PYTHONPATH",
+	"PYTHONHOME",
+	"VIRTUAL_ENV",
+	"XDG_CACHE_HOME",
+	"XDG_CONFIG_HOME",
+	"XDG_DATA_HOME",
+	"HF_HOME",
 };
 
 /*
@@ -40,14 +68,16 @@ static const char *const harmless_env[] = {
  * the subexpression that is replaced, at every match in the argument.
  */
 struct arg_rule {
-	const char *prev;    /* the previous argument must match this, or NULL */
+	const char *prev; /* the previous argument must match this, or NULL */
 	const char *pattern; /* searched in the argument */
 	int group;
 };
 
 static const struct arg_rule arg_rules[] = {
 	/* --password VALUE: the whole VALUE, unless it is the next long option */
-	{ .prev = "^-+[[:alnum:]_.-]*@W@[[:alnum:]_.-]*$", .pattern = "^(-?[^-].*|-)$", .group = 1 },
+	{ .prev = "^-+[[:alnum:]_.-]*@W@[[:alnum:]_.-]*$",
+	  .pattern = "^(-?[^-].*|-)$",
+	  .group = 1 },
 	/* curl -u user:password, --proxy-user user:password */
 	{ .prev = "^(-u|--user|--proxy-user)$", .pattern = "^[^:]*:(.+)$", .group = 1 },
 	{ .pattern = "^--(proxy-)?user=[^:]*:(.+)$", .group = 2 },
@@ -56,12 +86,15 @@ static const struct arg_rule arg_rules[] = {
 	/* the same inside a longer string ("sh -c" text, a URL query) */
 	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=([^[:space:]&;'\"]+)", .group = 2 },
 	/* HTTP headers that carry credentials (curl -H, wget --header) */
-	{ .pattern = "(^|[[:space:]'\"])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:[[:space:]]*"
-		     "([^'\"]+)",
+	{ .pattern =
+		  "(^|[[:space:]'\"])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:[[:space:]]*"
+		  "([^'\"]+)",
 	  .group = 5 },
-	{ .pattern = "(^|[[:space:]'\"])[[:alnum:]_-]*@W@[[:alnum:]_-]*:[[:space:]]+([^'\"]+)", .group = 3 },
+	{ .pattern = "(^|[[:space:]'\"])[[:alnum:]_-]*@W@[[:alnum:]_-]*:[[:space:]]+([^'\"]+)",
+	  .group = 3 },
 	/* scheme://user:password@host (RFC 3986 userinfo): the user stays */
-	{ .pattern = "[[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]+:([^/@[:space:]]+)@", .group = 1 },
+	{ .pattern = "[[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]+:([^/@[:space:]]+)@",
+	  .group = 1 },
 };
 
 #define N_SECRET_WORDS (sizeof(secret_words) / sizeof(secret_words[0]))
@@ -139,7 +172,8 @@ static char *expand_words(const char *tmpl, const char *words)
 	return b.s;
 }
 
-static int compile(regex_t *re, const char *pattern, int flags, const char *what, struct repro_err **err)
+static int compile(regex_t *re, const char *pattern, int flags, const char *what,
+		   struct repro_err **err)
 {
 	char msg[256];
 	int rc = regcomp(re, pattern, REG_EXTENDED | flags);
@@ -176,7 +210,8 @@ static size_t strv_len(const char *const *v)
 	return n;
 }
 
-static int compile_extras(struct rec_redact *r, const char *const *extra_regex, struct repro_err **err)
+static int compile_extras(struct rec_redact *r, const char *const *extra_regex,
+			  struct repro_err **err)
 {
 	r->extra = repro_xcalloc(strv_len(extra_regex) + 1, sizeof(*r->extra));
 	for (size_t i = 0; i < strv_len(extra_regex); i++) {
@@ -290,7 +325,8 @@ char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *pr
 	for (size_t i = 0; i < r->n_rules; i++) {
 		const struct compiled_rule *cr = &r->rules[i];
 
-		if (cr->has_prev && (prev_arg == NULL || regexec(&cr->prev, prev_arg, 0, NULL, 0) != 0))
+		if (cr->has_prev &&
+		    (prev_arg == NULL || regexec(&cr->prev, prev_arg, 0, NULL, 0) != 0))
 			continue;
 		replace_all(&cur, &cr->pattern, cr->group);
 	}
@@ -306,7 +342,7 @@ void rec_redact_note(json_t *names, const char *name)
 
 	if (names == NULL)
 		return;
-	json_array_foreach(names, i, v)
+	json_array_foreach (names, i, v)
 		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
 			return;
 	json_array_append_new(names, rec_json_str(name, strlen(name)));
@@ -339,7 +375,8 @@ json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp,
 		if (json_object_set_new(obj, name, rec_json_str(value, strlen(value))) < 0) {
 			json_t *key = rec_json_str(name, strlen(name));
 
-			json_object_set_new(obj, json_string_value(key), rec_json_str(value, strlen(value)));
+			json_object_set_new(obj, json_string_value(key),
+					    rec_json_str(value, strlen(value)));
 			json_decref(key);
 		}
 	}

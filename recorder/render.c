@@ -18,9 +18,9 @@
 #define TXT 1024
 
 struct rec_renderer {
-	struct rec_systab *tab;          /* owned */
+	struct rec_systab *tab; /* owned */
 	const struct rec_redact *redact; /* borrowed, or own_redact */
-	struct rec_redact *own_redact;   /* owned: the default policy */
+	struct rec_redact *own_redact; /* owned: the default policy */
 };
 
 struct rec_renderer *rec_renderer_new(const struct rec_redact *redact)
@@ -50,7 +50,8 @@ static char *redact_cb(void *ctx, const char *arg, const char *prev)
 	return rec_redact_arg(r->redact, arg, prev);
 }
 
-static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line, struct repro_err **err)
+static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line,
+		     struct repro_err **err)
 {
 	return rec_render_event(ctx, ev, json, line, err);
 }
@@ -144,7 +145,8 @@ static void render_open_how(struct argctx *a)
 	json_object_set_new(a->obj, "flags", json_string(f));
 	if (how.flags & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)))
 		json_object_set_new(a->obj, "mode", json_string(m));
-	fprintf(a->txt, "{flags=%s, mode=%s, resolve=%#llx}", f, m, (unsigned long long)how.resolve);
+	fprintf(a->txt, "{flags=%s, mode=%s, resolve=%#llx}", f, m,
+		(unsigned long long)how.resolve);
 }
 
 static void render_sockaddr(struct argctx *a)
@@ -158,7 +160,8 @@ static void render_sockaddr(struct argctx *a)
 	}
 	set(a, rec_sockaddr_json(b->data, b->len));
 	if (a->sys->args[a->i].kind == RA_MSGHDR)
-		fprintf(a->txt, "{msg_name=%s, ...}", rec_sockaddr_text(b->data, b->len, t, sizeof(t)));
+		fprintf(a->txt, "{msg_name=%s, ...}",
+			rec_sockaddr_text(b->data, b->len, t, sizeof(t)));
 	else
 		fputs(rec_sockaddr_text(b->data, b->len, t, sizeof(t)), a->txt);
 }
@@ -270,8 +273,7 @@ static bool render_symbolic(struct argctx *a)
 		if (prev_oflags(a) & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)))
 			word(a, rec_mode_format(v, buf, sizeof(buf)));
 		return true;
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -282,17 +284,25 @@ static void render_arg(struct argctx *a)
 	if (render_symbolic(a))
 		return;
 	switch ((int)k) {
-	case RA_INT: case RA_FD: case RA_PID: case RA_ID: render_int(a, (int)a->v); break;
-	case RA_SIZE: case RA_DEV: case RA_SOCKLEN: render_int(a, (long long)a->v); break;
+	case RA_INT:
+	case RA_FD:
+	case RA_PID:
+	case RA_ID: render_int(a, (int)a->v); break;
+	case RA_SIZE:
+	case RA_DEV:
+	case RA_SOCKLEN: render_int(a, (long long)a->v); break;
 	case RA_DIRFD:
 		if ((int)a->v == AT_FDCWD)
 			word(a, "AT_FDCWD");
 		else
 			render_int(a, (int)a->v);
 		break;
-	case RA_PATH: case RA_PATH_AT: case RA_STR: render_path(a); break;
+	case RA_PATH:
+	case RA_PATH_AT:
+	case RA_STR: render_path(a); break;
 	case RA_OPENHOW: render_open_how(a); break;
-	case RA_SOCKADDR: case RA_MSGHDR: render_sockaddr(a); break;
+	case RA_SOCKADDR:
+	case RA_MSGHDR: render_sockaddr(a); break;
 	case RA_SOCKOPTVAL: render_sockoptval(a); break;
 	case RA_ARGV: render_argv(a); break;
 	case RA_CLONE3: render_clone3(a); break;
@@ -301,7 +311,8 @@ static void render_arg(struct argctx *a)
 	}
 }
 
-static void render_result(const struct bndl_event *ev, const struct rec_sys *sys, json_t *obj, FILE *txt)
+static void render_result(const struct bndl_event *ev, const struct rec_sys *sys, json_t *obj,
+			  FILE *txt)
 {
 	char e[32];
 
@@ -345,8 +356,8 @@ static json_t *event_header(const struct bndl_event *ev, const char *name)
 	return o;
 }
 
-int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json, char **line,
-		     struct repro_err **err)
+int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json,
+		     char **line, struct repro_err **err)
 {
 	const struct rec_sys *sys = rec_systab_lookup(r->tab, ev->arch, ev->nr);
 	const char *name = rec_systab_name(r->tab, ev->arch, ev->nr);
@@ -357,7 +368,8 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 	json_t *obj;
 
 	if (ev->type != BNDL_REC_SYSCALL)
-		return repro_err_set(err, EPROTO, "event %llu is not a syscall", (unsigned long long)ev->seq);
+		return repro_err_set(err, EPROTO, "event %llu is not a syscall",
+				     (unsigned long long)ev->seq);
 	if (name == NULL) {
 		snprintf(fallback, sizeof(fallback), "syscall_%d", ev->nr);
 		name = fallback;
@@ -368,7 +380,9 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 		abort();
 	fprintf(txt, "%d  %s(", ev->tid, name);
 	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
-		struct argctx a = { r->redact, ev, sys, i, ev->args[i], obj, txt, sys->args[i].key };
+		struct argctx a = {
+			r->redact, ev, sys, i, ev->args[i], obj, txt, sys->args[i].key
+		};
 		long before = ftell(txt);
 
 		if (i > 0)

@@ -40,7 +40,7 @@ void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops);
  * (malloc'ed, no newline) of one BNDL_REC_SYSCALL event.  Returns 0, or -1
  * with *err (EPROTO for an event that is not a syscall).
  */
-int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json, char **line,
-		     struct repro_err **err);
+int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json,
+		     char **line, struct repro_err **err);
 
 #endif

@@ -85,20 +85,23 @@ char *rec_sockaddr_text(const void *sa, size_t len, char *buf, size_t cap)
 		const struct sockaddr_in *in = sa;
 
 		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-		snprintf(buf, cap, "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
+		snprintf(buf, cap,
+			 "{sa_family=AF_INET, sin_port=htons(%u), sin_addr=inet_addr(\"%s\")}",
 			 ntohs(in->sin_port), ip);
 	} else if (f == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *in6 = sa;
 
 		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, cap, "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_addr=inet_pton(\"%s\")}",
+		snprintf(buf, cap,
+			 "{sa_family=AF_INET6, sin6_port=htons(%u), sin6_addr=inet_pton(\"%s\")}",
 			 ntohs(in6->sin6_port), ip);
 	} else if (f == AF_UNIX) {
 		const char *p;
 		bool abstract;
 		size_t n = unix_path(sa, len, &p, &abstract);
 
-		snprintf(buf, cap, "{sa_family=AF_UNIX, sun_path=%s\"%.*s\"}", abstract ? "@" : "", (int)n, p);
+		snprintf(buf, cap, "{sa_family=AF_UNIX, sun_path=%s\"%.*s\"}", abstract ? "@" : "",
+			 (int)n, p);
 	} else {
 		snprintf(buf, cap, "{sa_family=%s}", fam);
 	}
@@ -113,7 +116,8 @@ char *rec_sockaddr_short(const void *sa, size_t len, char *buf, size_t cap)
 	if (f == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = sa;
 
-		snprintf(buf, cap, "%s:%u", inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip)), ntohs(in->sin_port));
+		snprintf(buf, cap, "%s:%u", inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip)),
+			 ntohs(in->sin_port));
 	} else if (f == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *in6 = sa;
 

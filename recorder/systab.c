@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#define A(kind, key) { RA_##kind, key }
+#define A(kind, key)           \
+	{                      \
+		RA_##kind, key \
+	}
 #define SC(sname, cls, ...) { .name = #sname, .classes = REC_CLASS_##cls, .args = { __VA_ARGS__ } },
 static struct rec_sys table[] = {
 #include "recorder/sys/table.def"
@@ -127,8 +130,10 @@ int rec_classes_parse(const char *text, unsigned *classes, struct repro_err **er
 		else if (strcmp(w, "all") == 0)
 			bits |= REC_CLASS_ALL;
 		else
-			return repro_err_set(err, EINVAL, "unknown trace class '%s' (expected file, network, "
-							  "process or all)", w);
+			return repro_err_set(err, EINVAL,
+					     "unknown trace class '%s' (expected file, network, "
+					     "process or all)",
+					     w);
 	}
 	if (bits == 0)
 		return repro_err_set(err, EINVAL, "empty trace class list '%s'", text);
@@ -139,7 +144,8 @@ int rec_classes_parse(const char *text, unsigned *classes, struct repro_err **er
 void rec_classes_format(unsigned classes, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s%s%s%s%s", classes & REC_CLASS_FILE ? "file" : "",
-		 (classes & REC_CLASS_FILE) && (classes & ~REC_CLASS_FILE & REC_CLASS_ALL) ? "," : "",
+		 (classes & REC_CLASS_FILE) && (classes & ~REC_CLASS_FILE & REC_CLASS_ALL) ? ","
+											   : "",
 		 classes & REC_CLASS_NETWORK ? "network" : "",
 		 (classes & REC_CLASS_NETWORK) && (classes & REC_CLASS_PROCESS) ? "," : "",
 		 classes & REC_CLASS_PROCESS ? "process" : "");

@@ -26,38 +26,38 @@ enum rec_class {
 /* How one argument is captured at the stop and rendered afterwards. */
 enum rec_arg_kind {
 	RA_NONE = 0,
-	RA_INT,        /* signed int, decimal */
-	RA_SIZE,       /* unsigned long, decimal */
-	RA_PTR,        /* address, not decoded */
+	RA_INT, /* signed int, decimal */
+	RA_SIZE, /* unsigned long, decimal */
+	RA_PTR, /* address, not decoded */
 	RA_FD,
-	RA_DIRFD,      /* AT_FDCWD or an fd naming a directory */
-	RA_PATH,       /* path, relative to the cwd */
-	RA_PATH_AT,    /* path, relative to the nearest preceding RA_DIRFD */
-	RA_STR,        /* string kept as given (symlink target) */
-	RA_OFLAGS,     /* O_* */
-	RA_CMODE,      /* mode, shown only with O_CREAT / O_TMPFILE */
-	RA_MODE,       /* mode, octal */
-	RA_ATFLAGS,    /* AT_* */
-	RA_AMODE,      /* access(2) mode */
+	RA_DIRFD, /* AT_FDCWD or an fd naming a directory */
+	RA_PATH, /* path, relative to the cwd */
+	RA_PATH_AT, /* path, relative to the nearest preceding RA_DIRFD */
+	RA_STR, /* string kept as given (symlink target) */
+	RA_OFLAGS, /* O_* */
+	RA_CMODE, /* mode, shown only with O_CREAT / O_TMPFILE */
+	RA_MODE, /* mode, octal */
+	RA_ATFLAGS, /* AT_* */
+	RA_AMODE, /* access(2) mode */
 	RA_RENAMEFLAGS,
 	RA_UNLINKFLAGS,
-	RA_OPENHOW,    /* struct open_how * (openat2(2)) */
-	RA_ID,         /* uid or gid */
+	RA_OPENHOW, /* struct open_how * (openat2(2)) */
+	RA_ID, /* uid or gid */
 	RA_DEV,
 	RA_STATXMASK,
-	RA_DOMAIN,     /* AF_* */
-	RA_SOCKTYPE,   /* SOCK_* */
+	RA_DOMAIN, /* AF_* */
+	RA_SOCKTYPE, /* SOCK_* */
 	RA_PROTO,
-	RA_SOCKADDR,   /* struct sockaddr *, length in the next argument */
+	RA_SOCKADDR, /* struct sockaddr *, length in the next argument */
 	RA_SOCKLEN,
-	RA_MSGHDR,     /* struct msghdr * with msg_name */
+	RA_MSGHDR, /* struct msghdr * with msg_name */
 	RA_MSGFLAGS,
 	RA_SOCKLEVEL,
 	RA_SOCKOPT,
 	RA_SOCKOPTVAL, /* getsockopt(SO_ERROR) result, read at exit */
 	RA_SHUTHOW,
 	RA_CLONEFLAGS,
-	RA_CLONE3,     /* struct clone_args * */
+	RA_CLONE3, /* struct clone_args * */
 	RA_ARGV,
 	RA_ENVP,
 	RA_PID,

@@ -44,14 +44,14 @@ struct show_proc {
 
 struct show_state {
 	const struct rpl_show_opts *opts; /* borrowed */
-	FILE *out;			  /* borrowed */
-	json_t *procs;			  /* processes.jsonl lines */
+	FILE *out; /* borrowed */
+	json_t *procs; /* processes.jsonl lines */
 	struct show_proc *p;
 	size_t n;
 	size_t alloc;
-	size_t nfile;		  /* entries that come from processes.jsonl */
+	size_t nfile; /* entries that come from processes.jsonl */
 	struct bndl_pidmap *live; /* pid -> process, as of the event being read */
-	size_t cursor;		  /* processes started so far, in file order */
+	size_t cursor; /* processes started so far, in file order */
 };
 
 static void ring_push(struct fail_ring *r, json_t *ev)
@@ -118,7 +118,8 @@ static int on_process(void *ctx, json_t *obj, size_t lineno, struct repro_err **
 
 	/* a hostile bundle may list millions of tiny processes: bound the memory */
 	if (json_array_size(st->procs) >= RPL_SHOW_MAX_PROCS)
-		return repro_err_set(err, EPROTO, "processes.jsonl line %zu: more than %u processes", lineno,
+		return repro_err_set(err, EPROTO,
+				     "processes.jsonl line %zu: more than %u processes", lineno,
 				     RPL_SHOW_MAX_PROCS);
 	json_array_append(st->procs, obj);
 	return 0;
@@ -198,8 +199,10 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		return 0;
 	k = proc_for_event(st, (int32_t)bndl_json_int(ev, "pid", -1), bndl_json_int(ev, "t_ns", 0));
 	if (k == NONE)
-		return repro_err_set(err, EPROTO, "events.jsonl line %zu: events of more than %u unknown "
-						  "processes", lineno, RPL_SHOW_MAX_PROCS);
+		return repro_err_set(err, EPROTO,
+				     "events.jsonl line %zu: events of more than %u unknown "
+				     "processes",
+				     lineno, RPL_SHOW_MAX_PROCS);
 	ring_push(&st->p[k].fails, ev);
 	return 0;
 }
@@ -216,7 +219,7 @@ static int load(struct show_state *st, struct bndl_reader *r, struct repro_err *
 
 struct group_key {
 	size_t idx;
-	int rank;     /* 0: failed (non-zero exit or signal); 1: the rest */
+	int rank; /* 0: failed (non-zero exit or signal); 1: the rest */
 	uint64_t end; /* end_ns, UINT64_MAX when still running or unknown */
 };
 
@@ -569,7 +572,8 @@ static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_
 	show_tree(st);
 	fputc('\n', st->out);
 	show_failures(st);
-	if (rpl_views_failed(r, st->out, st->opts->color, st->opts->all ? 0 : RPL_SHOW_FAILURES, err) < 0)
+	if (rpl_views_failed(r, st->out, st->opts->color, st->opts->all ? 0 : RPL_SHOW_FAILURES,
+			     err) < 0)
 		return -1;
 	if (fflush(st->out) == EOF || ferror(st->out))
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");

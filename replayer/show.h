@@ -19,18 +19,18 @@
 /* Which view: the summary, or one member of the bundle as a table. */
 enum rpl_show_view {
 	RPL_VIEW_SUMMARY = 0,
-	RPL_VIEW_FILES,   /* files.jsonl */
-	RPL_VIEW_NET,     /* network.jsonl */
-	RPL_VIEW_HOST,    /* host.json */
+	RPL_VIEW_FILES, /* files.jsonl */
+	RPL_VIEW_NET, /* network.jsonl */
+	RPL_VIEW_HOST, /* host.json */
 };
 
 struct rpl_show_opts {
 	enum rpl_show_view view;
 	const char *bundle_path; /* borrowed */
-	bool json;		 /* one JSON object instead of text */
-	bool trace;		 /* copy trace.txt instead (wins over json) */
-	bool all;		 /* every failed call, not the last RPL_SHOW_FAILURES each */
-	bool color;		 /* ANSI bold headings and red errno names; the caller decides */
+	bool json; /* one JSON object instead of text */
+	bool trace; /* copy trace.txt instead (wins over json) */
+	bool all; /* every failed call, not the last RPL_SHOW_FAILURES each */
+	bool color; /* ANSI bold headings and red errno names; the caller decides */
 };
 
 /*

@@ -18,7 +18,8 @@ void rpl_put_safe(FILE *out, const char *s);
  * network attempt, at most limit lines each (0: all).  Bundles without
  * files.jsonl / network.jsonl show nothing.  Returns 0, or -1 with *err.
  */
-int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit, struct repro_err **err);
+int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
+		     struct repro_err **err);
 
 /*
  * rpl_views_show - the --files, --net or --host view (text or JSON) of the

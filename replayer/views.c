@@ -34,7 +34,8 @@ static void put_meta(FILE *out, json_t *meta)
 	rpl_put_safe(out, bndl_json_str(meta, "type"));
 	fputc(' ', out);
 	rpl_put_safe(out, bndl_json_str(meta, "mode"));
-	fprintf(out, " owner %" PRId64 ":%" PRId64, bndl_json_int(meta, "uid", -1), bndl_json_int(meta, "gid", -1));
+	fprintf(out, " owner %" PRId64 ":%" PRId64, bndl_json_int(meta, "uid", -1),
+		bndl_json_int(meta, "gid", -1));
 }
 
 static bool has_option(json_t *mount, const char *key, const char *opt)
@@ -62,7 +63,8 @@ static void put_explanation(FILE *out, json_t *f)
 
 	json_array_foreach (anc, i, a) {
 		if (!json_is_object(json_object_get(a, "meta")))
-			missing = a; /* ancestors go up towards /: the last missing one is the first component */
+			missing =
+				a; /* ancestors go up towards /: the last missing one is the first component */
 		else if (nearest == NULL)
 			nearest = a;
 	}
@@ -72,7 +74,8 @@ static void put_explanation(FILE *out, json_t *f)
 		rpl_put_safe(out, bndl_json_str(mount, "mount_point"));
 		return;
 	}
-	if (err != NULL && (strcmp(err, "ENOENT") == 0 || strcmp(err, "ENOTDIR") == 0) && missing != NULL) {
+	if (err != NULL && (strcmp(err, "ENOENT") == 0 || strcmp(err, "ENOTDIR") == 0) &&
+	    missing != NULL) {
 		fputs(" - missing: ", out);
 		rpl_put_safe(out, bndl_json_str(missing, "path"));
 		return;
@@ -232,9 +235,11 @@ static int section(struct bndl_reader *r, const char *member, const char *title,
 	return 0;
 }
 
-int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit, struct repro_err **err)
+int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
+		     struct repro_err **err)
 {
-	struct lines files = { out, color, true, limit, 0, 0, 1 }, net = { out, color, true, limit, 0, 0, 0 };
+	struct lines files = { out, color, true, limit, 0, 0, 1 },
+		     net = { out, color, true, limit, 0, 0, 0 };
 
 	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
 		return -1;
@@ -289,10 +294,12 @@ static void show_host(json_t *h, FILE *out)
 		put_kv(out, "NOFILE", text);
 	}
 	put_kv(out, "cwd", bndl_json_str(h, "cwd"));
-	put_list(out, "nameservers", json_object_get(json_object_get(dns, "resolv_conf"), "nameservers"));
+	put_list(out, "nameservers",
+		 json_object_get(json_object_get(dns, "resolv_conf"), "nameservers"));
 	put_kv(out, "nsswitch hosts", bndl_json_str(dns, "nsswitch_hosts"));
 	fprintf(out, "  %-14s %zu\n", "mounts", json_array_size(json_object_get(h, "mounts")));
-	fprintf(out, "  %-14s %zu variables\n", "environment", json_object_size(json_object_get(h, "environment")));
+	fprintf(out, "  %-14s %zu variables\n", "environment",
+		json_object_size(json_object_get(h, "environment")));
 	put_kv(out, "sandbox", bndl_json_str(h, "sandbox"));
 }
 
@@ -317,7 +324,8 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 		if (bndl_reader_foreach(r, member, dump_line, doc, err) < 0)
 			return -1;
 	}
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', out) == EOF)
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
@@ -325,8 +333,9 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FILE *out,
 		   struct repro_err **err)
 {
-	const char *member = view == RPL_VIEW_FILES ? "files.jsonl" : view == RPL_VIEW_NET ? "network.jsonl"
-											      : "host.json";
+	const char *member = view == RPL_VIEW_FILES ? "files.jsonl"
+			     : view == RPL_VIEW_NET ? "network.jsonl"
+						    : "host.json";
 	struct lines l = { out, false, false, 0, 0, 0, 0 };
 	cleanup_json_ref json_t *host = NULL;
 	int has = bndl_reader_has(r, member, err);
@@ -334,7 +343,8 @@ int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FI
 	if (has < 0)
 		return -1;
 	if (has == 0)
-		return repro_err_set(err, EPROTO, "the bundle has no %s (written by an older repro?)", member);
+		return repro_err_set(err, EPROTO,
+				     "the bundle has no %s (written by an older repro?)", member);
 	if (json)
 		return view_json(r, member, out, err);
 	if (view == RPL_VIEW_HOST) {

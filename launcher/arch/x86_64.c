@@ -21,12 +21,9 @@ bool lnch_arch_is_compat(uint32_t arch)
 const char *lnch_arch_name(uint32_t arch)
 {
 	switch (arch) {
-	case AUDIT_ARCH_X86_64:
-		return "x86_64";
-	case AUDIT_ARCH_I386:
-		return "i386";
-	default:
-		return "unknown";
+	case AUDIT_ARCH_X86_64: return "x86_64";
+	case AUDIT_ARCH_I386: return "i386";
+	default: return "unknown";
 	}
 }
 

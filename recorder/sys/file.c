@@ -30,7 +30,8 @@ ssize_t rec_path_absolute(pid_t tid, int dirfd, const char *raw, char *out, size
 	else if (strcmp(raw, ".") == 0)
 		len = snprintf(out, cap, "%s", dir);
 	else
-		len = snprintf(out, cap, "%s%s%s", dir, n > 1 ? "/" : "", raw[0] == '.' && raw[1] == '/' ? raw + 2 : raw);
+		len = snprintf(out, cap, "%s%s%s", dir, n > 1 ? "/" : "",
+			       raw[0] == '.' && raw[1] == '/' ? raw + 2 : raw);
 	return len >= (int)cap ? -1 : len;
 }
 
@@ -96,25 +97,19 @@ static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, 
 		memcpy(buf, &how, sizeof(how));
 }
 
-bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind)
+bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		      enum rec_arg_kind kind)
 {
 	switch ((int)kind) {
-	case RA_PATH:
-		capture_path(c, st, i, AT_FDCWD);
-		break;
+	case RA_PATH: capture_path(c, st, i, AT_FDCWD); break;
 	case RA_PATH_AT:
 		if (st->args[i] == 0) /* utimensat(fd, NULL, …) acts on fd itself */
 			break;
 		capture_path(c, st, i, dirfd_for(c->sys, st, i));
 		break;
-	case RA_STR:
-		capture_string(c, st, i);
-		break;
-	case RA_OPENHOW:
-		capture_open_how(c, st, i);
-		break;
-	default:
-		break;
+	case RA_STR: capture_string(c, st, i); break;
+	case RA_OPENHOW: capture_open_how(c, st, i); break;
+	default: break;
 	}
 	return true;
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-static void capture_sockaddr_at(struct rec_capture *c, pid_t tid, int i, uint64_t addr, uint64_t len)
+static void capture_sockaddr_at(struct rec_capture *c, pid_t tid, int i, uint64_t addr,
+				uint64_t len)
 {
 	void *buf;
 
@@ -45,7 +46,8 @@ static bool read_msg_name(const struct lnch_stop *st, uint64_t *name, uint64_t *
 	return true;
 }
 
-bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind)
+bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		     enum rec_arg_kind kind)
 {
 	uint64_t name = 0, namelen = 0;
 
@@ -59,14 +61,13 @@ bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i, e
 			return false;
 		capture_sockaddr_at(c, st->tid, i, name, namelen);
 		return true;
-	case RA_SOCKLEVEL:
-		return (int)st->args[i] == SOL_SOCKET;
-	default:
-		return true;
+	case RA_SOCKLEVEL: return (int)st->args[i] == SOL_SOCKET;
+	default: return true;
 	}
 }
 
-void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind)
+void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
+			  enum rec_arg_kind kind)
 {
 	int32_t val;
 	void *buf;

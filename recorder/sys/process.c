@@ -81,7 +81,8 @@ static void capture_clone3(struct rec_capture *c, const struct lnch_stop *st, in
 		memcpy(buf, &ca, sizeof(ca));
 }
 
-bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i, enum rec_arg_kind kind)
+bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
+		      enum rec_arg_kind kind)
 {
 	if (kind == RA_ARGV)
 		capture_argv(c, st, i);

@@ -43,9 +43,8 @@ static void child_main(void)
 	char buf[256];
 	int n;
 
-	n = snprintf(buf, sizeof(buf),
-		     "openat(AT_FDCWD, \"%s\", O_RDONLY) = %ld %s\n  path %s\n", path,
-		     r.rc, r.rc < 0 ? strerrorname_np(r.err) : "", path);
+	n = snprintf(buf, sizeof(buf), "openat(AT_FDCWD, \"%s\", O_RDONLY) = %ld %s\n  path %s\n",
+		     path, r.rc, r.rc < 0 ? strerrorname_np(r.err) : "", path);
 	if (write(STDOUT_FILENO, buf, (size_t)n) != n)
 		syscall(SYS_exit_group, 2);
 	syscall(SYS_exit_group, 0);
@@ -69,8 +68,7 @@ static int run_clone3_child(void)
 		printf("clone3_threads: clone3 child did not exit normally\n");
 		return 1;
 	}
-	printf("clone3_threads: clone3 child pid=%ld exited status=%d\n", pid,
-	       WEXITSTATUS(status));
+	printf("clone3_threads: clone3 child pid=%ld exited status=%d\n", pid, WEXITSTATUS(status));
 	return WEXITSTATUS(status);
 }
 

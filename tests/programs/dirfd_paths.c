@@ -38,8 +38,7 @@ static int open_dir(const char *path)
 	return (int)r.rc;
 }
 
-static void open_missing(int dirfd, const char *dirfd_text, const char *rel,
-			 const char *expect_rel)
+static void open_missing(int dirfd, const char *dirfd_text, const char *rel, const char *expect_rel)
 {
 	struct sysres r = SYS(SYS_openat, dirfd, rel, O_RDONLY | O_CLOEXEC);
 

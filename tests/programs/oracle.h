@@ -30,9 +30,9 @@ struct sysres {
  * SYS(...) calls syscall(2) and captures errno in the same expression, so that
  * the order of evaluation of a later call's arguments cannot lose it.
  */
-#define SYS(...)                                                                 \
-	({                                                                       \
-		long sys_rc_ = syscall(__VA_ARGS__);                             \
+#define SYS(...)                                                                  \
+	({                                                                        \
+		long sys_rc_ = syscall(__VA_ARGS__);                              \
 		(struct sysres){ .rc = sys_rc_, .err = sys_rc_ < 0 ? errno : 0 }; \
 	})
 

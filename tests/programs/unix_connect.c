@@ -40,8 +40,8 @@ static int connect_path(const char *path)
 static int connect_abstract(void)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-				    strlen(abstract_name));
+	socklen_t len =
+		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(abstract_name));
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sysres r;
 
@@ -49,8 +49,8 @@ static int connect_abstract(void)
 		return 1;
 	memcpy(sun.sun_path + 1, abstract_name, strlen(abstract_name));
 	r = SYS(SYS_connect, fd, &sun, len);
-	oracle_call(r, "connect(%d, {sa_family=AF_UNIX, sun_path=@\"%s\"}, %u)", fd,
-		    abstract_name, (unsigned)len);
+	oracle_call(r, "connect(%d, {sa_family=AF_UNIX, sun_path=@\"%s\"}, %u)", fd, abstract_name,
+		    (unsigned)len);
 	oracle_note("addr", "abstract:%s", abstract_name);
 	close(fd);
 	return r.rc < 0 && r.err == ECONNREFUSED ? 0 : 1;

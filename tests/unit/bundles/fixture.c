@@ -39,16 +39,11 @@ void fx_rmtree(const char *dir)
 static const char *nr_name(int nr)
 {
 	switch (nr) {
-	case FX_READ:
-		return "read";
-	case FX_CONNECT:
-		return "connect";
-	case FX_EXECVE:
-		return "execve";
-	case FX_OPENAT:
-		return "openat";
-	default:
-		return "unknown";
+	case FX_READ: return "read";
+	case FX_CONNECT: return "connect";
+	case FX_EXECVE: return "execve";
+	case FX_OPENAT: return "openat";
+	default: return "unknown";
 	}
 }
 

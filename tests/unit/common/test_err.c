@@ -53,7 +53,8 @@ static void test_err_wrap_prepends_context(void **state)
 	assert_int_equal(err->errnum, ENOENT);
 	assert_string_equal(err->msg, "cannot read bundle 'b.repro': cannot open 'manifest.json'");
 	repro_err_wrap(&err, "outer");
-	assert_string_equal(err->msg, "outer: cannot read bundle 'b.repro': cannot open 'manifest.json'");
+	assert_string_equal(err->msg,
+			    "outer: cannot read bundle 'b.repro': cannot open 'manifest.json'");
 }
 
 static void test_err_wrap_unset_err_stays_null(void **state)

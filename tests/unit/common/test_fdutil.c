@@ -22,7 +22,8 @@
 static int setup(void **state)
 {
 	const char *base = getenv("TMPDIR");
-	char *dir = repro_xasprintf("%s/repro-fdutil-XXXXXX", base != NULL && base[0] ? base : "/tmp");
+	char *dir =
+		repro_xasprintf("%s/repro-fdutil-XXXXXX", base != NULL && base[0] ? base : "/tmp");
 
 	if (mkdtemp(dir) == NULL) {
 		free(dir);
@@ -275,11 +276,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fdutil_read_file_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fdutil_read_file_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fdutil_read_file_over_cap_efbig, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fdutil_read_file_small_cap_efbig, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fdutil_read_file_over_cap_efbig, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fdutil_read_file_small_cap_efbig, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fdutil_read_file_exactly_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fdutil_read_file_missing_enoent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fdutil_read_file_directory_eisdir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fdutil_read_file_missing_enoent, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fdutil_read_file_directory_eisdir, setup,
+						teardown),
 		cmocka_unit_test(test_fdutil_path_join_cases),
 		cmocka_unit_test(test_fdutil_write_all_pipe),
 		cmocka_unit_test(test_fdutil_write_all_zero_len),

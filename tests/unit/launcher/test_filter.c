@@ -42,7 +42,10 @@ static const struct lnch_filter_rule openat_rule = { .name = "openat", .arg = -1
 
 /* newfstatat traps only without AT_EMPTY_PATH in its flags (argument 3), as recorder/systab.c asks. */
 static const struct lnch_filter_rule stat_rule = {
-	.name = "newfstatat", .arg = 3, .mask = AT_EMPTY_PATH, .value = 0,
+	.name = "newfstatat",
+	.arg = 3,
+	.mask = AT_EMPTY_PATH,
+	.value = 0,
 };
 
 static void test_filter_build_openat(void **state)

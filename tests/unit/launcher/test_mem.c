@@ -116,7 +116,8 @@ static void test_mem_read_str_truncates_to_cap(void **state)
 	char out[8];
 	bool truncated = false;
 
-	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)child_buf, out, sizeof(out), &truncated), 7);
+	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)child_buf, out, sizeof(out), &truncated),
+			 7);
 	assert_string_equal(out, "written");
 	assert_true(truncated);
 	end_child(pid);
@@ -177,7 +178,9 @@ static void test_mem_read_str_ends_before_hole(void **state)
 	bool truncated = true;
 
 	/* reading page by page must not touch the unmapped page after the NUL */
-	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)two_pages + page - 5, out, sizeof(out), &truncated), 4);
+	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)two_pages + page - 5, out, sizeof(out),
+					   &truncated),
+			 4);
 	assert_string_equal(out, "tail");
 	assert_false(truncated);
 	end_child(pid);
@@ -207,12 +210,13 @@ static void test_mem_read_str_runs_into_hole(void **state)
 	assert_int_equal(errno, EFAULT);
 	/* and starting inside the hole there is nothing: -1 EFAULT */
 	errno = 0;
-	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)two_pages + page, out, sizeof(out), &truncated), -1);
+	assert_int_equal(
+		lnch_mem_read_str(pid, (uintptr_t)two_pages + page, out, sizeof(out), &truncated),
+		-1);
 	assert_int_equal(errno, EFAULT);
 	assert_int_equal(out[0], '\0');
 	end_child(pid);
 }
-
 
 static void test_mem_read_null_and_unmapped(void **state)
 {
@@ -243,7 +247,8 @@ static void test_mem_read_gone_tracee_esrch(void **state)
 	assert_int_equal(lnch_mem_read(pid, (uintptr_t)child_buf, out, sizeof(out)), -1);
 	assert_int_equal(errno, ESRCH);
 	errno = 0;
-	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)child_buf, out, sizeof(out), &truncated), -1);
+	assert_int_equal(lnch_mem_read_str(pid, (uintptr_t)child_buf, out, sizeof(out), &truncated),
+			 -1);
 	assert_int_equal(errno, ESRCH);
 }
 
@@ -287,7 +292,8 @@ int main(void)
 		return SKIP_RETURN;
 	}
 	page = (size_t)sysconf(_SC_PAGESIZE);
-	two_pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	two_pages =
+		mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (two_pages == MAP_FAILED)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,8 +199,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tasks_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tasks_put_creates_zeroed_and_is_idempotent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tasks_thousands_survive_rehash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_put_creates_zeroed_and_is_idempotent,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_thousands_survive_rehash, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_large_and_sparse_tids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_del_keeps_others, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_tombstone_reuse, setup, teardown),

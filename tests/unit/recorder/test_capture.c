@@ -23,7 +23,8 @@
 
 static const struct rec_sys *openat_entry(struct rec_systab *tab)
 {
-	return rec_systab_lookup(tab, lnch_arch_audit_token(), seccomp_syscall_resolve_name("openat"));
+	return rec_systab_lookup(tab, lnch_arch_audit_token(),
+				 seccomp_syscall_resolve_name("openat"));
 }
 
 static void check_relative(const char *raw)

@@ -108,8 +108,13 @@ static void add_call(struct fixture *fx, const char *name, int64_t ret, const ui
 {
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_event ev = {
-		.type = BNDL_REC_SYSCALL, .seq = ++fx->seq, .t_ns = fx->seq * 1000, .pid = 42, .tid = 42,
-		.arch = lnch_arch_audit_token(), .ret = ret,
+		.type = BNDL_REC_SYSCALL,
+		.seq = ++fx->seq,
+		.t_ns = fx->seq * 1000,
+		.pid = 42,
+		.tid = 42,
+		.arch = lnch_arch_audit_token(),
+		.ret = ret,
 	};
 
 	ev.nr = seccomp_syscall_resolve_name(name);
@@ -117,8 +122,10 @@ static void add_call(struct fixture *fx, const char *name, int64_t ret, const ui
 	for (int i = 0; args != NULL && i < 6; i++)
 		ev.args[i] = args[i];
 	for (unsigned i = 0; i < npaths; i++) {
-		ev.blobs[ev.nblobs++] = (struct bndl_blob){ .kind = BNDL_BLOB_PATH, .argi = (uint16_t)argis[i],
-							     .len = (uint32_t)strlen(paths[i]), .data = paths[i] };
+		ev.blobs[ev.nblobs++] = (struct bndl_blob){ .kind = BNDL_BLOB_PATH,
+							    .argi = (uint16_t)argis[i],
+							    .len = (uint32_t)strlen(paths[i]),
+							    .data = paths[i] };
 	}
 	assert_int_equal(bndl_spool_append(fx->sp, &ev, &err), 0);
 }
@@ -130,7 +137,8 @@ static void add_open(struct fixture *fx, char *path, uint64_t flags, int64_t ret
 	add_call(fx, "openat", ret, args, 1, (unsigned[]){ 1 }, &path);
 }
 
-static void add_path_call(struct fixture *fx, const char *name, char *path, unsigned argi, int64_t ret)
+static void add_path_call(struct fixture *fx, const char *name, char *path, unsigned argi,
+			  int64_t ret)
 {
 	add_call(fx, name, ret, NULL, 1, &argi, &path);
 }
@@ -160,7 +168,7 @@ static json_t *find_path(json_t *all, const char *path)
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(all, i, o)
+	json_array_foreach (all, i, o)
 		if (strcmp(json_string_value(json_object_get(o, "path")), path) == 0)
 			return o;
 	fail_msg("no line for '%s'", path);
@@ -192,7 +200,7 @@ static void assert_ops(json_t *o, const char *want)
 	size_t i;
 	json_t *op;
 
-	json_array_foreach(json_object_get(o, "ops"), i, op) {
+	json_array_foreach (json_object_get(o, "ops"), i, op) {
 		if (i > 0)
 			strcat(buf, ",");
 		strcat(buf, json_string_value(op));
@@ -253,9 +261,12 @@ static void tree_release(struct tree *t)
 
 static void build_tree(struct fixture *fx, struct tree *t)
 {
-	*t = (struct tree){ at(fx, "data.txt"), at(fx, "dir"), at(fx, "link"), at(fx, "nodir/missing.txt"),
-			    at(fx, "nodir"), at(fx, "ro"), at(fx, "ro/new.txt"), at(fx, "script.sh"),
-			    at(fx, "gone"), at(fx, "old"), at(fx, "new") };
+	*t = (struct tree){ at(fx, "data.txt"),	  at(fx, "dir"),
+			    at(fx, "link"),	  at(fx, "nodir/missing.txt"),
+			    at(fx, "nodir"),	  at(fx, "ro"),
+			    at(fx, "ro/new.txt"), at(fx, "script.sh"),
+			    at(fx, "gone"),	  at(fx, "old"),
+			    at(fx, "new") };
 	write_file(t->data, CONTENT, 0644);
 	assert_int_equal(mkdir(t->dir, 0750), 0);
 	assert_int_equal(chmod(t->dir, 0750), 0);
@@ -289,7 +300,7 @@ static void check_sorted(json_t *all)
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(all, i, o) {
+	json_array_foreach (all, i, o) {
 		const char *p = json_string_value(json_object_get(o, "path"));
 
 		assert_true(strcmp(prev, p) < 0);
@@ -311,9 +322,11 @@ static void check_data(json_t *all, const struct tree *t)
 	assert_int_key(o, "calls", 2);
 	assert_owner_mode(meta, "file", "0644");
 	assert_int_key(meta, "size", (json_int_t)strlen(CONTENT));
-	snprintf(want, sizeof(want), "xxh3:%016llx", (unsigned long long)XXH3_64bits(CONTENT, strlen(CONTENT)));
+	snprintf(want, sizeof(want), "xxh3:%016llx",
+		 (unsigned long long)XXH3_64bits(CONTENT, strlen(CONTENT)));
 	assert_str_key(meta, "hash", want);
-	assert_true(json_integer_value(json_object_get(meta, "mtime_ns")) > 1000000000LL * 1000000000LL);
+	assert_true(json_integer_value(json_object_get(meta, "mtime_ns")) >
+		    1000000000LL * 1000000000LL);
 }
 
 static void check_dir_link(json_t *all, const struct tree *t)
@@ -366,8 +379,9 @@ static void check_missing(json_t *all, const struct tree *t, const char *root)
 	check_mount(o, root);
 	/* the missing dir is an ancestor only: no line of its own */
 	for (size_t i = 0; i < json_array_size(all); i++)
-		assert_string_not_equal(json_string_value(json_object_get(json_array_get(all, i), "path")),
-					t->missing_dir);
+		assert_string_not_equal(
+			json_string_value(json_object_get(json_array_get(all, i), "path")),
+			t->missing_dir);
 }
 
 static void check_ro(json_t *all, const struct tree *t)
@@ -507,7 +521,8 @@ static void test_files_many(void **state)
 	p2 = timed_run(fx, true, "many-plain.jsonl");
 	printf("files.jsonl for %d paths (half exist, half missing with ancestors), warm cache: "
 	       "io_uring %.1f ms, %.1f ms; statx fallback %.1f ms, %.1f ms%s\n",
-	       MANY, u1, u2, p1, p2, uring_works() ? "" : " (io_uring unavailable: both were fallback)");
+	       MANY, u1, u2, p1, p2,
+	       uring_works() ? "" : " (io_uring unavailable: both were fallback)");
 }
 
 int main(void)

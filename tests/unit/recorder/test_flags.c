@@ -20,12 +20,14 @@ static char buf[256];
 
 static void test_flags_oflags_common(void **state)
 {
-	assert_string_equal(rec_oflags_format(O_RDONLY | O_CLOEXEC, buf, sizeof(buf)), "O_RDONLY|O_CLOEXEC");
+	assert_string_equal(rec_oflags_format(O_RDONLY | O_CLOEXEC, buf, sizeof(buf)),
+			    "O_RDONLY|O_CLOEXEC");
 	assert_string_equal(rec_oflags_format(O_WRONLY | O_CREAT | O_TRUNC, buf, sizeof(buf)),
 			    "O_WRONLY|O_CREAT|O_TRUNC");
 	assert_string_equal(rec_oflags_format(O_RDONLY, buf, sizeof(buf)), "O_RDONLY");
 	assert_string_equal(rec_oflags_format(O_RDWR, buf, sizeof(buf)), "O_RDWR");
-	assert_string_equal(rec_oflags_format(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, buf, sizeof(buf)),
+	assert_string_equal(rec_oflags_format(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, buf,
+					      sizeof(buf)),
 			    "O_RDONLY|O_NOFOLLOW|O_CLOEXEC|O_DIRECTORY");
 }
 
@@ -35,9 +37,12 @@ static void test_flags_oflags_composites(void **state)
 	 * O_SYNC includes O_DSYNC's bit (one name); O_TMPFILE includes O_DIRECTORY's,
 	 * shown as its own bit (strace folds it into "O_TMPFILE")
 	 */
-	assert_string_equal(rec_oflags_format(O_WRONLY | O_SYNC, buf, sizeof(buf)), "O_WRONLY|O_SYNC");
-	assert_string_equal(rec_oflags_format(O_WRONLY | O_DSYNC, buf, sizeof(buf)), "O_WRONLY|O_DSYNC");
-	assert_string_equal(rec_oflags_format(O_RDWR | O_TMPFILE, buf, sizeof(buf)), "O_RDWR|O_TMPFILE|O_DIRECTORY");
+	assert_string_equal(rec_oflags_format(O_WRONLY | O_SYNC, buf, sizeof(buf)),
+			    "O_WRONLY|O_SYNC");
+	assert_string_equal(rec_oflags_format(O_WRONLY | O_DSYNC, buf, sizeof(buf)),
+			    "O_WRONLY|O_DSYNC");
+	assert_string_equal(rec_oflags_format(O_RDWR | O_TMPFILE, buf, sizeof(buf)),
+			    "O_RDWR|O_TMPFILE|O_DIRECTORY");
 }
 
 static void test_flags_oflags_unknown_bits_hex(void **state)
@@ -45,7 +50,8 @@ static void test_flags_oflags_unknown_bits_hex(void **state)
 	/* 0x10000000 is no O_* flag on Linux */
 	assert_string_equal(rec_oflags_format(O_RDONLY | O_CLOEXEC | 0x10000000, buf, sizeof(buf)),
 			    "O_RDONLY|O_CLOEXEC|0x10000000");
-	assert_string_equal(rec_oflags_format(O_WRONLY | 0x10000000, buf, sizeof(buf)), "O_WRONLY|0x10000000");
+	assert_string_equal(rec_oflags_format(O_WRONLY | 0x10000000, buf, sizeof(buf)),
+			    "O_WRONLY|0x10000000");
 }
 
 static void test_flags_oflags_cut_to_cap(void **state)
@@ -69,9 +75,11 @@ static void test_flags_generic_table(void **state)
 
 static void test_flags_atflags_and_amode(void **state)
 {
-	assert_string_equal(rec_atflags_format(AT_SYMLINK_NOFOLLOW, buf, sizeof(buf)), "AT_SYMLINK_NOFOLLOW");
-	assert_string_equal(rec_atflags_format(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH, buf, sizeof(buf)),
-			    "AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH");
+	assert_string_equal(rec_atflags_format(AT_SYMLINK_NOFOLLOW, buf, sizeof(buf)),
+			    "AT_SYMLINK_NOFOLLOW");
+	assert_string_equal(
+		rec_atflags_format(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH, buf, sizeof(buf)),
+		"AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH");
 	assert_string_equal(rec_atflags_format(0, buf, sizeof(buf)), "0");
 	assert_string_equal(rec_amode_format(F_OK, buf, sizeof(buf)), "F_OK");
 	assert_string_equal(rec_amode_format(R_OK | W_OK, buf, sizeof(buf)), "R_OK|W_OK");
@@ -122,10 +130,12 @@ static void test_flags_signal_names(void **state)
 
 static void test_flags_clone_flags(void **state)
 {
-	assert_string_equal(rec_cloneflags_format(CLONE_VM | CLONE_VFORK | SIGCHLD, buf, sizeof(buf)),
-			    "CLONE_VM|CLONE_VFORK|SIGCHLD");
+	assert_string_equal(
+		rec_cloneflags_format(CLONE_VM | CLONE_VFORK | SIGCHLD, buf, sizeof(buf)),
+		"CLONE_VM|CLONE_VFORK|SIGCHLD");
 	assert_string_equal(rec_cloneflags_format(SIGCHLD, buf, sizeof(buf)), "SIGCHLD");
-	assert_string_equal(rec_cloneflags_format(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD,
+	assert_string_equal(rec_cloneflags_format(CLONE_VM | CLONE_FS | CLONE_FILES |
+							  CLONE_SIGHAND | CLONE_THREAD,
 						  buf, sizeof(buf)),
 			    "CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD");
 	assert_string_equal(rec_cloneflags_format(0, buf, sizeof(buf)), "0");
@@ -141,7 +151,8 @@ static void test_flags_socket_words(void **state)
 			    "SOCK_STREAM|SOCK_CLOEXEC");
 	assert_string_equal(rec_socktype_format(SOCK_DGRAM, buf, sizeof(buf)), "SOCK_DGRAM");
 	assert_string_equal(rec_socktype_format(SOCK_NONBLOCK, buf, sizeof(buf)), "SOCK_NONBLOCK");
-	assert_string_equal(rec_sockopt_format(SOL_SOCKET, SO_ERROR, l, n, sizeof(l)), "SOL_SOCKET");
+	assert_string_equal(rec_sockopt_format(SOL_SOCKET, SO_ERROR, l, n, sizeof(l)),
+			    "SOL_SOCKET");
 	assert_string_equal(n, "SO_ERROR");
 	assert_string_equal(rec_shuthow_format(SHUT_RDWR, buf, sizeof(buf)), "SHUT_RDWR");
 	assert_string_equal(rec_msgflags_format(MSG_NOSIGNAL | MSG_DONTWAIT, buf, sizeof(buf)),

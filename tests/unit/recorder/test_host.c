@@ -19,7 +19,8 @@
 #include <cmocka.h>
 
 static const char *const test_envp[] = {
-	"PATH=/usr/bin:/bin", "HOME=/root", "MY_API_TOKEN=hunter2planted", "OTHER=alsoplanted", NULL,
+	"PATH=/usr/bin:/bin", "HOME=/root", "MY_API_TOKEN=hunter2planted",
+	"OTHER=alsoplanted",  NULL,
 };
 
 static bool has_string(const json_t *arr, const char *s)
@@ -27,7 +28,7 @@ static bool has_string(const json_t *arr, const char *s)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(arr, i, v)
+	json_array_foreach (arr, i, v)
 		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
 			return true;
 	return false;
@@ -38,7 +39,7 @@ static const json_t *find_mount(const json_t *mounts, const char *mount_point)
 	size_t i;
 	json_t *m;
 
-	json_array_foreach(mounts, i, m)
+	json_array_foreach (mounts, i, m)
 		if (strcmp(json_string_value(json_object_get(m, "mount_point")), mount_point) == 0)
 			return m;
 	return NULL;
@@ -83,7 +84,8 @@ static void test_host_secrets_absent(void **state)
 
 static void test_host_types(void **state)
 {
-	static const char *const cap_sets[] = { "effective", "permitted", "inheritable", "bounding" };
+	static const char *const cap_sets[] = { "effective", "permitted", "inheritable",
+						"bounding" };
 	json_t *names;
 	json_t *host = collect(false, &names);
 	json_t *kernel = json_object_get(host, "kernel");
@@ -115,7 +117,8 @@ static void test_host_types(void **state)
 		    json_is_null(json_object_get(ks, "max_user_namespaces")));
 	assert_true(json_is_null(json_object_get(ks, "yama_ptrace_scope")) ||
 		    json_is_integer(json_object_get(ks, "yama_ptrace_scope")));
-	assert_string_equal(json_string_value(json_object_get(host, "sandbox")), "user+mount namespaces");
+	assert_string_equal(json_string_value(json_object_get(host, "sandbox")),
+			    "user+mount namespaces");
 	json_decref(host);
 	json_decref(names);
 }
@@ -133,7 +136,8 @@ static void test_host_process_facts(void **state)
 	assert_string_equal(json_string_value(json_object_get(host, "umask")), "0027");
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_cur == RLIM_INFINITY)
-		assert_string_equal(json_string_value(json_object_get(nofile, "soft")), "unlimited");
+		assert_string_equal(json_string_value(json_object_get(nofile, "soft")),
+				    "unlimited");
 	else
 		assert_int_equal(json_integer_value(json_object_get(nofile, "soft")), rl.rlim_cur);
 	assert_non_null(json_object_get(nofile, "hard"));
@@ -192,7 +196,8 @@ static void test_host_default_policy(void **state)
 
 static void test_host_fs_usage(void **state)
 {
-	static const char *const paths[] = { "/", "/proc/self/status", "/does/not/exist/at/all", "missing/rel" };
+	static const char *const paths[] = { "/", "/proc/self/status", "/does/not/exist/at/all",
+					     "missing/rel" };
 	static const char *const same[] = { "/", "/does/not/exist" };
 	json_t *arr = rec_host_fs_usage(paths, 4);
 	json_t *one = rec_host_fs_usage(same, 2);
@@ -203,13 +208,14 @@ static void test_host_fs_usage(void **state)
 	/* "/" and the missing paths below it share a filesystem; /proc is another one */
 	assert_true(json_array_size(arr) >= 2 && json_array_size(arr) <= 3);
 	assert_string_equal(json_string_value(json_object_get(first, "mount_point")), "/");
-	json_array_foreach(arr, i, e) {
+	json_array_foreach (arr, i, e) {
 		assert_true(json_is_integer(json_object_get(e, "free_bytes")));
 		assert_true(json_is_integer(json_object_get(e, "total_inodes")));
 		assert_true(json_integer_value(json_object_get(e, "free_bytes")) <=
 			    json_integer_value(json_object_get(e, "total_bytes")));
 	}
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "fstype")), "proc");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "fstype")),
+			    "proc");
 	assert_int_equal(json_array_size(one), 1);
 	json_decref(arr);
 	json_decref(one);
@@ -231,14 +237,16 @@ static int child_mount_with_space(const char *dir)
 
 	if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return 77;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("t", dir, "tmpfs", 0, NULL) < 0)
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("t", dir, "tmpfs", 0, NULL) < 0)
 		return 77;
 	host = rec_host_collect(&opts, &err);
 	m = host != NULL ? find_mount(json_object_get(host, "mounts"), dir) : NULL;
 	if (m == NULL || strcmp(json_string_value(json_object_get(m, "fstype")), "tmpfs") != 0)
 		return 1;
 	usage = rec_host_fs_usage(paths, 1);
-	if (strcmp(json_string_value(json_object_get(json_array_get(usage, 0), "mount_point")), dir) != 0)
+	if (strcmp(json_string_value(json_object_get(json_array_get(usage, 0), "mount_point")),
+		   dir) != 0)
 		return 1;
 	return 0;
 }

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 struct fixture {
-	char *dir;      /* canonical path of the temp dir, as /proc/self/cwd shows it */
+	char *dir; /* canonical path of the temp dir, as /proc/self/cwd shows it */
 	char *old_cwd;
 };
 
@@ -30,7 +30,8 @@ static int setup(void **state)
 {
 	struct fixture *f = repro_xcalloc(1, sizeof(*f));
 	const char *base = getenv("TMPDIR");
-	cleanup_free char *tmpl = repro_xasprintf("%s/repro-paths-XXXXXX", base != NULL && base[0] ? base : "/tmp");
+	cleanup_free char *tmpl =
+		repro_xasprintf("%s/repro-paths-XXXXXX", base != NULL && base[0] ? base : "/tmp");
 
 	if (mkdtemp(tmpl) == NULL)
 		return -1;
@@ -70,7 +71,8 @@ static void test_paths_absolute_unchanged(void **state)
 {
 	expect_abs(AT_FDCWD, "/etc/passwd", "/etc/passwd");
 	expect_abs(AT_FDCWD, "/a/../b//c", "/a/../b//c");
-	expect_abs(12345, "/ignored/dirfd", "/ignored/dirfd"); /* an absolute path ignores dirfd (openat(2)) */
+	expect_abs(12345, "/ignored/dirfd",
+		   "/ignored/dirfd"); /* an absolute path ignores dirfd (openat(2)) */
 	expect_abs(AT_FDCWD, "/", "/");
 }
 
@@ -84,7 +86,8 @@ static void test_paths_relative_to_cwd(void **state)
 	expect_abs(AT_FDCWD, "missing", want);
 	expect_abs(AT_FDCWD, "./missing", want);
 	expect_abs(AT_FDCWD, "sub/x.txt", want2);
-	expect_abs(AT_FDCWD, "../up", want3); /* no normalisation: the path as the kernel walks it */
+	expect_abs(AT_FDCWD, "../up",
+		   want3); /* no normalisation: the path as the kernel walks it */
 }
 
 static void test_paths_dot_and_empty(void **state)
@@ -151,7 +154,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paths_absolute_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_relative_to_cwd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_dot_and_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_paths_relative_to_dirfd_and_dup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_relative_to_dirfd_and_dup, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_paths_cwd_is_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_bad_dirfd_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_small_buffer_fails, setup, teardown),

@@ -13,13 +13,26 @@
 #include <cmocka.h>
 
 static const char *const planted_env[] = {
-	"AWS_SECRET_ACCESS_KEY=s3cr3t1", "GITHUB_TOKEN=s3cr3t2", "MY_PASSWORD=s3cr3t3",
-	"PATH=/usr/bin", "HOME=/root", "RANDOM_THING=plain", "LC_ALL=C.UTF-8", NULL,
+	"AWS_SECRET_ACCESS_KEY=s3cr3t1",
+	"GITHUB_TOKEN=s3cr3t2",
+	"MY_PASSWORD=s3cr3t3",
+	"PATH=/usr/bin",
+	"HOME=/root",
+	"RANDOM_THING=plain",
+	"LC_ALL=C.UTF-8",
+	NULL,
 };
 
 static const char *const planted_argv[] = {
-	"curl", "-H", "Authorization: Bearer s3cr3t4", "https://bob:s3cr3t5@example.com/x",
-	"--password=s3cr3t6", "--token", "s3cr3t7", "DB_PASSWORD=s3cr3t8", "--user=bob",
+	"curl",
+	"-H",
+	"Authorization: Bearer s3cr3t4",
+	"https://bob:s3cr3t5@example.com/x",
+	"--password=s3cr3t6",
+	"--token",
+	"s3cr3t7",
+	"DB_PASSWORD=s3cr3t8",
+	"--user=bob",
 };
 #define PLANTED_ARGC (sizeof(planted_argv) / sizeof(planted_argv[0]))
 
@@ -34,14 +47,15 @@ static bool has_name(const json_t *names, const char *name)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(names, i, v)
+	json_array_foreach (names, i, v)
 		if (strcmp(json_string_value(v), name) == 0)
 			return true;
 	return false;
 }
 
 /* rec_redact_arg(ARG after PREV) must give WANT. */
-static void check_arg(const struct rec_redact *r, const char *prev, const char *arg, const char *want)
+static void check_arg(const struct rec_redact *r, const char *prev, const char *arg,
+		      const char *want)
 {
 	cleanup_free char *got = rec_redact_arg(r, arg, prev);
 
@@ -74,8 +88,15 @@ static void test_redact_env_planted(void **state)
 static void test_redact_argv_planted(void **state)
 {
 	static const char *const want[PLANTED_ARGC] = {
-		"curl", "-H", "Authorization: <redacted>", "https://bob:<redacted>@example.com/x",
-		"--password=<redacted>", "--token", "<redacted>", "DB_PASSWORD=<redacted>", "--user=bob",
+		"curl",
+		"-H",
+		"Authorization: <redacted>",
+		"https://bob:<redacted>@example.com/x",
+		"--password=<redacted>",
+		"--token",
+		"<redacted>",
+		"DB_PASSWORD=<redacted>",
+		"--user=bob",
 	};
 	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
 	json_t *names = json_array();
@@ -157,7 +178,8 @@ static void test_redact_arg_forms(void **state)
 	check_arg(r, NULL, "--api-key=a b c", "--api-key=<redacted>");
 	check_arg(r, NULL, "FOO_TOKEN=abc make all", "FOO_TOKEN=<redacted>");
 	check_arg(r, NULL, "env X=1 FOO_TOKEN=abc make", "env X=1 FOO_TOKEN=<redacted> make");
-	check_arg(r, NULL, "https://h/x?api_key=zzz&page=2", "https://h/x?api_key=<redacted>&page=2");
+	check_arg(r, NULL, "https://h/x?api_key=zzz&page=2",
+		  "https://h/x?api_key=<redacted>&page=2");
 	check_arg(r, NULL, "X-Api-Key: zzz", "X-Api-Key: <redacted>");
 	check_arg(r, NULL, "cookie:a=b; c=d", "cookie:<redacted>");
 	check_arg(r, NULL, "curl -H 'Proxy-Authorization: Basic eHg=' x",

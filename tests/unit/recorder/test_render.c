@@ -41,8 +41,13 @@ static int teardown(void **state)
 static struct bndl_event syscall_event(const char *name)
 {
 	struct bndl_event ev = {
-		.type = BNDL_REC_SYSCALL, .seq = 7, .t_ns = 1000, .dur_ns = 20,
-		.pid = TID, .tid = TID, .arch = lnch_arch_audit_token(),
+		.type = BNDL_REC_SYSCALL,
+		.seq = 7,
+		.t_ns = 1000,
+		.dur_ns = 20,
+		.pid = TID,
+		.tid = TID,
+		.arch = lnch_arch_audit_token(),
 	};
 
 	ev.nr = seccomp_syscall_resolve_name(name);
@@ -50,10 +55,13 @@ static struct bndl_event syscall_event(const char *name)
 	return ev;
 }
 
-static void add_blob(struct bndl_event *ev, uint16_t kind, uint16_t argi, const void *data, size_t len)
+static void add_blob(struct bndl_event *ev, uint16_t kind, uint16_t argi, const void *data,
+		     size_t len)
 {
 	assert_true(ev->nblobs < BNDL_EVENT_MAX_BLOBS);
-	ev->blobs[ev->nblobs++] = (struct bndl_blob){ .kind = kind, .argi = argi, .len = (uint32_t)len, .data = data };
+	ev->blobs[ev->nblobs++] = (struct bndl_blob){
+		.kind = kind, .argi = argi, .len = (uint32_t)len, .data = data
+	};
 }
 
 /* A path argument as the recorder captures it: the raw string and its absolute form. */
@@ -119,8 +127,9 @@ static void test_render_openat_enoent(void **state)
 	assert_null(json_object_get(o.json, "mode"));
 	assert_null(json_object_get(o.json, "unfinished"));
 	assert_null(json_object_get(o.json, "arch"));
-	assert_string_equal(o.line,
-			    "4242  openat(AT_FDCWD, \"missing\", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)");
+	assert_string_equal(
+		o.line,
+		"4242  openat(AT_FDCWD, \"missing\", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)");
 	rendered_free(&o);
 }
 
@@ -140,7 +149,8 @@ static void test_render_openat_creat_mode(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o.json, "dirfd")), 5);
 	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), 3);
 	assert_null(json_object_get(o.json, "errno"));
-	assert_string_equal(o.line, "4242  openat(5, \"out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3");
+	assert_string_equal(o.line,
+			    "4242  openat(5, \"out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3");
 	rendered_free(&o);
 }
 
@@ -165,8 +175,10 @@ static void test_render_connect_sockaddr(void **state)
 	assert_int_equal(json_integer_value(json_object_get(addr, "port")), 8080);
 	assert_int_equal(json_integer_value(json_object_get(o.json, "fd")), 3);
 	assert_string_equal(str_key(o.json, "errno"), "ECONNREFUSED");
-	assert_string_equal(o.line, "4242  connect(3, {sa_family=AF_INET, sin_port=htons(8080), "
-				    "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused)");
+	assert_string_equal(
+		o.line,
+		"4242  connect(3, {sa_family=AF_INET, sin_port=htons(8080), "
+		"sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused)");
 	rendered_free(&o);
 }
 
@@ -206,7 +218,8 @@ static void test_render_execve_argv(void **state)
 	assert_int_equal(json_array_size(argv), 2);
 	assert_string_equal(json_string_value(json_array_get(argv, 0)), "true");
 	assert_string_equal(json_string_value(json_array_get(argv, 1)), "--version");
-	assert_string_equal(o.line, "4242  execve(\"/bin/true\", [\"true\", \"--version\"], 0x3000) = 0");
+	assert_string_equal(o.line,
+			    "4242  execve(\"/bin/true\", [\"true\", \"--version\"], 0x3000) = 0");
 	rendered_free(&o);
 }
 
@@ -274,7 +287,8 @@ static void test_render_getsockopt_so_error(void **state)
 	assert_string_equal(str_key(o.json, "level"), "SOL_SOCKET");
 	assert_string_equal(str_key(o.json, "optname"), "SO_ERROR");
 	assert_string_equal(str_key(o.json, "optval"), "ECONNREFUSED");
-	assert_string_equal(o.line, "4242  getsockopt(3, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], 0x7008) = 0");
+	assert_string_equal(
+		o.line, "4242  getsockopt(3, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], 0x7008) = 0");
 	rendered_free(&o);
 }
 
@@ -288,14 +302,17 @@ static void test_render_clone_flags(void **state)
 	o = render(*state, &ev);
 	assert_string_equal(str_key(o.json, "flags"), "CLONE_VM|CLONE_VFORK|SIGCHLD");
 	assert_int_equal(json_integer_value(json_object_get(o.json, "ret")), 4343);
-	assert_string_equal(o.line, "4242  clone(CLONE_VM|CLONE_VFORK|SIGCHLD, NULL, NULL, NULL, NULL) = 4343");
+	assert_string_equal(
+		o.line, "4242  clone(CLONE_VM|CLONE_VFORK|SIGCHLD, NULL, NULL, NULL, NULL) = 4343");
 	rendered_free(&o);
 }
 
 static void test_render_invalid_utf8_path(void **state)
 {
-	static const char raw[] = "a\xff" "b";
-	static const char abs[] = "/tmp/a\xff" "b";
+	static const char raw[] = "a\xff"
+				  "b";
+	static const char abs[] = "/tmp/a\xff"
+				  "b";
 	struct bndl_event ev = syscall_event("openat");
 	cleanup_free char *dumped = NULL;
 	json_t *back;
@@ -314,7 +331,8 @@ static void test_render_invalid_utf8_path(void **state)
 	assert_string_equal(str_key(back, "path"), "/tmp/a\\xffb");
 	json_decref(back);
 	/* trace.txt keeps the bytes as the program passed them */
-	assert_non_null(strstr(o.line, "\"a\xff" "b\""));
+	assert_non_null(strstr(o.line, "\"a\xff"
+				       "b\""));
 	rendered_free(&o);
 }
 
@@ -383,7 +401,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_render_openat_enoent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_openat_creat_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_connect_sockaddr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_render_connect_unreadable_addr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_connect_unreadable_addr, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_render_execve_argv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_exit_group_no_return, setup, teardown),
@@ -391,9 +410,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_render_getsockopt_so_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_clone_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_invalid_utf8_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_render_mixed_utf8_path_escapes_only_invalid_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_render_mixed_utf8_path_escapes_only_invalid_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_truncated_path_flag, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_render_undecoded_syscall_by_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_undecoded_syscall_by_name, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_render_not_a_syscall_eproto, setup, teardown),
 	};
 

@@ -65,8 +65,10 @@ static void test_systab_lookup_compat_abi(void **state)
 		assert_string_equal(rec_systab_lookup(t, arches[a], open_nr)->name, "openat");
 		assert_string_equal(rec_systab_name(t, arches[a], open_nr), "openat");
 		if (conn_nr >= 0) {
-			assert_string_equal(rec_systab_lookup(t, arches[a], conn_nr)->name, "connect");
-			assert_int_equal(rec_systab_lookup(t, arches[a], conn_nr)->classes, REC_CLASS_NETWORK);
+			assert_string_equal(rec_systab_lookup(t, arches[a], conn_nr)->name,
+					    "connect");
+			assert_int_equal(rec_systab_lookup(t, arches[a], conn_nr)->classes,
+					 REC_CLASS_NETWORK);
 		}
 	}
 }
@@ -98,7 +100,8 @@ static void test_systab_entries_shape(void **state)
 		assert_true(e[i].nargs >= 0 && e[i].nargs <= 6);
 		assert_true(e[i].classes == REC_CLASS_FILE || e[i].classes == REC_CLASS_NETWORK ||
 			    e[i].classes == REC_CLASS_PROCESS ||
-			    (e[i].classes == REC_CLASS_ALWAYS && strcmp(e[i].name, "io_uring_setup") == 0));
+			    (e[i].classes == REC_CLASS_ALWAYS &&
+			     strcmp(e[i].name, "io_uring_setup") == 0));
 		/* every name is one libseccomp knows */
 		assert_int_not_equal(seccomp_syscall_resolve_name(e[i].name), __NR_SCMP_ERROR);
 		if (strcmp(e[i].name, "exit_group") == 0) {
@@ -155,7 +158,8 @@ static void test_systab_classes_format(void **state)
 	assert_string_equal(buf, "file");
 }
 
-static const struct lnch_filter_rule *find_rule(const struct lnch_filter_rule *r, size_t n, const char *name)
+static const struct lnch_filter_rule *find_rule(const struct lnch_filter_rule *r, size_t n,
+						const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(r[i].name, name) == 0)

@@ -136,7 +136,7 @@ static void test_show_failures_newest_first_capped(void **state)
 	assert_null(strstr(text, "model_1.pth"));
 	assert_null(strstr(text, "model_0.pth"));
 	assert_null(strstr(text, "webui.py O_RDONLY")); /* a successful openat */
-	assert_null(strstr(text, "  read"));		/* the unfinished call is no failure */
+	assert_null(strstr(text, "  read")); /* the unfinished call is no failure */
 }
 
 static void test_show_connect_lines(void **state)

@@ -49,7 +49,22 @@ enum bndl_blob_kind {
 	BNDL_BLOB_ARGV = 4, /* NUL-separated argv list of argument argi */
 	BNDL_BLOB_OUT = 5, /* bytes the call wrote to argument argi (e.g. SO_ERROR) */
 	BNDL_BLOB_STRUCT = 6, /* a struct read at entry (clone_args, open_how) */
+	BNDL_BLOB_BEFORE =
+		7, /* struct bndl_before: path argi before the program first changed it */
 	BNDL_BLOB_TRUNCATED = 0x8000, /* flag or'ed into kind: data was cut */
+};
+
+/*
+ * Metadata of a path just before the first call that may change it
+ * (lstat(2) from the tracer), host layout.
+ */
+struct bndl_before {
+	int32_t err; /* 0: it existed; else the errno of lstat (ENOENT …) */
+	uint32_t mode; /* st_mode: type and permission bits */
+	uint32_t uid, gid;
+	uint32_t pad;
+	uint64_t size; /* bytes */
+	int64_t mtime_ns; /* since the epoch */
 };
 
 /* One blob of an event; data is borrowed (see the functions for lifetime). */

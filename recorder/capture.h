@@ -10,6 +10,7 @@
 
 #include "bundles/spool.h"
 #include "launcher/stop.h"
+#include "recorder/seen.h"
 #include "recorder/systab.h"
 
 #include <stdbool.h>
@@ -26,9 +27,10 @@ struct rec_capture {
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
 	char *arena; /* owned */
 	size_t cap, used;
+	struct rec_seen *seen; /* borrowed: paths whose state before the first change is taken */
 };
 
-/* rec_capture_reset - start a new call in c (keeps the arena). */
+/* rec_capture_reset - start a new call in c (keeps the arena and seen). */
 void rec_capture_reset(struct rec_capture *c);
 
 /*

@@ -123,6 +123,8 @@ struct fentry {
 	int last;
 	uint64_t calls;
 	struct fmeta meta;
+	bool has_before; /* the program may have changed it: its state before */
+	struct fmeta before; /* no hash, no target */
 };
 
 /* Distinct paths: entries in v, open addressing over slots (index + 1, 0 = empty). */
@@ -322,6 +324,23 @@ static void entry_note_call(struct fentry *e, unsigned ops, int res)
 	e->ops |= ops;
 }
 
+/* The recorder's lstat from just before the first call that could change the path. */
+static void note_before(struct fentry *e, const struct bndl_blob *b)
+{
+	struct bndl_before bb;
+
+	if (e->has_before || b == NULL || b->len < sizeof(bb))
+		return;
+	memcpy(&bb, b->data, sizeof(bb));
+	e->has_before = true;
+	e->before = (struct fmeta){ .err = bb.err,
+				    .mode = bb.mode,
+				    .uid = bb.uid,
+				    .gid = bb.gid,
+				    .size = bb.size,
+				    .mtime_ns = bb.mtime_ns };
+}
+
 /* record_event - note every path blob of one syscall record. */
 static void record_event(struct ftable *t, const struct rec_systab *tab,
 			 const struct bndl_event *ev)
@@ -343,6 +362,7 @@ static void record_event(struct ftable *t, const struct rec_systab *tab,
 			continue;
 		}
 		entry_note_call(e, path_ops(sys, ev, b->argi), res);
+		note_before(e, bndl_event_blob(ev, BNDL_BLOB_BEFORE, b->argi));
 	}
 }
 
@@ -930,6 +950,16 @@ static json_t *entry_json(const struct ftable *t, const struct fentry *e, const 
 		json_object_set_new(o, "errno", result_json(e->last));
 	json_object_set_new(o, "calls", json_integer((json_int_t)e->calls));
 	set_meta(o, &e->meta, false);
+	if (e->has_before) {
+		json_t *b = NULL;
+
+		if (e->before.err == 0) {
+			b = meta_short_json(&e->before);
+			json_object_set_new(b, "size", json_integer((json_int_t)e->before.size));
+			json_object_set_new(b, "mtime_ns", json_integer(e->before.mtime_ns));
+		}
+		json_object_set_new(o, "before", b != NULL ? b : json_null());
+	}
 	if (needs_ancestors(e))
 		add_explanation(o, t, e, ms);
 	return o;

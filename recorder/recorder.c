@@ -14,6 +14,7 @@ struct rec_recorder {
 	struct bndl_spool *spool; /* borrowed */
 	const struct rec_systab *tab; /* borrowed */
 	struct rec_capture **pages[PAGES];
+	struct rec_seen seen; /* paths whose state before the first change was taken */
 	uint64_t count;
 	bool stopping;
 	struct repro_err *first_err;
@@ -43,6 +44,7 @@ static struct rec_capture *capture_get(struct rec_recorder *r, pid_t tid, bool c
 	if (*slot == NULL && create) {
 		*slot = repro_xcalloc(1, sizeof(**slot));
 		(*slot)->tid = tid;
+		(*slot)->seen = &r->seen;
 	}
 	return *slot;
 }
@@ -308,5 +310,6 @@ void rec_recorder_free(struct rec_recorder *r)
 		free(r->pages[hi]);
 	}
 	repro_err_free(&r->first_err);
+	rec_seen_release(&r->seen);
 	free(r);
 }

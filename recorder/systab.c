@@ -38,7 +38,23 @@ const struct rec_sys *rec_systab_entries(size_t *n)
 	return table;
 }
 
-/* Fill nargs and no_return once; the table is otherwise constant. */
+/* Calls that change what their path names (opens decide by their flags). */
+static bool is_modifying(const char *name)
+{
+	static const char *const names[] = {
+		"creat",     "mkdir",	  "mkdirat",   "unlink",  "unlinkat", "rmdir",
+		"rename",    "renameat",  "renameat2", "link",	  "linkat",   "symlink",
+		"symlinkat", "chmod",	  "fchmodat",  "chown",	  "lchown",   "fchownat",
+		"truncate",  "utimensat", "mknod",     "mknodat",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Fill nargs, no_return, modifies and oflags_arg once; the table is otherwise constant. */
 static void table_finish(void)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -48,6 +64,11 @@ static void table_finish(void)
 		while (s->nargs < 6 && s->args[s->nargs].kind != RA_NONE)
 			s->nargs++;
 		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
+		s->modifies = is_modifying(s->name);
+		s->oflags_arg = -1;
+		for (int a = 0; a < s->nargs; a++)
+			if (s->args[a].kind == RA_OFLAGS)
+				s->oflags_arg = a;
 	}
 }
 

@@ -77,6 +77,8 @@ struct rec_sys {
 	struct rec_arg args[6];
 	int nargs;
 	bool no_return; /* exit, exit_group */
+	bool modifies; /* may create, change or delete its path arguments (mkdir, unlink, chmod …) */
+	int oflags_arg; /* index of the open(2) flags argument, or -1 */
 };
 
 struct rec_systab;

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,6 +65,46 @@ static const char *capture_string(struct rec_capture *c, const struct lnch_stop 
 	return buf;
 }
 
+/* Whether this call may change what its paths name: by its kind, or an open by its flags. */
+static bool call_modifies(const struct rec_capture *c, const struct lnch_stop *st)
+{
+	uint64_t fl;
+
+	if (c->sys->modifies)
+		return true;
+	if (c->sys->oflags_arg < 0)
+		return false;
+	fl = st->args[c->sys->oflags_arg];
+	return (fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC)) != 0;
+}
+
+/*
+ * The first time a path may be changed, keep what it was (lstat(2) from the
+ * tracer, so owners are the host's), as a BNDL_BLOB_BEFORE of argument i.
+ */
+static void capture_before(struct rec_capture *c, const struct lnch_stop *st, int i,
+			   const char *abs, size_t len)
+{
+	struct bndl_before b = { 0 };
+	struct stat sb;
+	void *buf;
+
+	if (c->seen == NULL || !call_modifies(c, st) || !rec_seen_add(c->seen, abs, len))
+		return;
+	if (lstat(abs, &sb) < 0) {
+		b.err = errno;
+	} else {
+		b.mode = sb.st_mode;
+		b.uid = sb.st_uid;
+		b.gid = sb.st_gid;
+		b.size = (uint64_t)sb.st_size;
+		b.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	}
+	buf = rec_capture_reserve(c, BNDL_BLOB_BEFORE, (uint16_t)i, sizeof(b));
+	if (buf != NULL)
+		memcpy(buf, &b, sizeof(b));
+}
+
 static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
 {
 	const char *raw = capture_string(c, st, i);
@@ -83,6 +125,13 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 		return;
 	}
 	rec_capture_commit(c, (size_t)n);
+	off = (size_t)(out - c->arena);
+	if (c->sys != NULL && c->seen != NULL) {
+		char abs[PATH_MAX];
+
+		memcpy(abs, c->arena + off, (size_t)n + 1); /* the arena may move again */
+		capture_before(c, st, i, abs, (size_t)n);
+	}
 }
 
 static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, int i)

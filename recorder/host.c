@@ -662,6 +662,7 @@ struct fs_scan {
 	json_t *mounts; /* borrowed */
 	bool *used; /* one per mount */
 	size_t nused;
+	bool read_hosts; /* the run opened /etc/hosts */
 };
 
 static void scan_files(struct fs_scan *sc, FILE *f)
@@ -678,8 +679,46 @@ static void scan_files(struct fs_scan *sc, FILE *f)
 			sc->used[k] = true;
 			sc->nused++;
 		}
+		if (p != NULL && strcmp(p, "/etc/hosts") == 0)
+			sc->read_hosts = true;
 		json_decref(o);
 	}
+}
+
+/*
+ * The entries of /etc/hosts (hosts(5)): [{"ip":…,"names":[…]}], at most 1,000,
+ * comments and blank lines left out.  Read after the run, so that a lookup
+ * the resolver answered from this file can be explained.
+ */
+static json_t *hosts_entries(void)
+{
+	cleanup_free char *text = repro_read_file("/etc/hosts", 1u << 20, NULL, NULL);
+	json_t *arr = json_array();
+	char *save = NULL;
+
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL;
+	     line != NULL && json_array_size(arr) < 1000; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *wsave = NULL, *w;
+		json_t *entry = NULL, *names = NULL;
+
+		if (hash != NULL)
+			*hash = '\0';
+		for (w = strtok_r(line, " \t", &wsave); w != NULL;
+		     w = strtok_r(NULL, " \t", &wsave)) {
+			if (entry == NULL) {
+				entry = json_object();
+				names = json_array();
+				json_object_set_new(entry, "ip", bndl_json_bytes(w, strlen(w)));
+			} else {
+				json_array_append_new(names, bndl_json_bytes(w, strlen(w)));
+			}
+		}
+		if (entry != NULL) {
+			json_object_set_new(entry, "names", names);
+			json_array_append_new(arr, entry);
+		}
+	}
+	return arr;
 }
 
 int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err)
@@ -706,6 +745,8 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 		if (sc.used[i])
 			paths[n++] = json_string_value(json_object_get(m, "mount_point"));
 	json_object_set_new(host, "filesystems", rec_host_fs_usage(paths, n));
+	if (sc.read_hosts)
+		json_object_set_new(host, "hosts_file", hosts_entries());
 	if (json_dump_file(host, host_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
 		rc = repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", host_path);
 	free(paths);

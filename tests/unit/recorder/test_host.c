@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -270,6 +271,37 @@ static void test_host_mount_point_unescaped(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* After the run: the filesystems holding touched paths, and /etc/hosts when it was read. */
+static void test_host_add_fs_usage_and_hosts(void **state)
+{
+	char dir[] = "/tmp/repro-hostfs-XXXXXX";
+	char host[64], files[64];
+	cleanup_err struct repro_err *err = NULL;
+	json_t *h, *fs;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(host, sizeof(host), "%s/host.json", dir);
+	snprintf(files, sizeof(files), "%s/files.jsonl", dir);
+	f = fopen(host, "w");
+	fputs("{\"mounts\":[{\"mount_point\":\"/\"},{\"mount_point\":\"/nowhere-mounted\"}]}", f);
+	fclose(f);
+	f = fopen(files, "w");
+	fputs("{\"path\":\"/etc/hosts\",\"ops\":[\"read\"]}\n{\"path\":\"/usr\"}\n", f);
+	fclose(f);
+	assert_int_equal(rec_host_add_fs_usage(host, files, &err), 0);
+	h = json_load_file(host, 0, NULL);
+	assert_non_null(h);
+	fs = json_object_get(h, "filesystems");
+	assert_int_equal(json_array_size(fs), 1); /* only "/" holds a touched path */
+	assert_true(json_is_array(json_object_get(h, "hosts_file")));
+	json_decref(h);
+	unlink(host);
+	unlink(files);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_host_default_policy),
 		cmocka_unit_test(test_host_fs_usage),
 		cmocka_unit_test(test_host_mount_point_unescaped),
+		cmocka_unit_test(test_host_add_fs_usage_and_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,6 +84,10 @@ static int parse_size(const char *text, uint64_t *out, struct repro_err **err)
 	unsigned long long v;
 	int shift = 0;
 
+	if (text[0] < '0' || text[0] > '9')
+		return repro_err_set(err, EINVAL,
+				     "record --hash-max: expected a size such as 64M, got '%s'",
+				     text);
 	errno = 0;
 	v = strtoull(text, &end, 10);
 	if (end != NULL && (*end == 'K' || *end == 'k'))

@@ -78,6 +78,10 @@ static void print_error(struct repro_err *e)
 	if (e->errnum == EPROTO || e->errnum == EINVAL)
 		e->errnum = 0;
 	text = repro_err_format(e);
+	/* a message may quote a hostile bundle: no control bytes on the terminal */
+	for (char *p = text; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 
 	fflush(stdout);
 	fprintf(stderr, "repro: %s\n", text);

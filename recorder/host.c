@@ -520,6 +520,11 @@ json_t *rec_host_collect(const struct rec_host_opts *opts, struct repro_err **er
 			    opts->envp != NULL
 				    ? rec_redact_env_json(redact, opts->envp, opts->redacted)
 				    : json_null());
+	/* the host name also travels in $HOSTNAME (containers export it) */
+	if (opts->redact_hostname &&
+	    json_is_string(json_object_get(json_object_get(host, "environment"), "HOSTNAME")))
+		json_object_set_new(json_object_get(host, "environment"), "HOSTNAME",
+				    json_string(REC_REDACTED));
 	json_object_set_new(host, "cwd", cwd_json());
 	add_mounts(host);
 	json_object_set_new(host, "dns",

@@ -67,9 +67,17 @@ static const char *outcome_of(int64_t ret)
 
 static void set_result(json_t *o, int64_t ret)
 {
+	const char *call = json_string_value(json_object_get(o, "syscall"));
+	const char *ok = "connected";
 	char buf[32];
 
-	json_object_set_new(o, "outcome", json_string(outcome_of(ret < 0 ? ret : 0)));
+	if (call != NULL && strcmp(call, "bind") == 0)
+		ok = "bound";
+	else if (call != NULL && strcmp(call, "listen") == 0)
+		ok = "listening";
+	else if (call != NULL && (strcmp(call, "sendto") == 0 || strcmp(call, "sendmsg") == 0))
+		ok = "sent";
+	json_object_set_new(o, "outcome", json_string(ret < 0 ? outcome_of(ret) : ok));
 	if (ret < 0)
 		json_object_set_new(o, "errno",
 				    json_string(rec_errno_name((int)-ret, buf, sizeof(buf))));
@@ -158,6 +166,12 @@ static int on_connect(struct net_state *ns, const struct bndl_event *ev, const c
 	struct sock *s = sock_find(ns, ev->pid, (int32_t)ev->args[0], true);
 	json_t *o;
 
+	if (s->pending != NULL && strcmp(name, "connect") == 0) {
+		/* connect again on a non-blocking socket: EALREADY while pending, then 0 or EISCONN */
+		if (ev->ret == -EALREADY || ev->ret == -EINPROGRESS)
+			return 0;
+		return settle(ns, s, ev->ret == -EISCONN ? 0 : ev->ret, ev->t_ns + ev->dur_ns, err);
+	}
 	if (settle(ns, s, -EINPROGRESS, ev->t_ns, err) < 0)
 		return -1;
 	o = attempt(ev, name, s);

@@ -33,7 +33,19 @@ static const char *const harmless_env[] = {
 	"SHELL",
 	"LANG",
 	"LANGUAGE",
-	"LC_*",
+	"LC_ALL",
+	"LC_CTYPE",
+	"LC_COLLATE",
+	"LC_MESSAGES",
+	"LC_MONETARY",
+	"LC_NUMERIC",
+	"LC_TIME",
+	"LC_ADDRESS",
+	"LC_IDENTIFICATION",
+	"LC_MEASUREMENT",
+	"LC_NAME",
+	"LC_PAPER",
+	"LC_TELEPHONE",
 	"TERM",
 	"TZ",
 	"PWD",
@@ -83,17 +95,19 @@ static const struct arg_rule arg_rules[] = {
 	{ .pattern = "^--(proxy-)?user=[^:]*:(.+)$", .group = 2 },
 	/* --api-key=VALUE, DB_PASSWORD=VALUE as a whole argument: all the rest */
 	{ .pattern = "^[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=(.+)$", .group = 2 },
-	/* the same inside a longer string ("sh -c" text, a URL query) */
+	/* the same inside a longer string ("sh -c" text, a URL query), bare or quoted */
+	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*='([^']*)'", .group = 2 },
+	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=\"([^\"]*)\"", .group = 2 },
 	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=([^[:space:]&;'\"]+)", .group = 2 },
 	/* HTTP headers that carry credentials (curl -H, wget --header) */
 	{ .pattern =
-		  "(^|[[:space:]'\"])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:[[:space:]]*"
+		  "(^|[[:space:]'\"=])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:[[:space:]]*"
 		  "([^'\"]+)",
 	  .group = 5 },
 	{ .pattern = "(^|[[:space:]'\"])[[:alnum:]_-]*@W@[[:alnum:]_-]*:[[:space:]]+([^'\"]+)",
 	  .group = 3 },
 	/* scheme://user:password@host (RFC 3986 userinfo): the user stays */
-	{ .pattern = "[[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]+:([^/@[:space:]]+)@",
+	{ .pattern = "[[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]*:([^/@[:space:]]+)@",
 	  .group = 1 },
 };
 
@@ -260,12 +274,27 @@ void rec_redact_free(struct rec_redact *r)
 	free(r);
 }
 
+/* Names that hold credentials without a secret word: MYSQL_PWD, PGPASS, GH_PAT … */
+static bool has_secret_suffix(const char *name)
+{
+	static const char *const suffixes[] = { "_PWD", "PASS", "_PAT" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len > n && strcasecmp(name + len - n, suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool has_secret_word(const char *name)
 {
 	for (size_t i = 0; i < N_SECRET_WORDS; i++)
 		if (strcasestr(name, secret_words[i]) != NULL)
 			return true;
-	return false;
+	return has_secret_suffix(name);
 }
 
 static bool matches_any(const char *name, const char *const *globs, size_t n)

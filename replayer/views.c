@@ -103,9 +103,16 @@ static void put_ops(FILE *out, json_t *ops)
 	}
 }
 
+/* An errno name from the bundle, padded to 7 columns; control bytes escaped (hostile input). */
 static void put_errno(FILE *out, const char *e, bool color)
 {
-	fprintf(out, "%s%-7s%s", color ? RED : "", e != NULL ? e : "-", color ? RESET : "");
+	size_t len = e != NULL ? strlen(e) : 1;
+
+	fputs(color ? RED : "", out);
+	rpl_put_safe(out, e != NULL ? e : "-");
+	fputs(color ? RESET : "", out);
+	for (; len < 7; len++)
+		fputc(' ', out);
 }
 
 struct lines {
@@ -203,8 +210,11 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	put_address(l->out, n);
 	fputs(" -> ", l->out);
 	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
-	if (e != NULL)
-		fprintf(l->out, " (%s%s%s)", l->color ? RED : "", e, l->color ? RESET : "");
+	if (e != NULL) {
+		fprintf(l->out, " (%s", l->color ? RED : "");
+		rpl_put_safe(l->out, e);
+		fprintf(l->out, "%s)", l->color ? RESET : "");
+	}
 	fprintf(l->out, ", pid %" PRId64, bndl_json_int(n, "pid", 0));
 	if (json_is_integer(dur))
 		fprintf(l->out, ", %.1f ms", (double)json_integer_value(dur) / 1e6);
@@ -305,9 +315,19 @@ static void show_host(json_t *h, FILE *out)
 
 /* ---- whole views ---- */
 
+/* One line of a .jsonl member as an element of a JSON array written as it streams. */
+struct dump {
+	FILE *out;
+	size_t n; /* elements written */
+};
+
 static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
-	json_array_append(ctx, o);
+	struct dump *d = ctx;
+
+	if (fputs(d->n++ > 0 ? ",\n" : "\n", d->out) == EOF ||
+	    json_dumpf(o, d->out, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
 

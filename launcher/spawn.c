@@ -50,6 +50,7 @@ const char *lnch_step_name(enum lnch_step step)
 	case LNCH_STEP_MOUNT_PRIVATE: return "cannot make mounts private";
 	case LNCH_STEP_LOOPBACK: return "cannot bring up loopback in the new network namespace";
 	case LNCH_STEP_NO_NEW_PRIVS: return "cannot set no_new_privs";
+	case LNCH_STEP_CAPS: return "cannot limit capabilities to the caller's bounding set";
 	case LNCH_STEP_SECCOMP: return "cannot install the seccomp filter";
 	case LNCH_STEP_EXEC: return "cannot execute";
 	case LNCH_STEP_NONE: break;
@@ -131,7 +132,35 @@ struct child_args {
 	int ready_fd; /* child writes one byte when its namespaces exist */
 	int go_fd; /* parent writes one byte when maps are written and the child is seized */
 	int err_fd;
+	uint64_t bounding; /* the caller's capability bounding set, bit N = capability N */
+	int cap_last; /* highest capability number the kernel knows */
 };
+
+/*
+ * A new user namespace starts with every capability in the bounding set
+ * (user_namespaces(7)); root's exec would then gain capabilities it did not
+ * have outside.  Drop those the caller's bounding set lacks, before exec.
+ */
+static int drop_to_bounding(const struct child_args *a)
+{
+	for (int cap = 0; cap <= a->cap_last && cap < 64; cap++)
+		if (!(a->bounding & (1ull << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* The caller's bounding set (prctl(2) PR_CAPBSET_READ), read before fork. */
+static uint64_t read_bounding(int *cap_last)
+{
+	cleanup_free char *text = repro_read_file("/proc/sys/kernel/cap_last_cap", 64, NULL, NULL);
+	uint64_t set = 0;
+
+	*cap_last = text != NULL ? atoi(text) : 40;
+	for (int cap = 0; cap <= *cap_last && cap < 64; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			set |= 1ull << cap;
+	return set;
+}
 
 static void child_main(const struct child_args *a)
 {
@@ -146,6 +175,8 @@ static void child_main(const struct child_args *a)
 	close(a->go_fd);
 	if (a->opts->sandbox && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(a->err_fd, LNCH_STEP_MOUNT_PRIVATE, errno);
+	if (a->opts->sandbox && drop_to_bounding(a) < 0)
+		child_fail(a->err_fd, LNCH_STEP_CAPS, errno);
 	if (a->opts->sandbox && a->opts->net_none && loopback_up() < 0)
 		child_fail(a->err_fd, LNCH_STEP_LOOPBACK, errno);
 	/* Inside a user namespace we hold CAP_SYS_ADMIN there, which lets us skip no_new_privs. */
@@ -274,7 +305,8 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	cleanup_free char *exec_path = resolve_program(opts->argv[0], err);
 	cleanup_prog struct sock_fprog prog = { 0 };
 	cleanup_pipes struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	uint64_t t0;
+	uint64_t t0, bounding;
+	int cap_last;
 	pid_t pid;
 
 	if (exec_path == NULL)
@@ -284,12 +316,14 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 ||
 	    pipe2(p.err, O_CLOEXEC) < 0)
 		return repro_err_set(err, errno, "pipe2");
+	bounding = read_bounding(&cap_last);
 	t0 = lnch_now_ns();
 	pid = fork();
 	if (pid < 0)
 		return repro_err_set(err, errno, "fork");
 	if (pid == 0) {
-		struct child_args a = { opts, exec_path, &prog, p.ready[1], p.go[0], p.err[1] };
+		struct child_args a = { opts,	 exec_path, &prog,    p.ready[1],
+					p.go[0], p.err[1],  bounding, cap_last };
 
 		child_main(&a);
 	}

@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BOLD "\033[1m"
-#define RED "\033[31m"
-#define RESET "\033[0m"
 #define MAX_INDENT 40 /* levels; deeper processes are drawn at this depth */
 #define NONE SIZE_MAX
 

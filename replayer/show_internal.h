@@ -9,6 +9,11 @@
 
 #include <stdio.h>
 
+/* ANSI attributes, only when the caller asked for colour (a terminal, no NO_COLOR). */
+#define BOLD "\033[1m"
+#define RED "\033[31m"
+#define RESET "\033[0m"
+
 /* rpl_put_safe - s to out with control bytes as \xNN (a bundle must not drive the terminal). */
 void rpl_put_safe(FILE *out, const char *s);
 

@@ -14,16 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RED "\033[31m"
-#define BOLD "\033[1m"
-#define RESET "\033[0m"
-
-static inline void cleanup_json_fn(json_t **j)
-{
-	json_decref(*j);
-}
-#define cleanup_json_ref __attribute__((cleanup(cleanup_json_fn)))
-
 /* "dir 0755 0:0" for a meta object, or "missing". */
 static void put_meta(FILE *out, json_t *meta)
 {
@@ -333,7 +323,7 @@ static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 
 static int view_json(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)
 {
-	cleanup_json_ref json_t *doc = NULL;
+	cleanup_json json_t *doc = NULL;
 
 	if (strcmp(member, "host.json") == 0) {
 		doc = bndl_reader_load(r, member, err);
@@ -357,7 +347,7 @@ int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FI
 			     : view == RPL_VIEW_NET ? "network.jsonl"
 						    : "host.json";
 	struct lines l = { out, false, false, 0, 0, 0, 0 };
-	cleanup_json_ref json_t *host = NULL;
+	cleanup_json json_t *host = NULL;
 	int has = bndl_reader_has(r, member, err);
 
 	if (has < 0)

@@ -89,7 +89,7 @@ static void capture_before(struct rec_capture *c, const struct lnch_stop *st, in
 	struct stat sb;
 	void *buf;
 
-	if (c->seen == NULL || !call_modifies(c, st) || !rec_seen_add(c->seen, abs, len))
+	if (!rec_seen_add(c->seen, abs, len))
 		return;
 	if (lstat(abs, &sb) < 0) {
 		b.err = errno;
@@ -125,11 +125,11 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 		return;
 	}
 	rec_capture_commit(c, (size_t)n);
-	off = (size_t)(out - c->arena);
-	if (c->sys != NULL && c->seen != NULL) {
+	/* only calls that may change the path pay for the set lookup and lstat */
+	if (c->seen != NULL && c->sys != NULL && call_modifies(c, st)) {
 		char abs[PATH_MAX];
 
-		memcpy(abs, c->arena + off, (size_t)n + 1); /* the arena may move again */
+		memcpy(abs, out, (size_t)n + 1); /* the next reserve may move the arena */
 		capture_before(c, st, i, abs, (size_t)n);
 	}
 }

@@ -1,0 +1,65 @@
+#!/bin/bash
+# record_options.sh REPRO: what each `repro record` option promises (README,
+# `repro record --help`), on the real binary: --wait=main, --no-sandbox,
+# --trace, --hash-max, --redact-hostname; and one-line errors (exit 2, no
+# bundle) for bad values.
+set -u
+repro=$1
+unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
+work=$(mktemp -d /tmp/repro-opts.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
+member() { tar --zstd -xOf "$1" "$2"; }
+py() { /usr/bin/python3 -c "$1"; }
+echo "some content" > data.txt
+
+# --wait=main: stop when the command ends, kill what it left running
+start=$(date +%s)
+nap=20.$$ # a duration no other run uses, to find this sleep again
+"$repro" record --wait=main -o wait.repro -- sh -c "(setsid sleep $nap &); exit 3"
+rc=$?
+check "--wait=main: repro exits with the command's status (3, got $rc)" test "$rc" = 3
+check "--wait=main: it did not wait for the 20 s sleep" test $(($(date +%s) - start)) -lt 15
+check "--wait=main: the sleep is recorded as left running" \
+	sh -c "tar --zstd -xOf wait.repro processes.jsonl | grep -q '\"left_running\":true'"
+check "--wait=main: the manifest warns about it" \
+	sh -c "tar --zstd -xOf wait.repro manifest.json | grep -q 'still running when the recording stopped'"
+check "--wait=main: the sleep is gone" sh -c "! pgrep -f '^sleep $nap\$' >/dev/null"
+
+# --no-sandbox: no namespaces, the same program
+out=$("$repro" record --no-sandbox -o nosb.repro -- cat data.txt)
+check "--no-sandbox: the program's output is unchanged" test "$out" = "some content"
+check "--no-sandbox: the manifest says sandbox none" \
+	test "$(member nosb.repro manifest.json | py 'import json,sys; print(json.load(sys.stdin)["options"]["sandbox"])')" = none
+
+# --trace=network: no file events, processes still known
+"$repro" record --trace=network -o net.repro -- cat data.txt >/dev/null
+check "--trace=network: no openat events" sh -c "! tar --zstd -xOf net.repro events.jsonl | grep -q '\"syscall\":\"openat\"'"
+check "--trace=network: the exec of cat is in processes.jsonl" \
+	sh -c "tar --zstd -xOf net.repro processes.jsonl | grep -q '\"argv\":\\[\"cat\",\"data.txt\"\\]'"
+
+# --hash-max: default hashes what was read, 0 hashes nothing
+"$repro" record -o h1.repro -- cat data.txt >/dev/null
+"$repro" record --hash-max=0 -o h0.repro -- cat data.txt >/dev/null
+hash_of() { member "$1" files.jsonl | py "import json,sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if o['path'] == '$work/data.txt': print((o.get('meta') or {}).get('hash'))"; }
+check "default: data.txt has an xxh3 hash" sh -c "test \"\$(echo $(hash_of h1.repro) | cut -c1-5)\" = xxh3:"
+check "--hash-max=0: data.txt has none" test "$(hash_of h0.repro)" = None
+
+# --redact-hostname: the name and \$HOSTNAME
+HOSTNAME=my-secret-host "$repro" record --redact-hostname -o host.repro -- true
+check "--redact-hostname: hostname and \$HOSTNAME are redacted" \
+	sh -c "! tar --zstd -xOf host.repro host.json | grep -q 'my-secret-host' && tar --zstd -xOf host.repro host.json | grep -q '\"hostname\": \"<redacted>\"'"
+
+# bad values: one line, exit 2, nothing written
+for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' -o; do
+	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt
+	rc=$?
+	check "record $bad: exit 2, one 'repro:' line, no bundle" \
+		sh -c "test $rc = 2 && test \$(wc -l <err.txt) = 1 && grep -q '^repro: ' err.txt && test ! -s out.txt && test ! -e bad.repro"
+done
+exit $fail

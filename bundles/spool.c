@@ -386,7 +386,7 @@ static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t n
 		memcpy(&bh, r->rec + off, sizeof(bh));
 		off += sizeof(bh);
 		kind = bh.kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
-		if (kind < BNDL_BLOB_STR || kind > BNDL_BLOB_BEFORE || bh.len > BNDL_BLOB_MAX ||
+		if (kind < BNDL_BLOB_STR || kind > BNDL_BLOB_PAYLOAD || bh.len > BNDL_BLOB_MAX ||
 		    BNDL_SPOOL_ALIGN(bh.len) > len - off)
 			return repro_err_set(err, EPROTO, "'%s' record %llu: bad blob %u", r->path,
 					     recno, (unsigned)i);

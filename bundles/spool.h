@@ -51,6 +51,7 @@ enum bndl_blob_kind {
 	BNDL_BLOB_STRUCT = 6, /* a struct read at entry (clone_args, open_how) */
 	BNDL_BLOB_BEFORE =
 		7, /* struct bndl_before: path argi before the program first changed it */
+	BNDL_BLOB_PAYLOAD = 8, /* bytes a DNS socket sent or received through argument argi */
 	BNDL_BLOB_TRUNCATED = 0x8000, /* flag or'ed into kind: data was cut */
 };
 

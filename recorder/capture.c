@@ -12,12 +12,14 @@ void rec_capture_reset(struct rec_capture *c)
 	char *arena = c->arena;
 	size_t cap = c->cap;
 	struct rec_seen *seen = c->seen;
+	struct rec_socks *socks = c->socks;
 
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->arena = arena;
 	c->cap = cap;
 	c->seen = seen;
+	c->socks = socks;
 }
 
 void *rec_capture_reserve(struct rec_capture *c, uint16_t kind, uint16_t argi, size_t len)

@@ -11,6 +11,7 @@
 #include "bundles/spool.h"
 #include "launcher/stop.h"
 #include "recorder/seen.h"
+#include "recorder/socks.h"
 #include "recorder/systab.h"
 
 #include <stdbool.h>
@@ -28,6 +29,7 @@ struct rec_capture {
 	char *arena; /* owned */
 	size_t cap, used;
 	struct rec_seen *seen; /* borrowed: paths whose state before the first change is taken */
+	struct rec_socks *socks; /* borrowed: sockets whose payloads or close are recorded */
 };
 
 /* rec_capture_reset - start a new call in c (keeps the arena and seen). */
@@ -67,9 +69,19 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
  */
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
 
-/* At the exit stop: getsockopt's SO_ERROR value. */
+/*
+ * At the exit stop: getsockopt's SO_ERROR value, and what a watched DNS
+ * socket received (recvfrom, recvmsg, recvmmsg; at most 4 KiB per message).
+ */
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
 			  enum rec_arg_kind kind);
+
+/*
+ * rec_net_after - at the exit stop of a call with a net_role: update the
+ * watched-socket set (a new fd, a connect to port 53 or one in progress, a
+ * send to port 53, a close).
+ */
+void rec_net_after(struct rec_capture *c, const struct lnch_stop *st);
 
 /*
  * rec_path_absolute - write the absolute form of raw into out (cap bytes):

@@ -15,6 +15,7 @@ struct rec_recorder {
 	const struct rec_systab *tab; /* borrowed */
 	struct rec_capture **pages[PAGES];
 	struct rec_seen seen; /* paths whose state before the first change was taken */
+	struct rec_socks socks; /* sockets whose payloads or close are recorded */
 	uint64_t count;
 	bool stopping;
 	struct repro_err *first_err;
@@ -45,6 +46,7 @@ static struct rec_capture *capture_get(struct rec_recorder *r, pid_t tid, bool c
 		*slot = repro_xcalloc(1, sizeof(**slot));
 		(*slot)->tid = tid;
 		(*slot)->seen = &r->seen;
+		(*slot)->socks = &r->socks;
 	}
 	return *slot;
 }
@@ -147,8 +149,9 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	if (st->injected)
 		c->ev.flags |= BNDL_EV_INJECTED;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
-		if (c->sys->args[i].kind == RA_SOCKOPTVAL)
-			rec_net_capture_exit(c, st, i, RA_SOCKOPTVAL);
+		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
+	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)
+		rec_net_after(c, st);
 	append_syscall(r, c);
 }
 
@@ -311,5 +314,6 @@ void rec_recorder_free(struct rec_recorder *r)
 	}
 	repro_err_free(&r->first_err);
 	rec_seen_release(&r->seen);
+	rec_socks_release(&r->socks);
 	free(r);
 }

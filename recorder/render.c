@@ -286,6 +286,7 @@ static void render_arg(struct argctx *a)
 	switch ((int)k) {
 	case RA_INT:
 	case RA_FD:
+	case RA_CLOSEFD:
 	case RA_PID:
 	case RA_ID: render_int(a, (int)a->v); break;
 	case RA_SIZE:

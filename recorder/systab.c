@@ -54,6 +54,21 @@ static bool is_modifying(const char *name)
 	return false;
 }
 
+static enum rec_net_role net_role(const char *name)
+{
+	if (strcmp(name, "socket") == 0 || strcmp(name, "accept") == 0 ||
+	    strcmp(name, "accept4") == 0)
+		return REC_NET_NEWFD;
+	if (strcmp(name, "connect") == 0)
+		return REC_NET_CONNECT;
+	if (strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
+	    strcmp(name, "sendmmsg") == 0)
+		return REC_NET_SEND;
+	if (strcmp(name, "close") == 0)
+		return REC_NET_CLOSE;
+	return REC_NET_NONE;
+}
+
 /* Fill nargs, no_return, modifies and oflags_arg once; the table is otherwise constant. */
 static void table_finish(void)
 {
@@ -65,6 +80,7 @@ static void table_finish(void)
 			s->nargs++;
 		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
 		s->modifies = is_modifying(s->name);
+		s->net_role = net_role(s->name);
 		s->oflags_arg = -1;
 		for (int a = 0; a < s->nargs; a++)
 			if (s->args[a].kind == RA_OFLAGS)
@@ -180,10 +196,6 @@ static void add_condition(struct lnch_filter_rule *r)
 		/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn */
 		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
 		r->mask = AT_EMPTY_PATH;
-		r->value = 0;
-	} else if (strcmp(r->name, "sendto") == 0) {
-		r->arg = 4; /* only sendto with a destination address */
-		r->is_ne = true;
 		r->value = 0;
 	} else if (strcmp(r->name, "getsockopt") == 0) {
 		r->arg = 2; /* only SO_ERROR, where a non-blocking connect's outcome shows */

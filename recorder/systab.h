@@ -56,6 +56,12 @@ enum rec_arg_kind {
 	RA_SOCKOPT,
 	RA_SOCKOPTVAL, /* getsockopt(SO_ERROR) result, read at exit */
 	RA_SHUTHOW,
+	RA_SENDBUF, /* bytes sent (sendto); kept for DNS sockets only */
+	RA_RECVBUF, /* bytes received (recvfrom), read at exit; DNS sockets only */
+	RA_RMSGHDR, /* struct msghdr * of recvmsg, read at exit; DNS sockets only */
+	RA_MMSGHDR, /* struct mmsghdr * of sendmmsg; DNS sockets only */
+	RA_RMMSGHDR, /* struct mmsghdr * of recvmmsg, read at exit; DNS sockets only */
+	RA_CLOSEFD, /* close(2)'s fd: recorded for watched sockets only (recorder/socks.h) */
 	RA_CLONEFLAGS,
 	RA_CLONE3, /* struct clone_args * */
 	RA_ARGV,
@@ -71,6 +77,15 @@ struct rec_arg {
 	const char *key; /* JSON key, or NULL: shown in trace.txt only */
 };
 
+/* Network calls that change which sockets the recorder watches (recorder/socks.h). */
+enum rec_net_role {
+	REC_NET_NONE = 0,
+	REC_NET_NEWFD, /* socket, accept, accept4: the returned fd is a new socket */
+	REC_NET_CONNECT, /* connect */
+	REC_NET_SEND, /* sendto, sendmsg, sendmmsg: may name a destination */
+	REC_NET_CLOSE, /* close */
+};
+
 struct rec_sys {
 	const char *name;
 	unsigned classes;
@@ -79,6 +94,7 @@ struct rec_sys {
 	bool no_return; /* exit, exit_group */
 	bool modifies; /* may create, change or delete its path arguments (mkdir, unlink, chmod …) */
 	int oflags_arg; /* index of the open(2) flags argument, or -1 */
+	enum rec_net_role net_role; /* what the call does to the set of watched sockets */
 };
 
 struct rec_systab;

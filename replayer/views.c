@@ -186,18 +186,49 @@ static void put_address(FILE *out, json_t *n)
 	}
 }
 
-static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
+/* A DNS lookup: name and type, outcome, server. */
+static void put_lookup(struct lines *l, json_t *n, const char *failure)
 {
-	struct lines *l = ctx;
-	const char *e = bndl_json_str(n, "errno");
-	json_t *dur = json_object_get(n, "dur_ns");
+	json_t *answers = json_object_get(n, "answers");
+	size_t i;
+	json_t *a;
 
-	if (!take(l, e))
-		return 0;
+	fputs("  dns ", l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "name"));
+	fputc(' ', l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "qtype"));
+	fputs(" -> ", l->out);
+	if (failure != NULL)
+		fputs(l->color ? RED : "", l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
+	if (failure != NULL)
+		fputs(l->color ? RESET : "", l->out);
+	json_array_foreach (answers, i, a) {
+		fputs(i ? ", " : " ", l->out);
+		rpl_put_safe(l->out, json_string_value(a));
+	}
+	fputs(" via ", l->out);
+	put_address(l->out, n);
+	fputs(" (", l->out);
+	rpl_put_safe(l->out, bndl_json_str(n, "transport"));
+	if (bndl_json_int(n, "tries", 1) > 1)
+		fprintf(l->out, ", %" PRId64 " tries", bndl_json_int(n, "tries", 1));
+	fputc(')', l->out);
+}
+
+static void put_attempt(struct lines *l, json_t *n, const char *e)
+{
 	fputs("  ", l->out);
 	rpl_put_safe(l->out, bndl_json_str(n, "syscall"));
 	fputc(' ', l->out);
-	put_address(l->out, n);
+	if (bndl_json_str(n, "name") != NULL) {
+		rpl_put_safe(l->out, bndl_json_str(n, "name"));
+		fputs(" (", l->out);
+		put_address(l->out, n);
+		fputc(')', l->out);
+	} else {
+		put_address(l->out, n);
+	}
 	fputs(" -> ", l->out);
 	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
 	if (e != NULL) {
@@ -205,6 +236,24 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		rpl_put_safe(l->out, e);
 		fprintf(l->out, "%s)", l->color ? RESET : "");
 	}
+}
+
+static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
+{
+	struct lines *l = ctx;
+	const char *kind = bndl_json_str(n, "kind"), *outcome = bndl_json_str(n, "outcome");
+	bool dns = kind != NULL && strcmp(kind, "dns") == 0;
+	/* a lookup failed when it got no address: its outcome stands for an errno */
+	const char *e = dns ? (outcome != NULL && strcmp(outcome, "answered") != 0 ? outcome : NULL)
+			    : bndl_json_str(n, "errno");
+	json_t *dur = json_object_get(n, "dur_ns");
+
+	if (!take(l, e))
+		return 0;
+	if (dns)
+		put_lookup(l, n, e);
+	else
+		put_attempt(l, n, e);
 	fprintf(l->out, ", pid %" PRId64, bndl_json_int(n, "pid", 0));
 	if (json_is_integer(dur))
 		fprintf(l->out, ", %.1f ms", (double)json_integer_value(dur) / 1e6);

@@ -1,66 +1,247 @@
-/* Capture of %network arguments: sockaddrs (connect, bind, sendto, sendmsg) and SO_ERROR. */
+/*
+ * Capture of %network arguments: sockaddrs (connect, bind, sendto, sendmsg),
+ * SO_ERROR, and the payloads of DNS sockets (sends at entry, receives at
+ * exit), deciding with the watched-socket set (recorder/socks.h) which
+ * sends, receives and closes are recorded at all.
+ */
 #include "recorder/capture.h"
 #include "launcher/abi.h"
 #include "launcher/mem.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 
-static void capture_sockaddr_at(struct rec_capture *c, pid_t tid, int i, uint64_t addr,
-				uint64_t len)
+/* Bytes of one DNS message kept; longer ones are cut and flagged. */
+#define DNS_PAYLOAD_MAX 4096u
+/* Messages of one sendmmsg/recvmmsg kept (glibc sends A and AAAA together). */
+#define MMSG_MAX 4u
+#define IOV_MAX_READ 8u
+
+/* A struct msghdr / struct iovec as the tracee's ABI lays them out. */
+struct tmsg {
+	uint64_t name, namelen, iov, iovlen;
+};
+
+static bool is_dns_addr(const void *sa, size_t len)
+{
+	const struct sockaddr_in *in = sa;
+	const struct sockaddr_in6 *in6 = sa;
+	sa_family_t fam;
+
+	if (len < sizeof(fam))
+		return false;
+	memcpy(&fam, sa, sizeof(fam));
+	if (fam == AF_INET && len >= sizeof(*in))
+		return in->sin_port == htons(53);
+	if (fam == AF_INET6 && len >= sizeof(*in6))
+		return in6->sin6_port == htons(53);
+	return false;
+}
+
+static unsigned watched(const struct rec_capture *c, const struct lnch_stop *st)
+{
+	return c->socks != NULL ? rec_socks_get(c->socks, st->pid, (int32_t)st->args[0]) : 0;
+}
+
+/* Capture the sockaddr at addr; returns its blob's data or NULL. */
+static const void *capture_sockaddr_at(struct rec_capture *c, pid_t tid, int i, uint64_t addr,
+				       uint64_t len)
 {
 	void *buf;
 
 	if (addr == 0 || len == 0)
-		return;
+		return NULL;
 	if (len > sizeof(struct sockaddr_storage))
 		len = sizeof(struct sockaddr_storage);
 	buf = rec_capture_reserve(c, BNDL_BLOB_SOCKADDR, (uint16_t)i, (size_t)len);
 	if (buf == NULL)
-		return;
+		return NULL;
 	if (lnch_mem_read(tid, addr, buf, (size_t)len) < 0) {
+		c->ev.nblobs--;
+		return NULL;
+	}
+	rec_capture_commit(c, (size_t)len);
+	return buf;
+}
+
+static bool read_msg(const struct lnch_stop *st, uint64_t addr, struct tmsg *m)
+{
+	if (lnch_arch_is_compat(st->arch)) {
+		uint32_t w[4];
+
+		if (lnch_mem_read(st->tid, addr, w, sizeof(w)) < 0)
+			return false;
+		*m = (struct tmsg){ w[0], w[1], w[2], w[3] };
+		return true;
+	}
+	struct msghdr h;
+
+	if (lnch_mem_read(st->tid, addr, &h, sizeof(h)) < 0)
+		return false;
+	*m = (struct tmsg){ (uint64_t)(uintptr_t)h.msg_name, h.msg_namelen,
+			    (uint64_t)(uintptr_t)h.msg_iov, h.msg_iovlen };
+	return true;
+}
+
+/* Size of struct mmsghdr in the tracee's ABI (sendmmsg(2)). */
+static size_t mmsg_size(const struct lnch_stop *st)
+{
+	return lnch_arch_is_compat(st->arch) ? 32 : sizeof(struct mmsghdr);
+}
+
+static size_t msghdr_size(const struct lnch_stop *st)
+{
+	return lnch_arch_is_compat(st->arch) ? 28 : sizeof(struct msghdr);
+}
+
+/* One payload blob of at most max bytes from a flat buffer. */
+static void capture_payload(struct rec_capture *c, pid_t tid, int i, uint64_t addr, uint64_t len)
+{
+	size_t n = len > DNS_PAYLOAD_MAX ? DNS_PAYLOAD_MAX : (size_t)len;
+	void *buf = rec_capture_reserve(c, BNDL_BLOB_PAYLOAD, (uint16_t)i, n);
+
+	if (buf == NULL)
+		return;
+	if (n > 0 && lnch_mem_read(tid, addr, buf, n) < 0) {
 		c->ev.nblobs--;
 		return;
 	}
-	rec_capture_commit(c, (size_t)len);
+	rec_capture_commit(c, n);
+	if (n < len)
+		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
 }
 
-/* struct msghdr as the tracee's ABI lays it out: 64-bit here, 32-bit for compat calls. */
-static bool read_msg_name(const struct lnch_stop *st, uint64_t *name, uint64_t *namelen)
+/* One payload blob gathered from an iovec array, at most len bytes in all. */
+static void capture_iov(struct rec_capture *c, const struct lnch_stop *st, int i, uint64_t iov,
+			uint64_t iovlen, uint64_t len)
 {
-	if (lnch_arch_is_compat(st->arch)) {
-		uint32_t m[2];
+	size_t want = len > DNS_PAYLOAD_MAX ? DNS_PAYLOAD_MAX : (size_t)len, got = 0;
+	bool compat = lnch_arch_is_compat(st->arch);
+	char *buf = rec_capture_reserve(c, BNDL_BLOB_PAYLOAD, (uint16_t)i, want);
 
-		if (lnch_mem_read(st->tid, st->args[1], m, sizeof(m)) < 0)
-			return false;
-		*name = m[0];
-		*namelen = m[1];
-		return true;
+	if (buf == NULL)
+		return;
+	for (uint64_t k = 0; k < iovlen && k < IOV_MAX_READ && got < want; k++) {
+		uint64_t base, blen;
+
+		if (compat) {
+			uint32_t v[2];
+
+			if (lnch_mem_read(st->tid, iov + k * sizeof(v), v, sizeof(v)) < 0)
+				break;
+			base = v[0];
+			blen = v[1];
+		} else {
+			struct iovec v;
+
+			if (lnch_mem_read(st->tid, iov + k * sizeof(v), &v, sizeof(v)) < 0)
+				break;
+			base = (uint64_t)(uintptr_t)v.iov_base;
+			blen = v.iov_len;
+		}
+		if (blen > want - got)
+			blen = want - got;
+		if (blen > 0 && lnch_mem_read(st->tid, base, buf + got, (size_t)blen) < 0)
+			break;
+		got += (size_t)blen;
 	}
-	struct msghdr m;
+	rec_capture_commit(c, got);
+	if (got < len)
+		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
+}
 
-	if (lnch_mem_read(st->tid, st->args[1], &m, sizeof(m)) < 0)
+/* sendto: the address when there is one; the payload when it goes to a DNS server. */
+static bool capture_sendto(struct rec_capture *c, const struct lnch_stop *st)
+{
+	const void *sa = capture_sockaddr_at(c, st->tid, 4, st->args[4], st->args[5]);
+	bool dns = (watched(c, st) & REC_SOCK_DNS) ||
+		   (sa != NULL && is_dns_addr(sa, c->ev.blobs[c->ev.nblobs - 1].len));
+
+	if (dns)
+		capture_payload(c, st->tid, 1, st->args[1], st->args[2]);
+	/* a send on a connected socket teaches nothing unless it is DNS */
+	return dns || sa != NULL;
+}
+
+static bool capture_sendmsg(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	struct tmsg m;
+	const void *sa;
+	bool dns;
+
+	if (!read_msg(st, st->args[i], &m))
 		return false;
-	*name = (uint64_t)(uintptr_t)m.msg_name;
-	*namelen = m.msg_namelen;
+	sa = capture_sockaddr_at(c, st->tid, i, m.name, m.namelen);
+	dns = (watched(c, st) & REC_SOCK_DNS) ||
+	      (sa != NULL && is_dns_addr(sa, c->ev.blobs[c->ev.nblobs - 1].len));
+	if (dns)
+		capture_iov(c, st, i, m.iov, m.iovlen, DNS_PAYLOAD_MAX);
+	return dns || sa != NULL;
+}
+
+/*
+ * sendmmsg, or recvmmsg at exit: the payload of each of the first messages
+ * (at exit, msg_len says how many bytes each received).
+ */
+static void capture_mmsg(struct rec_capture *c, const struct lnch_stop *st, int i, uint64_t count,
+			 bool at_exit)
+{
+	size_t sz = mmsg_size(st);
+
+	for (uint64_t k = 0; k < count && k < MMSG_MAX; k++) {
+		uint64_t at = st->args[i] + k * sz;
+		uint32_t msg_len = DNS_PAYLOAD_MAX;
+		struct tmsg m;
+
+		if (!read_msg(st, at, &m))
+			return;
+		if (at_exit &&
+		    lnch_mem_read(st->tid, at + msghdr_size(st), &msg_len, sizeof(msg_len)) < 0)
+			return;
+		if (!at_exit && k == 0 && m.name != 0)
+			(void)capture_sockaddr_at(c, st->tid, i, m.name, m.namelen);
+		capture_iov(c, st, i, m.iov, m.iovlen, msg_len);
+	}
+}
+
+static bool capture_sendmmsg(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	uint16_t before = c->ev.nblobs;
+
+	if (!(watched(c, st) & REC_SOCK_DNS)) {
+		/* unconnected: the first message's destination decides */
+		struct tmsg m;
+		const void *sa;
+
+		if (!read_msg(st, st->args[i], &m))
+			return false;
+		sa = capture_sockaddr_at(c, st->tid, i, m.name, m.namelen);
+		if (sa == NULL || !is_dns_addr(sa, c->ev.blobs[c->ev.nblobs - 1].len))
+			return false;
+		c->ev.nblobs = before; /* captured again with the payloads */
+	}
+	capture_mmsg(c, st, i, st->args[2], false);
 	return true;
 }
 
 bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		     enum rec_arg_kind kind)
 {
-	uint64_t name = 0, namelen = 0;
-
 	switch ((int)kind) {
 	case RA_SOCKADDR:
-		capture_sockaddr_at(c, st->tid, i, st->args[i], st->args[i + 1]);
+		if (c->sys != NULL && c->sys->net_role != REC_NET_SEND)
+			(void)capture_sockaddr_at(c, st->tid, i, st->args[i], st->args[i + 1]);
 		return true;
-	case RA_MSGHDR:
-		/* only a sendmsg with a destination says where the program tried to go */
-		if (!read_msg_name(st, &name, &namelen) || name == 0)
-			return false;
-		capture_sockaddr_at(c, st->tid, i, name, namelen);
-		return true;
+	case RA_SENDBUF: return capture_sendto(c, st);
+	case RA_MSGHDR: return capture_sendmsg(c, st, i);
+	case RA_MMSGHDR: return capture_sendmmsg(c, st, i);
+	case RA_RECVBUF:
+	case RA_RMSGHDR:
+	case RA_RMMSGHDR: return (watched(c, st) & REC_SOCK_DNS) != 0;
+	case RA_CLOSEFD: return watched(c, st) != 0;
 	case RA_SOCKLEVEL: return (int)st->args[i] == SOL_SOCKET;
 	default: return true;
 	}
@@ -69,14 +250,78 @@ bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
 			  enum rec_arg_kind kind)
 {
+	struct tmsg m;
 	int32_t val;
 	void *buf;
 
-	if (kind != RA_SOCKOPTVAL || st->ret != 0 || c->ev.args[i] == 0)
+	switch ((int)kind) {
+	case RA_SOCKOPTVAL:
+		if (st->ret != 0 || c->ev.args[i] == 0 ||
+		    lnch_mem_read(st->tid, c->ev.args[i], &val, sizeof(val)) < 0)
+			return;
+		buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, sizeof(val));
+		if (buf != NULL)
+			memcpy(buf, &val, sizeof(val));
 		return;
-	if (lnch_mem_read(st->tid, c->ev.args[i], &val, sizeof(val)) < 0)
+	case RA_RECVBUF:
+		if (st->ret > 0)
+			capture_payload(c, st->tid, i, c->ev.args[i], (uint64_t)st->ret);
 		return;
-	buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, sizeof(val));
-	if (buf != NULL)
-		memcpy(buf, &val, sizeof(val));
+	case RA_RMSGHDR:
+		if (st->ret > 0 && read_msg(st, c->ev.args[i], &m))
+			capture_iov(c, st, i, m.iov, m.iovlen, (uint64_t)st->ret);
+		return;
+	case RA_RMMSGHDR:
+		if (st->ret > 0) {
+			struct lnch_stop at = *st;
+
+			memcpy(at.args, c->ev.args, sizeof(at.args));
+			capture_mmsg(c, &at, i, (uint64_t)st->ret, true);
+		}
+		return;
+	default: return;
+	}
+}
+
+/* The first sockaddr blob of the event, or NULL. */
+static const struct bndl_blob *sockaddr_blob(const struct rec_capture *c)
+{
+	for (uint16_t k = 0; k < c->ev.nblobs; k++)
+		if ((c->ev.blobs[k].kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == BNDL_BLOB_SOCKADDR)
+			return &c->ev.blobs[k];
+	return NULL;
+}
+
+void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
+{
+	const struct bndl_blob *sa;
+	int32_t fd = (int32_t)c->ev.args[0];
+	bool dns;
+
+	if (c->socks == NULL || c->sys == NULL)
+		return;
+	switch ((int)c->sys->net_role) {
+	case REC_NET_NEWFD:
+		if (st->ret >= 0) /* a new socket on an fd number that may have been watched */
+			rec_socks_set(c->socks, st->pid, (int32_t)st->ret, 0);
+		return;
+	case REC_NET_CLOSE: rec_socks_set(c->socks, st->pid, fd, 0); return;
+	case REC_NET_CONNECT:
+		if (st->ret != 0 && st->ret != -EINPROGRESS)
+			return;
+		sa = sockaddr_blob(c);
+		dns = sa != NULL && is_dns_addr(c->arena + c->blob_off[sa - c->ev.blobs], sa->len);
+		rec_socks_set(c->socks, st->pid, fd,
+			      (dns ? REC_SOCK_DNS : 0u) |
+				      (st->ret == -EINPROGRESS ? REC_SOCK_PENDING : 0u));
+		return;
+	case REC_NET_SEND:
+		sa = sockaddr_blob(c);
+		if (st->ret >= 0 && sa != NULL &&
+		    is_dns_addr(c->arena + c->blob_off[sa - c->ev.blobs], sa->len))
+			rec_socks_set(c->socks, st->pid, fd,
+				      rec_socks_get(c->socks, st->pid, fd) | REC_SOCK_DNS);
+		return;
+	default: return;
+	}
 }

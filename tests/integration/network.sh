@@ -1,0 +1,104 @@
+#!/bin/bash
+# network.sh REPRO PROGRAMS [root|user]: network.jsonl on real programs in a
+# network namespace this test creates (loopback only), with its own
+# resolv.conf pointing at a small DNS responder (net/dns_responder.py):
+#  1. python3 resolves names through glibc (A+AAAA over UDP): answered,
+#     NXDOMAIN, SERVFAIL, a CNAME, a server that never answers (timed out);
+#     then connects to the name that resolved (the attempt carries the
+#     name) and asks one question over DNS-over-TCP by hand;
+#  2. curl resolves and connects the same way;
+#  3. connects that never get an answer (a listener whose accept queue is
+#     full drops SYNs): abandoned after the program's own 500 ms wait, timed
+#     out by the kernel, and curl giving up after --connect-timeout 1;
+# each run bare and under repro with the same output and exit status.
+# "user" runs repro as the unprivileged user repro-test inside the namespace.
+set -u
+repro=$1
+programs=$2
+variant=${3:-root}
+here=$(cd "$(dirname "$0")" && pwd)
+[ "$(id -u)" = 0 ] || { echo "needs root to create the network namespace: skip"; exit 77; }
+unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
+command -v curl >/dev/null || { echo "no curl: skip"; exit 77; }
+
+if [ "${1:-}" != --inner ] && [ -z "${REPRO_NET_INNER:-}" ]; then
+	stage=$(mktemp -d /tmp/repro-net.XXXXXX)
+	trap 'rm -rf "$stage"' EXIT
+	chmod 755 "$stage"
+	cp "$repro" "$programs/connect_stalled" "$here"/net/*.py "$stage/"
+	mkdir "$stage/work"
+	if [ "$variant" = user ]; then
+		id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+		chown repro-test: "$stage/work"
+	fi
+	chmod -R a+rX "$stage"
+	REPRO_NET_INNER=1 unshare --net --mount --propagation private \
+		bash "$0" "$stage/repro" "$stage" "$variant"
+	exit $?
+fi
+
+# ---- inside the namespaces ----
+stage=$programs
+work=$stage/work
+ip link set lo up || exit 1
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$stage/resolv.conf"
+printf 'hosts: files dns\n' >"$stage/nsswitch.conf"
+mount --bind "$stage/resolv.conf" /etc/resolv.conf || exit 1
+mount --bind "$stage/nsswitch.conf" /etc/nsswitch.conf || exit 1
+/usr/bin/python3 "$stage/dns_responder.py" "$stage/dns.ready" &
+dns_pid=$!
+/usr/bin/python3 -m http.server 8080 --bind 127.0.0.1 --directory "$stage" >/dev/null 2>&1 &
+http_pid=$!
+trap 'kill $dns_pid $http_pid 2>/dev/null' EXIT
+for _ in $(seq 50); do
+	[ -e "$stage/dns.ready" ] && (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && break
+	sleep 0.1
+done
+
+as_variant() {
+	if [ "$variant" = user ]; then
+		runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
+			${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
+			${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} "$@"
+	else
+		"$@"
+	fi
+}
+fail=0
+# same NAME CMD...: bare and recorded runs print the same and exit the same
+same() {
+	local name=$1 bare_rc rec_rc
+	shift
+	(cd "$work" && as_variant "$@" >"$work/$name.bare" 2>&1)
+	bare_rc=$?
+	(cd "$work" && as_variant "$stage/repro" record -o "$work/$name.repro" -- "$@" \
+		>"$work/$name.rec" 2>&1)
+	rec_rc=$?
+	if [ "$bare_rc" = "$rec_rc" ] && cmp -s "$work/$name.bare" "$work/$name.rec"; then
+		echo "ok: $name behaves the same under repro (exit $rec_rc)"
+	else
+		echo "FAIL: $name: bare exit $bare_rc, recorded exit $rec_rc"
+		diff "$work/$name.bare" "$work/$name.rec"
+		fail=1
+	fi
+	tar --zstd -xOf "$work/$name.repro" network.jsonl >"$work/$name.net" || fail=1
+}
+
+same resolve /usr/bin/python3 "$stage/dns_client.py" 8080
+same curl curl -sS -o /dev/null -w '%{http_code}\n' http://good.repro.test:8080/
+same stalled "$stage/connect_stalled" 500
+# a listener whose accept queue is full (backlog 0, one connection waiting)
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+c = socket.create_connection(s.getsockname())
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(600)' "$stage/full.port" &
+full_pid=$!
+trap 'kill $dns_pid $http_pid $full_pid 2>/dev/null' EXIT
+for _ in $(seq 50); do [ -s "$stage/full.port" ] && break; sleep 0.1; done
+same curl_stalled sh -c 'curl -sS --connect-timeout 1 "http://127.0.0.1:$1/" 2>&1 | sed "s/[0-9][0-9]*/N/g"' sh \
+	"$(cat "$stage/full.port")"
+cat "$work/resolve.bare"
+/usr/bin/python3 "$here/checks/network_dns.py" "$work" || fail=1
+exit $fail

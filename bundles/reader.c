@@ -280,12 +280,6 @@ void bndl_reader_free(struct bndl_reader *r)
 	free(r);
 }
 
-static inline void cleanup_reader_fn(struct bndl_reader **r)
-{
-	bndl_reader_free(*r);
-}
-#define cleanup_reader __attribute__((cleanup(cleanup_reader_fn)))
-
 struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = repro_xcalloc(1, sizeof(*r));

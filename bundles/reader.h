@@ -73,4 +73,10 @@ int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struc
 
 void bndl_reader_free(struct bndl_reader *r);
 
+static inline void bndl_cleanup_reader_fn(struct bndl_reader **r)
+{
+	bndl_reader_free(*r);
+}
+#define cleanup_reader __attribute__((cleanup(bndl_cleanup_reader_fn)))
+
 #endif

@@ -10,6 +10,7 @@
  */
 int cmd_record(int argc, char **argv, struct repro_err **err);
 int cmd_show(int argc, char **argv, struct repro_err **err);
+int cmd_explain(int argc, char **argv, struct repro_err **err);
 int cmd_pack(int argc, char **argv, struct repro_err **err);
 
 #endif

@@ -145,6 +145,7 @@ static json_t *attempt(const struct bndl_event *ev, const char *name, const stru
 		if ((ev->blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == BNDL_BLOB_SOCKADDR)
 			sa = &ev->blobs[i];
 	json_object_set_new(o, "kind", json_string("attempt"));
+	json_object_set_new(o, "seq", json_integer((json_int_t)ev->seq));
 	json_object_set_new(o, "pid", json_integer(ev->pid));
 	json_object_set_new(o, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(o, "syscall", json_string(name));
@@ -316,6 +317,7 @@ static void dns_query(struct net_state *ns, const struct bndl_event *ev, const s
 	}
 	o = json_object();
 	json_object_set_new(o, "kind", json_string("dns"));
+	json_object_set_new(o, "seq", json_integer((json_int_t)ev->seq));
 	json_object_set_new(o, "pid", json_integer(ev->pid));
 	json_object_set_new(o, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(o, "name", m->has_question ? json_string(m->name) : json_null());

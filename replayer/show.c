@@ -577,12 +577,6 @@ static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_
 	return 0;
 }
 
-static inline void cleanup_reader_fn(struct bndl_reader **r)
-{
-	bndl_reader_free(*r);
-}
-#define cleanup_reader __attribute__((cleanup(cleanup_reader_fn)))
-
 int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = NULL;

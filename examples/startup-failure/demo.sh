@@ -1,5 +1,5 @@
 #!/bin/bash
-# demo.sh REPRO_BIN - record the startup-failure example with repro and show it.
+# demo.sh REPRO_BIN - record the startup-failure example with repro, show and explain it.
 #
 # The example is staged into a fresh temp dir; cache_hub/ belongs to root
 # (mode 0755) and the recording runs as an unprivileged user, so the cache
@@ -62,7 +62,7 @@ as_user() {
 }
 
 # record NAME SCRIPT EXPECTED: record `bash SCRIPT` into $dir/NAME.repro and
-# show it; return non-zero when the bundle is missing or the status differs.
+# show and explain it; return non-zero when the bundle is missing or the status differs.
 record() {
 	local name=$1 script=$2 expected=$3 status=0
 	local bundle="$dir/$name.repro"
@@ -80,6 +80,11 @@ record() {
 	header "repro show $bundle"
 	"$dir/bin/repro" show "$bundle" || {
 		say "demo: repro show failed" >&2
+		return 1
+	}
+	header "repro explain $bundle"
+	"$dir/bin/repro" explain "$bundle" || {
+		say "demo: repro explain failed" >&2
 		return 1
 	}
 	[ "$status" -eq "$expected" ] || {

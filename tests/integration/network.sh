@@ -6,7 +6,8 @@
 #     NXDOMAIN, SERVFAIL, a CNAME, a server that never answers (timed out);
 #     then connects to the name that resolved (the attempt carries the
 #     name) and asks one question over DNS-over-TCP by hand;
-#  2. curl resolves and connects the same way;
+#  2. curl resolves and connects the same way, and fails on a name that
+#     does not exist (explain names the NXDOMAIN first);
 #  3. connects that never get an answer (a listener whose accept queue is
 #     full drops SYNs): abandoned after the program's own 500 ms wait, timed
 #     out by the kernel, and curl giving up after --connect-timeout 1;
@@ -82,10 +83,12 @@ same() {
 		fail=1
 	fi
 	tar --zstd -xOf "$work/$name.repro" network.jsonl >"$work/$name.net" || fail=1
+	as_variant "$stage/repro" explain --json "$work/$name.repro" >"$work/$name.explain" || fail=1
 }
 
 same resolve /usr/bin/python3 "$stage/dns_client.py" 8080
 same curl curl -sS -o /dev/null -w '%{http_code}\n' http://good.repro.test:8080/
+same curl_nx curl -sS http://bad.repro.test:8080/
 same stalled "$stage/connect_stalled" 500
 # a listener whose accept queue is full (backlog 0, one connection waiting)
 /usr/bin/python3 -c '

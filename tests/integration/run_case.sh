@@ -314,6 +314,7 @@ check_env() {
 		CASE_STATUS="$(cat "$work/rec.status")" CASE_BARE_STATUS="$(cat "$work/bare.status")" \
 		CASE_VARIANT="$variant" CASE_UID="$(id -u)" PROG_DIR="$programs" SRC_DIR="$source" \
 		CASE_ARGV_FILE="$work/argv" CASE_ARGS_FILE="$work/rargs" \
+		REPRO_BIN="$repro" CASE_BUNDLE="$work/b.repro" \
 		PYTHONPATH="$source/tests/integration/checks:$source/tests/integration" \
 		PYTHONDONTWRITEBYTECODE=1 "$@"
 }

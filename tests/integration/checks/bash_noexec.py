@@ -15,4 +15,7 @@ if ev:
     bc.expect(ev.get("argv") == ["./tool.sh"], "its argv is as bash passed it", ev)
     child = b.process(ev.get("pid")) or {}
     bc.expect(child.get("exit") == {"code": 126}, "the forked bash exited 126", child)
+bc.expect_cause("the run of tool.sh, which has no run bit",
+                lambda f: f.get("kind") == "exec" and f.get("errno") == "EACCES"
+                and f.get("path") == tool and (f.get("reason") or {}).get("what") == "no_run_bit")
 bc.done()

@@ -9,6 +9,7 @@ A check script is run by run_case.sh with these variables set:
   CASE_STATUS       repro's exit status; CASE_BARE_STATUS the bare run's
   CASE_VARIANT      root or user; CASE_UID the uid the runs had
   PROG_DIR          the test programs; SRC_DIR the source tree
+  REPRO_BIN         the repro under test; CASE_BUNDLE the bundle file
 Exit status of a check: 0 pass, 1 fail, 77 skip.
 """
 import json
@@ -157,6 +158,43 @@ def expect_exit(bundle, code=None, sig=None):
         expect(isinstance(ex, dict) and ex.get("code") == code,
                "manifest exit.code == %d" % code, ex)
         expect(STATUS == code, "repro exited %d" % code, STATUS)
+
+
+# Paths that are probes whatever explain thinks: an independent list, so that
+# a regression in explain's noise rules shows up here.
+_PROBES = ("/etc/ld.so.preload", "/glibc-hwcaps/", "/tls/", "/__pycache__/", ".pyc",
+           "site-packages", "dist-packages", "pyvenv.cfg", "._pth", "pybuilddir.txt",
+           "/lib-dynload", "/locale/", "/gconv/", "/terminfo/", "/nscd/")
+
+
+def explain(*args):
+    """`repro explain --json [ARGS] BUNDLE` as a dict (exit 0 expected)."""
+    import subprocess
+    cmd = [env("REPRO_BIN"), "explain", "--json"] + list(args) + [env("CASE_BUNDLE")]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    expect(out.returncode == 0, "repro explain --json exits 0", out.stderr)
+    try:
+        return json.loads(out.stdout)
+    except ValueError:
+        expect(False, "repro explain --json prints JSON", out.stdout[:300])
+        return {"findings": []}
+
+
+def is_probe(finding):
+    text = json.dumps(finding.get("path") or "") + json.dumps(
+        (finding.get("evidence") or {}).get("network") or "")
+    return any(p in text for p in _PROBES)
+
+
+def expect_cause(what, pred):
+    """explain's finding #1 satisfies pred, and no probe is in its top 3."""
+    doc = explain()
+    found = doc.get("findings") or []
+    expect(bool(found) and pred(found[0]), "explain: finding #1 is " + what,
+           [f.get("sentence") for f in found[:3]])
+    bad = [f.get("sentence") for f in found[:3] if is_probe(f)]
+    expect(not bad, "explain: no probe noise in the top 3", bad)
+    return found[0] if found else {}
 
 
 def failures():

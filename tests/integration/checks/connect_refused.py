@@ -20,4 +20,6 @@ else:
 net = "none" if "--net=none" in open(bc.env("CASE_ARGS_FILE")).read() else "host"
 bc.expect((b.manifest.get("options") or {}).get("net") == net,
           "manifest options.net == %s" % net, b.manifest.get("options"))
+bc.expect_cause("the refused connect",
+                lambda f: f.get("kind") == "connect" and f.get("outcome") == "refused")
 bc.done()

@@ -27,4 +27,7 @@ n = bc.expect_one(att, "network.jsonl has one attempt to 127.0.0.1:%d" % port, n
 bc.expect(n is not None and n.get("outcome") == "refused" and n.get("errno") == "ECONNREFUSED"
           and n.get("syscall") == "connect" and n.get("type") == "SOCK_STREAM",
           "its outcome is refused (ECONNREFUSED), a SOCK_STREAM connect", n)
+bc.expect_cause("the refused connect to 127.0.0.1:%d" % port,
+                lambda f: f.get("kind") == "connect" and f.get("outcome") == "refused"
+                and ("127.0.0.1:%d" % port) in f.get("sentence", ""))
 bc.done()

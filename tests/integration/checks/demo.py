@@ -69,4 +69,15 @@ if bc.UID != 0 and w is not None:
 cdn_net = [n for n in net if n.get("ip") == "198.51.100.7" and n.get("port") == 443]
 bc.expect(len(cdn_net) == 1 and cdn_net[0].get("outcome") == "unreachable",
           "network.jsonl has the CDN attempt, unreachable", net)
+if bc.UID != 0:
+    bc.expect_cause("the denied create of cache_hub/model.pth, naming the directory's owner and mode",
+                    lambda f: f.get("errno") == "EACCES" and f.get("op") == "create"
+                    and f.get("path", "").endswith("/cache_hub/model.pth")
+                    and (f.get("reason") or {}).get("what") == "permission"
+                    and (f.get("reason") or {}).get("path", "").endswith("/cache_hub")
+                    and "mode 0755" in f.get("sentence", ""))
+else:  # root may write the cache: what failed is the download
+    bc.expect_cause("the CDN connect, unreachable under --net=none",
+                    lambda f: f.get("kind") == "connect" and f.get("outcome") == "unreachable"
+                    and "198.51.100.7:443" in f.get("sentence", ""))
 bc.done()

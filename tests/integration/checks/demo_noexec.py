@@ -13,4 +13,7 @@ ev = bc.expect_one(b.find(syscall="execve", path=script, errno="EACCES"),
                    "execve(%s) = -1 EACCES" % script, b.find(syscall="execve"))
 bc.expect(ev is None or ev.get("argv") == ["./launch_ui.sh"], "argv as bash passed it", ev)
 bc.expect(not b.exec_process("/usr/bin/python3"), "python never started")
+bc.expect_cause("the run of launch_ui.sh, which has no run bit",
+                lambda f: f.get("kind") == "exec" and f.get("errno") == "EACCES"
+                and f.get("path") == script and (f.get("reason") or {}).get("what") == "no_run_bit")
 bc.done()

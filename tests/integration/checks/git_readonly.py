@@ -15,4 +15,7 @@ bc.expect_one(b.find(syscall=("mkdir", "mkdirat"), path=target, errno="EACCES"),
 bc.expect_one(b.find(syscall="chdir", path=os.path.join(bc.TMP, "ro"), ok=True),
               "git -C made chdir(ro) = 0")
 bc.expect(not os.path.exists(target), "nothing was created")
+bc.expect_cause("the denied mkdir in the read-only directory",
+                lambda f: f.get("errno") == "EACCES" and f.get("path", "").startswith(
+                    os.path.join(bc.TMP, "ro")) and (f.get("reason") or {}).get("what") == "permission")
 bc.done()

@@ -19,4 +19,7 @@ if ev and proc:
     bc.expect_one(sock, "the bound fd came from an earlier socket() call",
                   b.find(syscall="socket"))
 bc.expect(not b.find(syscall="listen", ok=True), "nothing listened", b.find(syscall="listen"))
+bc.expect_cause("the bind that found the port taken",
+                lambda f: f.get("kind") == "bind" and f.get("outcome") == "address_in_use"
+                and "EADDRINUSE" in f.get("sentence", ""))
 bc.done()

@@ -69,4 +69,18 @@ net = load("curl_stalled")
 ab = [r for r in net if r.get("kind") == "attempt" and r.get("outcome") == "abandoned"]
 check("curl --connect-timeout 1: the connect was abandoned after about 1 s",
       len(ab) >= 1 and isinstance(ab[0].get("dur_ns"), int) and 0.8e9 <= ab[0]["dur_ns"] <= 10e9, net)
+def top(name):
+    with open(os.path.join(work, name + ".explain")) as f:
+        found = json.load(f).get("findings") or []
+    return found[0] if found else {}
+
+t = top("curl_nx")
+check("explain curl_nx: #1 is the NXDOMAIN lookup of bad.repro.test",
+      t.get("kind") == "dns" and t.get("outcome") == "nxdomain" and "bad.repro.test" in t.get("sentence", ""), t)
+t = top("curl_stalled")
+check("explain curl_stalled: #1 is the connect curl gave up on",
+      t.get("kind") == "connect" and t.get("outcome") == "abandoned", t)
+t = top("stalled")
+check("explain stalled: #1 is a connect without answer",
+      t.get("kind") == "connect" and t.get("outcome") in ("timed_out", "abandoned"), t)
 sys.exit(fail)

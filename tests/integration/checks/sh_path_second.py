@@ -21,4 +21,8 @@ if probe and run:
               "the probe is an exec or stat-like call", probe)
 bc.expect(any(x.get("argv") == ["hello"] for p in b.exec_process(hit)
               for x in p.get("execs") or []), "processes.jsonl has the exec of hello")
+doc = bc.explain()
+bc.expect(not any("bin1" in (f.get("path") or "") for f in doc.get("findings") or []),
+          "explain: the miss in the first PATH directory is probe noise, not a finding",
+          [f.get("sentence") for f in doc.get("findings") or []])
 bc.done()

@@ -17,4 +17,7 @@ bc.expect_one(b.find(syscall="connect", errno="ECONNREFUSED",
               b.find(syscall="connect"))
 bc.expect(len(b.find(syscall="socket", ok=True)) >= 2, "two socket() events",
           b.find(syscall="socket"))
+bc.expect_cause("a connect to a unix socket that is not there",
+                lambda f: f.get("kind") == "connect"
+                and f.get("outcome") in ("no_such_socket", "refused"))
 bc.done()

@@ -1,0 +1,68 @@
+#include "cli/commands.h"
+#include "common/err.h"
+#include "replayer/explain.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char explain_usage[] =
+	"usage: repro explain [--json] [--all] BUNDLE\n"
+	"\n"
+	"Say why a recorded run failed: the failures that matter, ranked, each in\n"
+	"one sentence with the facts of the bundle that explain it (which path\n"
+	"component is missing, which directory denies access to which uid, a\n"
+	"read-only or noexec mount, a refused or timed-out connect, a failed DNS\n"
+	"lookup) and the events it rests on.  Probe noise (library, module and\n"
+	"locale search paths; names found later elsewhere) is counted, not shown.\n"
+	"\n"
+	"  --json    print the findings as JSON, with evidence references\n"
+	"  --all     every finding, probe noise included (marked)\n"
+	"  --help    show this help\n"
+	"\n"
+	"Colour is used on a terminal unless NO_COLOR is set.\n";
+
+static const struct option explain_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Fill *opts from argv.  1: --help printed; 0: go on; -1 with *err: bad usage. */
+static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *opts,
+			      struct repro_err **err)
+{
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", explain_options, NULL)) != -1) {
+		switch (c) {
+		case 'j': opts->json = true; break;
+		case 'a': opts->all = true; break;
+		case 'h': fputs(explain_usage, stdout); return 1;
+		default:
+			return repro_err_set(
+				err, 0, "explain: unknown option '%s' (see 'repro explain --help')",
+				argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return repro_err_set(err, 0, "explain: expected one bundle, got %d", argc - optind);
+	opts->bundle_path = argv[optind];
+	return 0;
+}
+
+int cmd_explain(int argc, char **argv, struct repro_err **err)
+{
+	struct rpl_explain_opts opts = { .bundle_path = NULL };
+	int rc = parse_explain_args(argc, argv, &opts, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	opts.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	return rpl_explain_run(&opts, stdout, err) < 0 ? -1 : 0;
+}

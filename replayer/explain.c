@@ -1,0 +1,757 @@
+/*
+ * `repro explain` (docs/explain.md): read processes.jsonl, files.jsonl,
+ * network.jsonl and host.json, stream events.jsonl once, keep each distinct
+ * failure, set probe noise aside, rank the rest and say why each happened.
+ */
+#include "replayer/explain.h"
+#include "replayer/explain_internal.h"
+#include "replayer/show_internal.h"
+#include "bundles/json_util.h"
+#include "bundles/pidmap.h"
+#include "bundles/reader.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Distinct (process, file name) pairs remembered as found; past this, no more are learnt. */
+#define OK_MAX (1u << 21)
+
+/*
+ * (pid, file name) -> the last event that found a path of that name, and
+ * which path (XXH3 of it), by XXH3 of the name (a collision only hides a probe).
+ */
+struct okmap {
+	uint64_t *keys, *seqs, *paths;
+	size_t cap, n;
+};
+
+struct xp_state {
+	const struct rpl_explain_opts *opts;
+	struct xp_proc *procs;
+	size_t nprocs;
+	struct bndl_pidmap *by_pid;
+	struct xp_finding *f;
+	size_t nf, capf, dropped;
+	json_t *index; /* merge key -> finding index + 1 */
+	json_t *wanted; /* paths of findings -> true: the files.jsonl records to keep */
+	struct okmap ok;
+	struct xp_facts facts;
+	struct xp_netidx net;
+	json_t *manifest; /* borrowed from the reader */
+};
+
+/* ---- the ok map ---- */
+
+static uint64_t name_key(int32_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base != NULL ? base + 1 : path;
+	/* the pid as seed: one hash per (process, name); 0 marks an empty slot */
+	return XXH3_64bits_withSeed(base, strlen(base), (uint64_t)(uint32_t)pid) | 1;
+}
+
+static size_t ok_slot(const struct okmap *m, uint64_t key)
+{
+	size_t i = (size_t)key & (m->cap - 1);
+
+	while (m->keys[i] != 0 && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static void ok_grow(struct okmap *m)
+{
+	struct okmap b = { .cap = m->cap ? m->cap * 2 : 1024 };
+
+	b.keys = repro_xcalloc(b.cap, sizeof(*b.keys));
+	b.seqs = repro_xcalloc(b.cap, sizeof(*b.seqs));
+	b.paths = repro_xcalloc(b.cap, sizeof(*b.paths));
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->keys[i] != 0) {
+			size_t j = ok_slot(&b, m->keys[i]);
+
+			b.keys[j] = m->keys[i];
+			b.seqs[j] = m->seqs[i];
+			b.paths[j] = m->paths[i];
+			b.n++;
+		}
+	}
+	free(m->keys);
+	free(m->seqs);
+	free(m->paths);
+	*m = b;
+}
+
+static void ok_note(struct okmap *m, int32_t pid, const char *path, uint64_t seq)
+{
+	uint64_t key = name_key(pid, path);
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		if (m->n >= OK_MAX)
+			return;
+		ok_grow(m);
+	}
+	i = ok_slot(m, key);
+	if (m->keys[i] == 0) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	if (seq > m->seqs[i]) {
+		m->seqs[i] = seq;
+		m->paths[i] = XXH3_64bits(path, strlen(path));
+	}
+}
+
+/* Whether a path of the same name as path, but another path, was found after seq. */
+static bool ok_elsewhere_after(const struct okmap *m, int32_t pid, const char *path, uint64_t seq)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return false;
+	i = ok_slot(m, name_key(pid, path));
+	return m->keys[i] != 0 && m->seqs[i] > seq &&
+	       m->paths[i] != XXH3_64bits(path, strlen(path));
+}
+
+/* ---- state ---- */
+
+static void state_release(struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++) {
+		free(st->procs[i].label);
+		free(st->procs[i].fork_label);
+		free(st->procs[i].exit_signal);
+	}
+	free(st->procs);
+	bndl_pidmap_free(st->by_pid);
+	for (size_t i = 0; i < st->nf; i++) {
+		struct xp_finding *x = &st->f[i];
+
+		free(x->syscall);
+		free(x->path);
+		free(x->errname);
+		free(x->sentence);
+		json_decref(x->net);
+		json_decref(x->reason);
+	}
+	free(st->f);
+	json_decref(st->index);
+	json_decref(st->wanted);
+	free(st->ok.keys);
+	free(st->ok.seqs);
+	free(st->ok.paths);
+	json_decref(st->facts.host);
+	json_decref(st->facts.files);
+	json_decref(st->net.ok_conn);
+	json_decref(st->net.answered);
+}
+
+static const struct xp_proc *proc_of(const struct xp_state *st, int32_t pid)
+{
+	size_t i;
+
+	return bndl_pidmap_get(st->by_pid, pid, &i) ? &st->procs[i] : NULL;
+}
+
+/* ---- processes.jsonl ---- */
+
+static char *label_of(json_t *proc, int32_t pid)
+{
+	json_t *execs = json_object_get(proc, "execs");
+	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *a;
+
+	if (f == NULL)
+		return repro_xasprintf("pid %d", (int)pid);
+	json_array_foreach (argv, i, a) {
+		const char *s = json_string_value(a);
+
+		if (i >= 3 || s == NULL) {
+			fputs(i >= 3 ? " …" : "", f);
+			break;
+		}
+		if (i == 0 && strrchr(s, '/') != NULL)
+			s = strrchr(s, '/') + 1; /* argv[0] as a name */
+		fprintf(f, "%s%.60s", i ? " " : "", s);
+	}
+	if (fclose(f) != 0 || len == 0) {
+		free(buf);
+		return NULL; /* no exec: named after its parent (label_inherit) */
+	}
+	return buf;
+}
+
+/* A process that never exec'd runs its parent's program: "bash start.sh (fork)". */
+static void label_inherit(struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct xp_proc *q = &st->procs[i];
+
+		/* up the tree to a process with a label, at most 64 steps (a hostile cycle) */
+		for (int depth = 0; depth < 64 && q != NULL && q->label == NULL; depth++)
+			q = q->ppid != 0 ? proc_of(st, q->ppid) : NULL;
+		st->procs[i].fork_label =
+			q != NULL && q->label != NULL
+				? repro_xasprintf("%s (fork)", q->label)
+				: repro_xasprintf("pid %d", (int)st->procs[i].pid);
+	}
+	for (size_t i = 0; i < st->nprocs; i++)
+		if (st->procs[i].label == NULL) {
+			st->procs[i].label = st->procs[i].fork_label;
+			st->procs[i].fork_label = NULL;
+		}
+}
+
+static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct xp_state *st = ctx;
+	json_t *ex = json_object_get(o, "exit");
+	int32_t pid = (int32_t)bndl_json_int(o, "pid", 0);
+	struct xp_proc *p;
+
+	if (st->nprocs >= RPL_SHOW_MAX_PROCS)
+		return repro_err_set(err, EPROTO,
+				     "processes.jsonl line %zu: more than %u processes", lineno,
+				     RPL_SHOW_MAX_PROCS);
+	st->procs = repro_xreallocarray(st->procs, st->nprocs + 1, sizeof(*st->procs));
+	p = &st->procs[st->nprocs];
+	*p = (struct xp_proc){
+		.pid = pid,
+		.ppid = (int32_t)bndl_json_int(o, "ppid", 0),
+		.label = label_of(o, pid),
+		.end_ns = bndl_json_int(o, "end_ns", -1),
+		.has_exit = json_is_object(ex),
+		.exit_code = (int)bndl_json_int(ex, "code", 0),
+	};
+	if (bndl_json_str(ex, "signal") != NULL)
+		p->exit_signal = repro_xstrdup(bndl_json_str(ex, "signal"));
+	p->failed = p->exit_code != 0 || p->exit_signal != NULL;
+	bndl_pidmap_put(st->by_pid, pid, st->nprocs++);
+	return 0;
+}
+
+/* ---- findings ---- */
+
+static struct xp_finding *finding_add(struct xp_state *st, const char *key)
+{
+	json_t *at = json_object_get(st->index, key);
+	struct xp_finding *x;
+
+	if (at != NULL)
+		return &st->f[json_integer_value(at) - 1];
+	if (st->nf >= RPL_EXPLAIN_MAX_FINDINGS) {
+		st->dropped++;
+		return NULL;
+	}
+	if (st->nf == st->capf) {
+		st->capf = st->capf ? st->capf * 2 : 64;
+		st->f = repro_xreallocarray(st->f, st->capf, sizeof(*st->f));
+	}
+	x = &st->f[st->nf++];
+	*x = (struct xp_finding){ .count = 0 };
+	json_object_set_new(st->index, key, json_integer((json_int_t)st->nf));
+	return x;
+}
+
+static void occurrence(struct xp_finding *x, uint64_t seq, int64_t t_ns)
+{
+	if (x->nseqs < XP_MAX_SEQS)
+		x->seqs[x->nseqs++] = seq;
+	x->count++;
+	x->seq = seq;
+	x->t_ns = t_ns;
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(name, *list) == 0)
+			return true;
+	return false;
+}
+
+/* What the call meant to do with its path (open by its flags). */
+static enum xp_op op_of(const char *sc, const char *flags, const char *amode)
+{
+	static const char *const find[] = { "stat",	  "lstat",     "newfstatat", "statx",
+					    "access",	  "faccessat", "faccessat2", "readlink",
+					    "readlinkat", "statfs",    NULL };
+	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
+					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
+					      "renameat", "renameat2", NULL };
+	static const char *const change[] = { "chmod",	  "fchmodat", "chown",	   "lchown",
+					      "fchownat", "truncate", "utimensat", NULL };
+
+	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
+		/* access(2) asks for what the program means to do next */
+		if (amode != NULL && strstr(amode, "X_OK") != NULL)
+			return XP_OP_RUN;
+		if (amode != NULL && strstr(amode, "W_OK") != NULL)
+			return XP_OP_WRITE;
+		if (amode != NULL && strstr(amode, "R_OK") != NULL)
+			return XP_OP_READ;
+	}
+	if (name_in(sc, find))
+		return XP_OP_FIND;
+	if (name_in(sc, create))
+		return XP_OP_CREATE;
+	if (name_in(sc, change))
+		return XP_OP_CHANGE;
+	if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
+		return XP_OP_DELETE;
+	if (strncmp(sc, "exec", 4) == 0)
+		return XP_OP_RUN;
+	if (strcmp(sc, "chdir") == 0)
+		return XP_OP_ENTER;
+	if (strncmp(sc, "open", 4) == 0 || strcmp(sc, "creat") == 0) {
+		if (flags != NULL && strstr(flags, "O_CREAT") != NULL)
+			return XP_OP_CREATE;
+		if (flags != NULL && (strstr(flags, "O_WRONLY") || strstr(flags, "O_RDWR")))
+			return XP_OP_WRITE;
+		return XP_OP_READ;
+	}
+	return XP_OP_OTHER;
+}
+
+/* Network failures come from network.jsonl, which follows them to their end. */
+static bool is_net_call(const char *sc)
+{
+	static const char *const names[] = { "socket",	 "connect",    "bind",	   "listen",
+					     "accept",	 "accept4",    "sendto",   "sendmsg",
+					     "sendmmsg", "getsockopt", "recvfrom", "recvmsg",
+					     "recvmmsg", "shutdown",   "close",	   NULL };
+
+	return name_in(sc, names);
+}
+
+static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
+{
+	struct xp_state *st = ctx;
+	const char *sc = bndl_json_str(ev, "syscall"), *path = bndl_json_str(ev, "path");
+	const char *e = bndl_json_str(ev, "errno");
+	int32_t pid = (int32_t)bndl_json_int(ev, "pid", 0);
+	uint64_t seq = (uint64_t)bndl_json_int(ev, "seq", 0);
+	struct xp_finding *x;
+	enum xp_op op;
+	char *key;
+
+	if (sc == NULL)
+		return 0;
+	if (e == NULL) {
+		if (path != NULL)
+			ok_note(&st->ok, pid, path, seq);
+		return 0;
+	}
+	if (is_net_call(sc))
+		return 0;
+	op = path != NULL ? op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
+			  : XP_OP_OTHER;
+	/* one finding per (process, what it meant to do, path, errno): execve then access(X_OK) */
+	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s", (int)pid, (int)op, path, e)
+			   : repro_xasprintf("%d\x1f%s\x1f\x1f%s", (int)pid, sc, e);
+	x = finding_add(st, key);
+	free(key);
+	if (x == NULL)
+		return 0;
+	if (x->count == 0) {
+		x->pid = pid;
+		x->syscall = repro_xstrdup(sc);
+		x->path = path != NULL ? repro_xstrdup(path) : NULL;
+		x->errname = repro_xstrdup(e);
+		x->op = op;
+		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
+	}
+	occurrence(x, seq, bndl_json_int(ev, "t_ns", 0));
+	return 0;
+}
+
+static bool attempt_failed(json_t *n)
+{
+	const char *o = bndl_json_str(n, "outcome");
+
+	return bndl_json_str(n, "errno") != NULL && o != NULL && strcmp(o, "in_progress") != 0;
+}
+
+static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
+{
+	struct xp_state *st = ctx;
+	const char *kind = bndl_json_str(n, "kind"), *sc = bndl_json_str(n, "syscall");
+	const char *o = bndl_json_str(n, "outcome");
+	bool dns = kind != NULL && strcmp(kind, "dns") == 0;
+	struct xp_finding *x;
+	char *key;
+
+	xp_netidx_add(&st->net, n);
+	if (dns ? (o == NULL || strcmp(o, "answered") == 0) : !attempt_failed(n))
+		return 0;
+	key = repro_xasprintf("net\x1f%" PRId64 "\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%s\x1f%s",
+			      bndl_json_int(n, "pid", 0), sc ? sc : "dns",
+			      bndl_json_str(n, "ip") ? bndl_json_str(n, "ip") : "",
+			      bndl_json_str(n, "path") ? bndl_json_str(n, "path") : "",
+			      bndl_json_int(n, "port", 0),
+			      bndl_json_str(n, "name") ? bndl_json_str(n, "name") : "", o);
+	x = finding_add(st, key);
+	free(key);
+	if (x == NULL)
+		return 0;
+	if (x->count == 0) {
+		x->pid = (int32_t)bndl_json_int(n, "pid", 0);
+		x->kind = dns ? XP_DNS
+			  : sc != NULL && (strcmp(sc, "bind") == 0 || strcmp(sc, "listen") == 0)
+				  ? XP_BIND
+				  : XP_CONNECT;
+		x->syscall = repro_xstrdup(sc ? sc : "dns");
+		x->errname = repro_xstrdup(o);
+		x->op = XP_OP_OTHER;
+	}
+	json_decref(x->net);
+	x->net = json_incref(n);
+	occurrence(x, (uint64_t)bndl_json_int(n, "seq", 0), bndl_json_int(n, "t_ns", 0));
+	return 0;
+}
+
+/* files.jsonl: keep the records of the paths of findings, by path. */
+static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct xp_state *st = ctx;
+	const char *path = bndl_json_str(o, "path");
+
+	if (path != NULL && json_object_get(st->wanted, path) != NULL)
+		json_object_set(st->facts.files, path, o);
+	return 0;
+}
+
+static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
+{
+	int has;
+
+	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
+		return -1;
+	label_inherit(st);
+	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
+		return -1;
+	if (has && (st->facts.host = bndl_reader_load(r, "host.json", err)) == NULL)
+		return -1;
+	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, st, err) < 0))
+		return -1;
+	if (bndl_reader_foreach(r, "events.jsonl", on_event, st, err) < 0)
+		return -1;
+	/* then the files.jsonl records of the paths that failed */
+	for (size_t i = 0; i < st->nf; i++)
+		if (st->f[i].path != NULL)
+			json_object_set_new(st->wanted, st->f[i].path, json_true());
+	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
+		return -1;
+	return 0;
+}
+
+/* ---- ranking ---- */
+
+static double base_score(const struct xp_finding *x)
+{
+	static const struct {
+		const char *err;
+		double score;
+	} table[] = { { "EACCES", 50 }, { "EPERM", 50 },  { "EROFS", 55 },   { "ENOSPC", 55 },
+		      { "EDQUOT", 55 }, { "ENOENT", 30 }, { "ENOTDIR", 30 }, { "ELOOP", 30 },
+		      { "EISDIR", 25 }, { "EEXIST", 15 } };
+
+	if (x->kind == XP_CONNECT || x->kind == XP_BIND || x->kind == XP_DNS)
+		return 45;
+	if (x->kind == XP_OTHER)
+		return 10;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strcmp(x->errname, table[i].err) == 0)
+			return table[i].score;
+	return 20;
+}
+
+/* Probe noise: patterns, and "the same name was found later in this process". */
+static void classify(struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nf; i++) {
+		struct xp_finding *x = &st->f[i];
+
+		if (x->kind == XP_CONNECT || x->kind == XP_BIND || x->kind == XP_DNS) {
+			xp_net_noise(x, &st->net);
+			continue;
+		}
+		xp_noise_classify(x);
+		if (!x->noise && x->path != NULL &&
+		    (x->op == XP_OP_FIND || x->op == XP_OP_READ || x->op == XP_OP_RUN) &&
+		    ok_elsewhere_after(&st->ok, x->pid, x->path, x->seq)) {
+			x->noise = true;
+			x->noise_why = "found later at another path (a search)";
+		}
+	}
+}
+
+static int by_pid_seq(const void *a, const void *b)
+{
+	const struct xp_finding *x = *(struct xp_finding *const *)a,
+				*y = *(struct xp_finding *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Score: kind and errno, intent, how the process ended, nearness to its end. */
+static void score(struct xp_state *st)
+{
+	static const double recency[] = { 20, 12, 6, 3 };
+	struct xp_finding **order = repro_xcalloc(st->nf + 1, sizeof(*order));
+	bool run_failed = false;
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->nprocs; i++)
+		run_failed |= st->procs[i].ppid == 0 && st->procs[i].failed;
+	for (size_t i = 0; i < st->nf; i++) {
+		struct xp_finding *x = &st->f[i];
+		const struct xp_proc *p = proc_of(st, x->pid);
+
+		x->score = base_score(x);
+		if (x->op == XP_OP_CREATE || x->op == XP_OP_WRITE || x->op == XP_OP_DELETE ||
+		    x->op == XP_OP_CHANGE)
+			x->score += 10;
+		if (x->kind == XP_EXEC)
+			x->score += 10;
+		if (p != NULL && p->failed)
+			x->score += 25;
+		else if (p != NULL && run_failed && p->has_exit)
+			x->score -= 10; /* its process coped and exited 0 */
+		if (!x->noise)
+			order[n++] = x;
+	}
+	qsort(order, n, sizeof(*order), by_pid_seq);
+	for (size_t i = 0; i < n; i++) { /* rank from each process's last failure back */
+		size_t from_end = 0;
+
+		while (i + from_end + 1 < n && order[i + from_end + 1]->pid == order[i]->pid)
+			from_end++;
+		if (from_end < sizeof(recency) / sizeof(recency[0]))
+			order[i]->score += recency[from_end];
+	}
+	free(order);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct xp_finding *x = *(struct xp_finding *const *)a,
+				*y = *(struct xp_finding *const *)b;
+
+	if (x->noise != y->noise)
+		return x->noise ? 1 : -1;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq; /* later first */
+}
+
+/* ---- output ---- */
+
+static json_t *evidence_json(const struct xp_finding *x)
+{
+	json_t *ev = json_object(), *seqs = json_array();
+
+	for (size_t i = 0; i < x->nseqs; i++)
+		json_array_append_new(seqs, json_integer((json_int_t)x->seqs[i]));
+	if (x->count > x->nseqs)
+		json_array_append_new(seqs, json_integer((json_int_t)x->seq));
+	json_object_set_new(ev, "events", seqs);
+	if (x->path != NULL)
+		json_object_set_new(ev, "files", json_pack("[s]", x->path));
+	if (x->net != NULL)
+		json_object_set_new(ev, "network", json_pack("[O]", x->net));
+	return ev;
+}
+
+static json_t *finding_json(const struct xp_finding *x, size_t rank, const struct xp_proc *p)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "rank", json_integer((json_int_t)rank));
+	json_object_set_new(o, "score", json_real(x->score));
+	json_object_set_new(o, "kind",
+			    json_string((const char *[]){ "file", "exec", "connect", "bind", "dns",
+							  "other" }[x->kind]));
+	json_object_set_new(o, "pid", json_integer(x->pid));
+	json_object_set_new(o, "process", bndl_json_str_or_null(p != NULL ? p->label : NULL));
+	json_object_set_new(o, "syscall", json_string(x->syscall));
+	if (x->path != NULL) {
+		json_object_set_new(o, "path", json_string(x->path));
+		json_object_set_new(o, "op", json_string(xp_op_word(x->op)));
+	}
+	json_object_set_new(o, x->net != NULL ? "outcome" : "errno", json_string(x->errname));
+	json_object_set_new(o, "count", json_integer((json_int_t)x->count));
+	json_object_set_new(o, "sentence", bndl_json_str_or_null(x->sentence));
+	json_object_set(o, "reason", x->reason);
+	json_object_set_new(o, "evidence", evidence_json(x));
+	json_object_set_new(o, "noise", json_boolean(x->noise));
+	if (x->noise)
+		json_object_set_new(o, "noise_why", json_string(x->noise_why));
+	return o;
+}
+
+static const struct xp_proc *main_proc(const struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++)
+		if (st->procs[i].ppid == 0)
+			return &st->procs[i];
+	return st->nprocs > 0 ? &st->procs[0] : NULL;
+}
+
+static void put_run(const struct xp_state *st, FILE *out)
+{
+	const struct xp_proc *m = main_proc(st);
+	json_t *dur = json_object_get(st->manifest, "duration_ns");
+
+	rpl_put_safe(out, m != NULL ? m->label : "the program");
+	if (m == NULL || !m->has_exit)
+		fputs(" did not finish while recorded", out);
+	else if (m->exit_signal != NULL)
+		fprintf(out, " was killed by %s", m->exit_signal);
+	else
+		fprintf(out, " exited with status %d", m->exit_code);
+	if (json_is_integer(dur))
+		fprintf(out, " after %.2f s", (double)json_integer_value(dur) / 1e9);
+	fputs(".\n", out);
+}
+
+static void put_evidence(const struct xp_finding *x, FILE *out)
+{
+	fputs("   evidence: ", out);
+	if (x->seq != 0) {
+		fputs(x->nseqs > 1 ? "events" : "event", out);
+		for (size_t i = 0; i < x->nseqs; i++)
+			fprintf(out, "%s%" PRIu64, i ? ", " : " ", x->seqs[i]);
+		if (x->count > x->nseqs)
+			fprintf(out, " … %" PRIu64, x->seq);
+		fputs(" ", out);
+	}
+	fputc('(', out);
+	rpl_put_safe(out, x->syscall);
+	fputc(')', out);
+	if (x->path != NULL && x->kind != XP_OTHER)
+		fputs("; files.jsonl", out);
+	if (x->net != NULL)
+		fputs("; network.jsonl", out);
+	fputc('\n', out);
+}
+
+static void put_text(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
+		     size_t real, size_t noise, FILE *out)
+{
+	bool color = st->opts->color;
+
+	put_run(st, out);
+	fprintf(out, "%zu failure%s that matter%s", real, real == 1 ? "" : "s",
+		real == 1 ? "s" : "");
+	if (noise > 0)
+		fprintf(out, "; %zu probe failure%s set aside%s", noise, noise == 1 ? "" : "s",
+			st->opts->all ? " (marked probe)" : " (repro explain --all shows them)");
+	if (st->dropped > 0)
+		fprintf(out, "; %zu more not examined (limit)", st->dropped);
+	fputs(".\n", out);
+	for (size_t i = 0; i < shown; i++) {
+		const struct xp_finding *x = ranked[i];
+
+		fprintf(out, "\n%s%zu.%s ", color ? BOLD : "", i + 1, color ? RESET : "");
+		if (x->noise) {
+			fputs("(probe: ", out);
+			rpl_put_safe(out, x->noise_why);
+			fputs(") ", out);
+		}
+		rpl_put_safe(out, x->sentence != NULL ? x->sentence : "?");
+		fputs(".\n", out);
+		put_evidence(x, out);
+	}
+	if (real > shown && !st->opts->all)
+		fprintf(out, "\n... %zu more (repro explain --all)\n", real - shown);
+}
+
+static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
+		    size_t noise, FILE *out, struct repro_err **err)
+{
+	cleanup_json json_t *doc = json_object();
+	json_t *arr = json_array();
+	json_object_set_new(doc, "run",
+			    json_pack("{s:O?,s:O?,s:O?}", "argv",
+				      json_object_get(st->manifest, "argv"), "exit",
+				      json_object_get(st->manifest, "exit"), "duration_ns",
+				      json_object_get(st->manifest, "duration_ns")));
+	for (size_t i = 0; i < shown; i++)
+		json_array_append_new(arr,
+				      finding_json(ranked[i], i + 1, proc_of(st, ranked[i]->pid)));
+	json_object_set_new(doc, "findings", arr);
+	json_object_set_new(doc, "total", json_integer((json_int_t)(st->nf - noise)));
+	json_object_set_new(doc, "noise", json_integer((json_int_t)noise));
+	json_object_set_new(doc, "not_examined", json_integer((json_int_t)st->dropped));
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    fputc('\n', out) == EOF)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	return 0;
+}
+
+static int report(struct xp_state *st, FILE *out, struct repro_err **err)
+{
+	cleanup_free struct xp_finding **ranked = repro_xcalloc(st->nf + 1, sizeof(*ranked));
+	size_t noise = 0, shown;
+
+	for (size_t i = 0; i < st->nf; i++) {
+		ranked[i] = &st->f[i];
+		noise += st->f[i].noise;
+	}
+	qsort(ranked, st->nf, sizeof(*ranked), by_rank);
+	shown = st->opts->all ? st->nf : st->nf - noise;
+	if (!st->opts->all && shown > RPL_EXPLAIN_TOP)
+		shown = RPL_EXPLAIN_TOP;
+	for (size_t i = 0; i < shown; i++)
+		xp_reason_build(ranked[i], proc_of(st, ranked[i]->pid), &st->facts);
+	if (st->opts->json)
+		return put_json(st, ranked, shown, noise, out, err);
+	put_text(st, ranked, shown, st->nf - noise, noise, out);
+	if (fflush(out) != 0 || ferror(out))
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	return 0;
+}
+
+int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = NULL;
+	struct xp_state st = {
+		.opts = opts,
+		.by_pid = bndl_pidmap_new(),
+		.index = json_object(),
+		.wanted = json_object(),
+		.facts = { .files = json_object() },
+		.net = { .ok_conn = json_object(), .answered = json_object() },
+	};
+	int rc = -1;
+
+	r = bndl_reader_open(opts->bundle_path, err);
+	if (r != NULL) {
+		st.manifest = bndl_reader_manifest(r);
+		st.facts.net_mode = bndl_json_str(json_object_get(st.manifest, "options"), "net");
+		if (load(&st, r, err) == 0) {
+			classify(&st);
+			score(&st);
+			rc = report(&st, out, err);
+		}
+	}
+	state_release(&st);
+	return rc;
+}

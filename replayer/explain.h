@@ -1,0 +1,40 @@
+#ifndef REPRO_REPLAYER_EXPLAIN_H
+#define REPRO_REPLAYER_EXPLAIN_H
+
+/*
+ * `repro explain`: the failures of a recorded run that matter, ranked, each
+ * in one sentence with the facts of the bundle that explain it (docs/explain.md).
+ * Reads the bundle only, never the live machine.
+ */
+
+#include "common/err.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Findings shown unless all: the first RPL_EXPLAIN_TOP by rank. */
+#define RPL_EXPLAIN_TOP 10
+/* Failures kept for ranking; past this a bundle's further failures are only counted. */
+#define RPL_EXPLAIN_MAX_FINDINGS 200000u
+
+struct rpl_explain_opts {
+	const char *bundle_path; /* borrowed */
+	bool json; /* one JSON document instead of text */
+	bool all; /* every finding, probe noise included (marked) */
+	bool color; /* ANSI bold and red; the caller decides (a terminal, no NO_COLOR) */
+};
+
+/*
+ * rpl_explain_run - read the bundle and write its findings to out: text
+ * (a line about the run, then one numbered sentence per finding with its
+ * evidence) or JSON ({"run":…,"findings":[…],"noise":N,"total":N}, keys in
+ * docs/explain.md).  Memory: the processes, the failed paths of files.jsonl,
+ * one small entry per distinct failure (at most RPL_EXPLAIN_MAX_FINDINGS)
+ * and a 16-byte entry per distinct (process, file name) that succeeded.
+ * Returns 0, or -1 with *err: the reader's errors (ENOENT, EPROTO naming the
+ * member and line) or a write error on out.
+ */
+int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err);
+
+#endif

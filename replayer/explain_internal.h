@@ -1,0 +1,102 @@
+#ifndef REPRO_REPLAYER_EXPLAIN_INTERNAL_H
+#define REPRO_REPLAYER_EXPLAIN_INTERNAL_H
+
+/*
+ * Shared between the parts of `repro explain`: explain.c (reading, ranking,
+ * output), explain_noise.c (which failures are probes), explain_reason.c
+ * (the sentence and the facts behind it).
+ */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum xp_kind {
+	XP_FILE, /* a call on a path */
+	XP_EXEC, /* execve/execveat */
+	XP_CONNECT, /* network.jsonl attempt: connect, sendto … */
+	XP_BIND, /* network.jsonl attempt: bind, listen */
+	XP_DNS, /* network.jsonl lookup */
+	XP_OTHER, /* a failed call without a path (kill, wait4 …) */
+};
+
+/* What the call meant to do to its path, for the sentence and the permission check. */
+enum xp_op {
+	XP_OP_FIND, /* stat, access, readlink: look it up */
+	XP_OP_READ,
+	XP_OP_WRITE,
+	XP_OP_CREATE, /* create or make a directory, link, rename into */
+	XP_OP_DELETE,
+	XP_OP_RUN,
+	XP_OP_ENTER, /* chdir */
+	XP_OP_CHANGE, /* chmod, chown, utimensat, truncate */
+	XP_OP_OTHER,
+};
+
+#define XP_MAX_SEQS 8
+
+/* One distinct failure: (process, call kind, path or endpoint, errno), repeats merged. */
+struct xp_finding {
+	enum xp_kind kind;
+	enum xp_op op;
+	int32_t pid;
+	int64_t t_ns; /* the last occurrence */
+	uint64_t seq; /* the last occurrence's event */
+	uint64_t seqs[XP_MAX_SEQS]; /* the first occurrences' events */
+	size_t nseqs, count;
+	char *syscall; /* owned */
+	char *path; /* owned: absolute path, or NULL */
+	char *errname; /* owned: errno name, or the outcome for network findings */
+	json_t *net; /* owned: the network.jsonl record, network findings only */
+	bool noise;
+	const char *noise_why; /* static text */
+	double score;
+	char *sentence; /* owned, filled when ranked */
+	json_t *reason; /* owned: the facts behind the sentence */
+};
+
+/* A process of processes.jsonl, as explain needs it. */
+struct xp_proc {
+	int32_t pid, ppid;
+	char *label; /* owned: "python3 webui.py" from its last exec, its parent's + " (fork)", or "pid N" */
+	char *fork_label; /* owned, scratch while labels are inherited */
+	int64_t end_ns; /* -1 when unknown */
+	bool failed; /* exited non-zero or killed */
+	bool has_exit;
+	int exit_code, exit_signal_num;
+	char *exit_signal; /* owned: "SIGSEGV" or NULL */
+};
+
+/* What the sentences draw on: the bundle's facts. */
+struct xp_facts {
+	json_t *host; /* host.json, or NULL */
+	json_t *files; /* path -> files.jsonl record (failed paths), owned */
+	const char *net_mode; /* manifest options.net ("none", "host") or NULL */
+};
+
+/* xp_noise_classify - decide f->noise and f->noise_why from its own fields (probe patterns). */
+void xp_noise_classify(struct xp_finding *f);
+
+/* What went right on the network, to tell a failed attempt that was retried elsewhere. */
+struct xp_netidx {
+	json_t *ok_conn; /* "PID|PORT" and "PID|NAME" -> t_ns of the last connect that worked */
+	json_t *answered; /* names some lookup answered -> true */
+};
+
+/* xp_netidx_add - learn from one network.jsonl record (borrowed). */
+void xp_netidx_add(struct xp_netidx *idx, json_t *n);
+
+/* xp_net_noise - decide f->noise for a network finding, given the whole run's index. */
+void xp_net_noise(struct xp_finding *f, const struct xp_netidx *idx);
+
+/*
+ * xp_reason_build - fill f->sentence (a new string) and f->reason (a new
+ * object) for finding f of process p (NULL when unknown) from the facts.
+ */
+void xp_reason_build(struct xp_finding *f, const struct xp_proc *p, const struct xp_facts *facts);
+
+/* xp_op_word - "create", "read" … as used in sentences and JSON. */
+const char *xp_op_word(enum xp_op op);
+
+#endif

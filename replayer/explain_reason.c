@@ -1,0 +1,541 @@
+/*
+ * The sentence of a finding and the facts behind it, drawn from the bundle
+ * only: files.jsonl (the path, its ancestors and mount), host.json (the
+ * process's ids and capabilities, free space), network.jsonl (outcome,
+ * duration, DNS name) and processes.jsonl (how the process ended).
+ * Permission checks follow path_resolution(7) and access(2): search (x) on
+ * every directory on the way, write and search on the parent to create or
+ * remove an entry, r/w/x on the file itself; CAP_DAC_OVERRIDE bypasses the
+ * mode bits (capabilities(7)).
+ */
+#include "replayer/explain_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *xp_op_word(enum xp_op op)
+{
+	static const char *const words[] = {
+		[XP_OP_FIND] = "find",	   [XP_OP_READ] = "read",     [XP_OP_WRITE] = "write",
+		[XP_OP_CREATE] = "create", [XP_OP_DELETE] = "remove", [XP_OP_RUN] = "run",
+		[XP_OP_ENTER] = "enter",   [XP_OP_CHANGE] = "change", [XP_OP_OTHER] = "use",
+	};
+
+	return (unsigned)op < sizeof(words) / sizeof(words[0]) ? words[op] : "use";
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static json_int_t num(json_t *o, const char *key, json_int_t def)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+static bool is(const char *a, const char *b)
+{
+	return a != NULL && strcmp(a, b) == 0;
+}
+
+/* ---- who the process was ---- */
+
+struct who {
+	json_int_t uid, gid;
+	json_t *groups;
+	bool dac_override, dac_read_search;
+};
+
+static bool cap_has(json_t *host, const char *cap)
+{
+	const char *eff = str(json_object_get(host, "capabilities"), "effective");
+	const char *at = eff != NULL ? strstr(eff, cap) : NULL;
+	size_t n = strlen(cap);
+
+	return at != NULL && (at[n] == '\0' || at[n] == ',');
+}
+
+static struct who who_of(json_t *host)
+{
+	return (struct who){
+		.uid = num(host, "uid", -1),
+		.gid = num(host, "gid", -1),
+		.groups = json_object_get(host, "groups"),
+		.dac_override = cap_has(host, "cap_dac_override"),
+		.dac_read_search = cap_has(host, "cap_dac_read_search"),
+	};
+}
+
+static bool in_groups(const struct who *w, json_int_t gid)
+{
+	size_t i;
+	json_t *g;
+
+	if (gid == w->gid)
+		return true;
+	json_array_foreach (w->groups, i, g)
+		if (json_integer_value(g) == gid)
+			return true;
+	return false;
+}
+
+/* The rwx bits (4/2/1) of meta that apply to w: owner, group or other class. */
+static unsigned class_bits(const struct who *w, json_t *meta)
+{
+	unsigned long mode = strtoul(str(meta, "mode") ? str(meta, "mode") : "0", NULL, 8);
+
+	if (num(meta, "uid", -2) == w->uid)
+		return (unsigned)(mode >> 6) & 7u;
+	if (in_groups(w, num(meta, "gid", -2)))
+		return (unsigned)(mode >> 3) & 7u;
+	return (unsigned)mode & 7u;
+}
+
+/* Whether w may have access need (4/2/1 bits) to meta, capabilities included. */
+static bool allowed(const struct who *w, json_t *meta, unsigned need)
+{
+	bool dir = is(str(meta, "type"), "dir");
+
+	if (w->dac_override && (need != 1 || dir))
+		return true;
+	if (w->dac_read_search && (need == 4 || (dir && need == 1)))
+		return true;
+	return (class_bits(w, meta) & need) == need;
+}
+
+/* ---- text ---- */
+
+struct text {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void owner_word(FILE *f, json_int_t id)
+{
+	if (id == 0)
+		fputs("root", f);
+	else
+		fprintf(f, "%" JSON_INTEGER_FORMAT, id);
+}
+
+/* "DIR is owned by root:root, mode 0755, and the process ran as uid 1000 (gid 1000)" */
+static void put_owner_mode(FILE *f, const char *path, json_t *meta, const struct who *w)
+{
+	fprintf(f, "%s is owned by ", path);
+	owner_word(f, num(meta, "uid", -1));
+	fputc(':', f);
+	owner_word(f, num(meta, "gid", -1));
+	fprintf(f, ", mode %s, and the process ran as uid %" JSON_INTEGER_FORMAT,
+		str(meta, "mode") ? str(meta, "mode") : "?", w->uid);
+	fprintf(f, " (gid %" JSON_INTEGER_FORMAT ")", w->gid);
+}
+
+static void reason_set(json_t *r, const char *what, const char *path, json_t *meta)
+{
+	json_object_set_new(r, "what", json_string(what));
+	if (path != NULL)
+		json_object_set_new(r, "path", json_string(path));
+	if (meta != NULL)
+		json_object_set(r, "meta", meta);
+}
+
+static bool has_option(json_t *mount, const char *opt)
+{
+	const char *keys[] = { "options", "super_options" };
+
+	for (size_t k = 0; k < 2; k++) {
+		size_t i;
+		json_t *o;
+
+		json_array_foreach (json_object_get(mount, keys[k]), i, o)
+			if (is(json_string_value(o), opt))
+				return true;
+	}
+	return false;
+}
+
+/* ---- files ---- */
+
+/* The deepest ancestor that exists (index into ancestors, parent first), or -1. */
+static json_t *nearest_existing(json_t *anc)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach (anc, i, a)
+		if (json_is_object(json_object_get(a, "meta")))
+			return a;
+	return NULL;
+}
+
+/* The highest missing ancestor: the first component that does not exist. */
+static json_t *first_missing(json_t *anc)
+{
+	json_t *found = NULL;
+	size_t i;
+	json_t *a;
+
+	json_array_foreach (anc, i, a)
+		if (json_is_null(json_object_get(a, "meta")))
+			found = a; /* ancestors go from the parent up: the last missing is the highest */
+	return found;
+}
+
+static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec)
+{
+	json_t *anc = json_object_get(rec, "ancestors");
+	json_t *miss = first_missing(anc), *near = nearest_existing(anc);
+
+	if (x->kind != XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
+		fputs("it did not exist then (it does at the end of the run: made later)", f);
+		reason_set(r, "missing_then", x->path, json_object_get(rec, "meta"));
+	} else if (x->kind == XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
+		fputs("the file exists, so the interpreter on its #! line is missing (or the line "
+		      "ends in a CR: a script saved with Windows line endings)",
+		      f);
+		reason_set(r, "interpreter_missing", x->path, json_object_get(rec, "meta"));
+	} else if (is(x->errname, "ENOTDIR") && near != NULL &&
+		   !is(str(json_object_get(near, "meta"), "type"), "dir")) {
+		fprintf(f, "%s is not a directory", str(near, "path"));
+		reason_set(r, "not_a_directory", str(near, "path"), json_object_get(near, "meta"));
+	} else if (miss != NULL) {
+		fprintf(f, "%s does not exist", str(miss, "path"));
+		reason_set(r, "missing", str(miss, "path"), NULL);
+	} else if (near != NULL) {
+		const char *base = strrchr(x->path, '/');
+
+		fprintf(f, "%s exists but has no %s in it", str(near, "path"),
+			base != NULL ? base + 1 : x->path);
+		reason_set(r, "missing", x->path, NULL);
+	} else {
+		fprintf(f, "%s does not exist", x->path);
+		reason_set(r, "missing", x->path, NULL);
+	}
+}
+
+/* The directory or file whose mode bits deny the access op needs, or NULL. */
+static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *rec,
+		      const char **how)
+{
+	json_t *anc = json_object_get(rec, "ancestors"), *meta = json_object_get(rec, "meta");
+	json_t *parent = json_array_get(anc, 0);
+	size_t n = json_array_size(anc);
+
+	for (size_t i = n; i-- > 0;) { /* from / down: search permission */
+		json_t *m = json_object_get(json_array_get(anc, i), "meta");
+
+		if (json_is_object(m) && !allowed(w, m, 1)) {
+			*how = "search";
+			return json_array_get(anc, i);
+		}
+	}
+	if ((x->op == XP_OP_CREATE || x->op == XP_OP_DELETE ||
+	     (x->op == XP_OP_WRITE && !json_is_object(meta))) &&
+	    json_is_object(json_object_get(parent, "meta")) &&
+	    !allowed(w, json_object_get(parent, "meta"), 2)) {
+		*how = x->op == XP_OP_DELETE ? "remove entries in" : "create entries in";
+		return parent;
+	}
+	if (!json_is_object(meta))
+		return NULL;
+	if ((x->op == XP_OP_READ && !allowed(w, meta, 4)) ||
+	    ((x->op == XP_OP_WRITE || x->op == XP_OP_CREATE) && !allowed(w, meta, 2)) ||
+	    (x->op == XP_OP_RUN && !allowed(w, meta, 1))) {
+		*how = x->op == XP_OP_READ ? "read" : x->op == XP_OP_RUN ? "run" : "write";
+		return rec;
+	}
+	return NULL;
+}
+
+static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
+			   const struct who *w)
+{
+	json_t *mount = json_object_get(rec, "mount"), *meta = json_object_get(rec, "meta");
+	const char *how = NULL;
+	json_t *d = denier(w, x, rec, &how);
+
+	if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
+		fprintf(f, "%s is mounted noexec", str(mount, "mount_point"));
+		reason_set(r, "noexec_mount", str(mount, "mount_point"), NULL);
+	} else if (x->op == XP_OP_RUN && json_is_object(meta) &&
+		   (strtoul(str(meta, "mode") ? str(meta, "mode") : "0", NULL, 8) & 0111) == 0) {
+		fprintf(f, "%s has mode %s: no run bit (chmod +x)", x->path, str(meta, "mode"));
+		reason_set(r, "no_run_bit", x->path, meta);
+	} else if (d != NULL) {
+		put_owner_mode(f, str(d, "path"), json_object_get(d, "meta"), w);
+		fprintf(f, ": it may not %s it", how);
+		reason_set(r, "permission", str(d, "path"), json_object_get(d, "meta"));
+		json_object_set_new(r, "denied", json_string(how));
+	} else {
+		fputs("no mode bit in the bundle explains it (an ACL, a security module such as "
+		      "AppArmor or SELinux, or a file of an owner the user namespace does not map)",
+		      f);
+		reason_set(r, "unexplained", x->path, meta);
+	}
+	json_object_set_new(r, "process_uid", json_integer(w->uid));
+	json_object_set_new(r, "process_gid", json_integer(w->gid));
+}
+
+static void human_bytes(FILE *f, json_int_t b)
+{
+	if (b >= (json_int_t)1 << 30)
+		fprintf(f, "%.1f GiB", (double)b / (double)((json_int_t)1 << 30));
+	else if (b >= 1 << 20)
+		fprintf(f, "%.1f MiB", (double)b / (double)(1 << 20));
+	else
+		fprintf(f, "%" JSON_INTEGER_FORMAT " bytes", b);
+}
+
+/* The host.json filesystem (longest mount point that prefixes path). */
+static json_t *filesystem_of(json_t *host, const char *path)
+{
+	json_t *best = NULL, *fs;
+	size_t i, best_len = 0;
+
+	json_array_foreach (json_object_get(host, "filesystems"), i, fs) {
+		const char *mp = str(fs, "mount_point");
+		size_t n = mp != NULL ? strlen(mp) : 0;
+
+		if (mp == NULL || strncmp(path, mp, n) != 0 ||
+		    (n > 1 && path[n] != '/' && path[n] != '\0'))
+			continue;
+		if (best == NULL || n > best_len) {
+			best = fs;
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+static void explain_file(FILE *f, json_t *r, const struct xp_finding *x,
+			 const struct xp_facts *facts)
+{
+	json_t *rec = json_object_get(facts->files, x->path);
+	json_t *mount = json_object_get(rec, "mount");
+	struct who w = who_of(facts->host);
+
+	if (is(x->errname, "ENOENT") || is(x->errname, "ENOTDIR")) {
+		explain_missing(f, r, x, rec);
+	} else if (is(x->errname, "EACCES") || is(x->errname, "EPERM")) {
+		explain_denied(f, r, x, rec, &w);
+	} else if (is(x->errname, "EROFS")) {
+		fprintf(f, "%s is mounted read-only (%s)",
+			str(mount, "mount_point") ? str(mount, "mount_point") : "its filesystem",
+			str(mount, "fstype") ? str(mount, "fstype") : "?");
+		reason_set(r, "read_only_mount", str(mount, "mount_point"), NULL);
+	} else if (is(x->errname, "ENOSPC") || is(x->errname, "EDQUOT")) {
+		json_t *fs = filesystem_of(facts->host, x->path);
+
+		if (fs != NULL) {
+			fprintf(f, "%s had ", str(fs, "mount_point"));
+			human_bytes(f, num(fs, "free_bytes", 0));
+			fprintf(f, " and %" JSON_INTEGER_FORMAT " inodes free after the run",
+				num(fs, "free_inodes", 0));
+			json_object_set(r, "filesystem", fs);
+		} else {
+			fputs("the filesystem is full", f);
+		}
+		json_object_set_new(r, "what",
+				    json_string(is(x->errname, "EDQUOT") ? "quota" : "disk_full"));
+	} else if (is(x->errname, "ELOOP")) {
+		fputs("too many symbolic links on the way (a loop?)", f);
+		reason_set(r, "symlink_loop", x->path, NULL);
+	} else if (is(x->errname, "EISDIR")) {
+		fputs("it is a directory", f);
+		reason_set(r, "is_a_directory", x->path, NULL);
+	} else {
+		fprintf(f, "%s", x->errname);
+		reason_set(r, "other", x->path, NULL);
+	}
+}
+
+/* ---- network ---- */
+
+/* An attempt's endpoint, with the name its address came from; a lookup's server (no name). */
+static void put_target(FILE *f, json_t *n)
+{
+	const char *ip = str(n, "ip");
+	const char *name =
+		is(str(n, "kind"), "dns") || json_object_get(n, "qtype") ? NULL : str(n, "name");
+	bool v6 = is(str(n, "family"), "AF_INET6");
+
+	if (ip != NULL) {
+		if (name != NULL)
+			fprintf(f, "%s (", name);
+		fprintf(f, "%s%s%s:%" JSON_INTEGER_FORMAT, v6 ? "[" : "", ip, v6 ? "]" : "",
+			num(n, "port", 0));
+		if (name != NULL)
+			fputc(')', f);
+	} else if (str(n, "path") != NULL) {
+		fputs(str(n, "path"), f);
+	} else if (str(n, "abstract") != NULL) {
+		fprintf(f, "@%s", str(n, "abstract"));
+	} else {
+		fputs(str(n, "family") ? str(n, "family") : "?", f);
+	}
+}
+
+static void put_secs(FILE *f, json_int_t ns)
+{
+	fprintf(f,
+		ns >= 10000000000 ? "%.0f s"
+		: ns >= 100000000 ? "%.1f s"
+				  : "%.3f s",
+		(double)ns / 1e9);
+}
+
+static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
+			    const struct xp_facts *facts)
+{
+	json_t *n = x->net;
+	const char *o = str(n, "outcome");
+	json_int_t dur = num(n, "dur_ns", -1);
+
+	json_object_set_new(r, "what", json_string(o != NULL ? o : "failed"));
+	if (is(o, "refused")) {
+		fputs("nothing was listening there (ECONNREFUSED)", f);
+	} else if (is(o, "timed_out") || is(o, "abandoned")) {
+		fputs(is(o, "timed_out") ? "no answer; the kernel gave up"
+					 : "no answer; the program "
+					   "gave up and closed it",
+		      f);
+		if (dur >= 0) {
+			fputs(" after ", f);
+			put_secs(f, dur);
+		}
+	} else if (is(o, "unreachable")) {
+		fprintf(f, "no route to the network (%s)", str(n, "errno") ? str(n, "errno") : "?");
+		if (is(facts->net_mode, "none"))
+			fputs("; the recording ran with --net=none", f);
+	} else if (is(o, "no_such_socket")) {
+		fprintf(f, "%s does not exist: is the service running?", str(n, "path"));
+	} else if (is(o, "denied")) {
+		fputs("denied by a firewall rule or a sandbox", f);
+	} else {
+		fprintf(f, "%s", str(n, "errno") ? str(n, "errno") : o ? o : "failed");
+	}
+	json_object_set(r, "attempt", n);
+}
+
+static void explain_bind(FILE *f, json_t *r, const struct xp_finding *x)
+{
+	json_t *n = x->net;
+	const char *o = str(n, "outcome");
+
+	if (is(o, "address_in_use"))
+		fputs("another socket already holds the address (EADDRINUSE)", f);
+	else if (is(o, "denied") && num(n, "port", 0) > 0 && num(n, "port", 0) < 1024)
+		fputs("ports below 1024 need CAP_NET_BIND_SERVICE (or a lower "
+		      "net.ipv4.ip_unprivileged_port_start)",
+		      f);
+	else
+		fprintf(f, "%s", str(n, "errno") ? str(n, "errno") : o ? o : "failed");
+	json_object_set_new(r, "what", json_string(o != NULL ? o : "failed"));
+	json_object_set(r, "attempt", n);
+}
+
+static void explain_dns(FILE *f, json_t *r, const struct xp_finding *x)
+{
+	json_t *n = x->net;
+	const char *o = str(n, "outcome");
+
+	if (is(o, "nxdomain"))
+		fputs("the name does not exist (NXDOMAIN)", f);
+	else if (is(o, "servfail"))
+		fputs("the server failed to answer (SERVFAIL)", f);
+	else if (is(o, "timed_out"))
+		fputs("no answer", f);
+	else if (is(o, "no_answer"))
+		fprintf(f, "the name has no %s record", str(n, "qtype") ? str(n, "qtype") : "such");
+	else if (is(o, "refused"))
+		fputs("the server refused the query (REFUSED)", f);
+	else
+		fprintf(f, "%s", str(n, "rcode") ? str(n, "rcode") : o ? o : "failed");
+	fputs(" from ", f);
+	put_target(f, n); /* the server */
+	if (is(o, "timed_out") && num(n, "dur_ns", -1) >= 0) {
+		fputs(" within ", f);
+		put_secs(f, num(n, "dur_ns", 0));
+	}
+	json_object_set_new(r, "what", json_string(o != NULL ? o : "failed"));
+	json_object_set(r, "lookup", n);
+}
+
+/* ---- the sentence ---- */
+
+static void put_subject(FILE *f, const struct xp_finding *x, const struct xp_proc *p)
+{
+	if (p != NULL)
+		fprintf(f, "%s (pid %d)", p->label, (int)x->pid);
+	else
+		fprintf(f, "pid %d", (int)x->pid);
+	switch ((int)x->kind) {
+	case XP_CONNECT:
+		fputs(" could not connect to ", f);
+		put_target(f, x->net);
+		break;
+	case XP_BIND:
+		fprintf(f, " could not %s on ", is(x->syscall, "listen") ? "listen" : "bind");
+		put_target(f, x->net);
+		break;
+	case XP_DNS:
+		fprintf(f, " could not resolve %s (%s)",
+			str(x->net, "name") ? str(x->net, "name") : "?",
+			str(x->net, "qtype") ? str(x->net, "qtype") : "?");
+		break;
+	case XP_OTHER: fprintf(f, ": %s failed with %s", x->syscall, x->errname); break;
+	default: fprintf(f, " could not %s %s: %s", xp_op_word(x->op), x->path, x->errname); break;
+	}
+}
+
+static void put_ending(FILE *f, const struct xp_finding *x, const struct xp_proc *p)
+{
+	if (x->count > 1)
+		fprintf(f, " (%zu times)", x->count);
+	if (p == NULL || !p->has_exit)
+		return;
+	fputs("; ", f);
+	if (p->end_ns >= 0 && p->end_ns >= x->t_ns) {
+		put_secs(f, p->end_ns - x->t_ns);
+		fputs(" later ", f);
+	} else {
+		fputs("then ", f);
+	}
+	if (p->exit_signal != NULL)
+		fprintf(f, "it was killed by %s", p->exit_signal);
+	else
+		fprintf(f, "it exited with status %d", p->exit_code);
+}
+
+void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct xp_facts *facts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	x->reason = json_object();
+	if (f == NULL)
+		return;
+	put_subject(f, x, p);
+	if (x->kind != XP_OTHER)
+		fputs(" — ", f);
+	switch (x->kind) {
+	case XP_FILE:
+	case XP_EXEC: explain_file(f, x->reason, x, facts); break;
+	case XP_CONNECT: explain_connect(f, x->reason, x, facts); break;
+	case XP_BIND: explain_bind(f, x->reason, x); break;
+	case XP_DNS: explain_dns(f, x->reason, x); break;
+	case XP_OTHER: break;
+	}
+	put_ending(f, x, p);
+	if (fclose(f) == 0)
+		x->sentence = buf;
+	else
+		free(buf);
+}

@@ -39,7 +39,9 @@ void bndl_pidmap_free(struct bndl_pidmap *m)
 
 static size_t slot_of(const struct bndl_pidmap *m, int32_t pid)
 {
-	size_t i = ((uint32_t)pid * 2654435761u) & (m->cap - 1);
+	/* Fibonacci hashing: the high bits of the product depend on every bit of the pid */
+	uint64_t h = (uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 32) & (m->cap - 1);
 
 	while (m->slots[i].is_used && m->slots[i].pid != pid)
 		i = (i + 1) & (m->cap - 1);

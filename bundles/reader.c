@@ -324,48 +324,59 @@ static int line_append(struct line_buf *lb, const char *data, size_t len)
 	return 0;
 }
 
-/* Parse one complete line and hand it to fn; an empty line is skipped. */
+/* Who gets each line: fn with the parsed object, or filter first with the raw bytes. */
+struct line_sink {
+	bndl_line_fn fn;
+	bndl_raw_fn filter; /* NULL: every line is parsed */
+	void *ctx;
+};
+
+/* Parse one complete line and hand it to the sink; an empty line is skipped. */
 static int line_emit(const struct bndl_reader *r, const char *member, struct line_buf *lb,
-		     size_t lineno, bndl_line_fn fn, void *ctx, struct repro_err **err)
+		     size_t lineno, const struct line_sink *sink, struct repro_err **err)
 {
 	cleanup_json json_t *obj = NULL;
 	json_error_t jerr;
 	size_t len = lb->len;
+	int want;
 
 	lb->len = 0;
 	if (len == 0)
 		return 0;
+	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len)) <= 0)
+		return want < 0 ? 1 : 0;
 	obj = json_loadb(lb->buf, len, 0, &jerr);
 	if (obj == NULL)
 		return line_error(r, member, lineno, jerr.text, err);
 	if (!json_is_object(obj))
 		return line_error(r, member, lineno, "not a JSON object", err);
-	return fn(ctx, obj, lineno, err);
+	return sink->fn(sink->ctx, obj, lineno, err);
 }
 
 /* Split one block of data into lines; *lineno counts the lines completed so far. */
 static int feed_block(const struct bndl_reader *r, const char *member, struct line_buf *lb,
-		      const char *data, size_t len, size_t *lineno, bndl_line_fn fn, void *ctx,
+		      const char *data, size_t len, size_t *lineno, const struct line_sink *sink,
 		      struct repro_err **err)
 {
 	while (len > 0) {
 		const char *nl = memchr(data, '\n', len);
 		size_t n = nl != NULL ? (size_t)(nl - data) : len;
+		int rc;
 
 		if (line_append(lb, data, n) < 0)
 			return line_error(r, member, *lineno + 1, "line longer than 1 MiB", err);
 		if (nl == NULL)
 			return 0;
 		++*lineno;
-		if (line_emit(r, member, lb, *lineno, fn, ctx, err) < 0)
-			return -1;
+		if ((rc = line_emit(r, member, lb, *lineno, sink, err)) != 0)
+			return rc;
 		data += n + 1;
 		len -= n + 1;
 	}
 	return 0;
 }
 
-int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
+static int foreach_sink(struct bndl_reader *r, const char *member, const struct line_sink *sink,
 			struct repro_err **err)
 {
 	cleanup_member struct member m = { .fd = -1 };
@@ -373,17 +384,34 @@ int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn 
 	cleanup_line_buf struct line_buf lb = { 0 };
 	size_t lineno = 0;
 	la_ssize_t n;
+	int rc;
 
 	if (member_require(r, member, &m, err) < 0)
 		return -1;
 	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0) {
-		if (feed_block(r, member, &lb, chunk, (size_t)n, &lineno, fn, ctx, err) < 0)
-			return -1;
+		if ((rc = feed_block(r, member, &lb, chunk, (size_t)n, &lineno, sink, err)) != 0)
+			return rc < 0 ? -1 : 0;
 	}
 	if (n < 0)
 		return -1;
 	/* a last line without its newline */
-	return line_emit(r, member, &lb, lineno + 1, fn, ctx, err);
+	return line_emit(r, member, &lb, lineno + 1, sink, err) < 0 ? -1 : 0;
+}
+
+int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
+			struct repro_err **err)
+{
+	struct line_sink sink = { .fn = fn, .ctx = ctx };
+
+	return foreach_sink(r, member, &sink, err);
+}
+
+int bndl_reader_foreach_filtered(struct bndl_reader *r, const char *member, bndl_raw_fn filter,
+				 bndl_line_fn fn, void *ctx, struct repro_err **err)
+{
+	struct line_sink sink = { .fn = fn, .filter = filter, .ctx = ctx };
+
+	return foreach_sink(r, member, &sink, err);
 }
 
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)

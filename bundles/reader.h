@@ -51,6 +51,21 @@ int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn 
 			struct repro_err **err);
 
 /*
+ * A look at one raw line (len bytes, no newline, not NUL-terminated) before
+ * it is parsed: return 1 to parse it and call the line function, 0 to skip
+ * it, -1 to stop reading (not an error).
+ */
+typedef int (*bndl_raw_fn)(void *ctx, const char *line, size_t len);
+
+/*
+ * bndl_reader_foreach_filtered - as bndl_reader_foreach, but only lines
+ * that filter accepts are parsed (for finding a few lines of a large
+ * member cheaply).  Returns 0 (also when filter stopped), or -1 with *err.
+ */
+int bndl_reader_foreach_filtered(struct bndl_reader *r, const char *member, bndl_raw_fn filter,
+				 bndl_line_fn fn, void *ctx, struct repro_err **err);
+
+/*
  * bndl_reader_has - 1 when the bundle has a regular-file member named
  * member, 0 when not (an older bundle), -1 with *err when it cannot be read.
  */

@@ -22,6 +22,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, "run a program and record its syscalls into a bundle" },
 	{ "show", cmd_show, "print what a bundle holds: processes, failures, trace" },
 	{ "explain", cmd_explain, "say why a recorded run failed, most likely cause first" },
+	{ "diff", cmd_diff, "compare a working and a broken recording, cause first" },
 	{ "pack", cmd_pack, "pack the spool a killed recording left behind" },
 };
 

@@ -184,7 +184,7 @@ static char *label_of(json_t *proc, int32_t pid)
 		}
 		if (i == 0 && strrchr(s, '/') != NULL)
 			s = strrchr(s, '/') + 1; /* argv[0] as a name */
-		fprintf(f, "%s%.60s", i ? " " : "", s);
+		fprintf(f, "%s%.*s", i ? " " : "", (int)rpl_utf8_cut(s, 60), s);
 	}
 	if (fclose(f) != 0 || len == 0) {
 		free(buf);
@@ -274,68 +274,6 @@ static void occurrence(struct xp_finding *x, uint64_t seq, int64_t t_ns)
 	x->t_ns = t_ns;
 }
 
-static bool name_in(const char *name, const char *const *list)
-{
-	for (; *list != NULL; list++)
-		if (strcmp(name, *list) == 0)
-			return true;
-	return false;
-}
-
-/* What the call meant to do with its path (open by its flags). */
-static enum xp_op op_of(const char *sc, const char *flags, const char *amode)
-{
-	static const char *const find[] = { "stat",	  "lstat",     "newfstatat", "statx",
-					    "access",	  "faccessat", "faccessat2", "readlink",
-					    "readlinkat", "statfs",    NULL };
-	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
-					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
-					      "renameat", "renameat2", NULL };
-	static const char *const change[] = { "chmod",	  "fchmodat", "chown",	   "lchown",
-					      "fchownat", "truncate", "utimensat", NULL };
-
-	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
-		/* access(2) asks for what the program means to do next */
-		if (amode != NULL && strstr(amode, "X_OK") != NULL)
-			return XP_OP_RUN;
-		if (amode != NULL && strstr(amode, "W_OK") != NULL)
-			return XP_OP_WRITE;
-		if (amode != NULL && strstr(amode, "R_OK") != NULL)
-			return XP_OP_READ;
-	}
-	if (name_in(sc, find))
-		return XP_OP_FIND;
-	if (name_in(sc, create))
-		return XP_OP_CREATE;
-	if (name_in(sc, change))
-		return XP_OP_CHANGE;
-	if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
-		return XP_OP_DELETE;
-	if (strncmp(sc, "exec", 4) == 0)
-		return XP_OP_RUN;
-	if (strcmp(sc, "chdir") == 0)
-		return XP_OP_ENTER;
-	if (strncmp(sc, "open", 4) == 0 || strcmp(sc, "creat") == 0) {
-		if (flags != NULL && strstr(flags, "O_CREAT") != NULL)
-			return XP_OP_CREATE;
-		if (flags != NULL && (strstr(flags, "O_WRONLY") || strstr(flags, "O_RDWR")))
-			return XP_OP_WRITE;
-		return XP_OP_READ;
-	}
-	return XP_OP_OTHER;
-}
-
-/* Network failures come from network.jsonl, which follows them to their end. */
-static bool is_net_call(const char *sc)
-{
-	static const char *const names[] = { "socket",	 "connect",    "bind",	   "listen",
-					     "accept",	 "accept4",    "sendto",   "sendmsg",
-					     "sendmmsg", "getsockopt", "recvfrom", "recvmsg",
-					     "recvmmsg", "shutdown",   "close",	   NULL };
-
-	return name_in(sc, names);
-}
-
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -354,9 +292,13 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 			ok_note(&st->ok, pid, path, seq);
 		return 0;
 	}
-	if (is_net_call(sc))
+	if (xp_is_net_call(sc))
 		return 0;
-	op = path != NULL ? op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
+	if (path != NULL && strlen(path) > XP_PATH_MAX) {
+		st->dropped++; /* no real path is this long (PATH_MAX): a hostile bundle */
+		return 0;
+	}
+	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
 			  : XP_OP_OTHER;
 	/* one finding per (process, what it meant to do, path, errno): execve then access(X_OK) */
 	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s", (int)pid, (int)op, path, e)
@@ -393,6 +335,10 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	struct xp_finding *x;
 	char *key;
 
+	if (json_dumpb(n, NULL, 0, JSON_COMPACT) > 4 * XP_PATH_MAX) {
+		st->dropped++; /* far larger than any real record */
+		return 0;
+	}
 	xp_netidx_add(&st->net, n);
 	if (dns ? (o == NULL || strcmp(o, "answered") == 0) : !attempt_failed(n))
 		return 0;
@@ -538,13 +484,15 @@ static void score(struct xp_state *st)
 			order[n++] = x;
 	}
 	qsort(order, n, sizeof(*order), by_pid_seq);
-	for (size_t i = 0; i < n; i++) { /* rank from each process's last failure back */
-		size_t from_end = 0;
+	/* rank from each process's last failure back: one pass over each group */
+	for (size_t end = n; end > 0;) {
+		size_t start = end;
 
-		while (i + from_end + 1 < n && order[i + from_end + 1]->pid == order[i]->pid)
-			from_end++;
-		if (from_end < sizeof(recency) / sizeof(recency[0]))
-			order[i]->score += recency[from_end];
+		while (start > 0 && order[start - 1]->pid == order[end - 1]->pid)
+			start--;
+		for (size_t k = 0; k < sizeof(recency) / sizeof(recency[0]) && end - k > start; k++)
+			order[end - 1 - k]->score += recency[k];
+		end = start;
 	}
 	free(order);
 }
@@ -622,9 +570,10 @@ static void put_run(const struct xp_state *st, FILE *out)
 	rpl_put_safe(out, m != NULL ? m->label : "the program");
 	if (m == NULL || !m->has_exit)
 		fputs(" did not finish while recorded", out);
-	else if (m->exit_signal != NULL)
-		fprintf(out, " was killed by %s", m->exit_signal);
-	else
+	else if (m->exit_signal != NULL) {
+		fputs(" was killed by ", out);
+		rpl_put_safe(out, m->exit_signal);
+	} else
 		fprintf(out, " exited with status %d", m->exit_code);
 	if (json_is_integer(dur))
 		fprintf(out, " after %.2f s", (double)json_integer_value(dur) / 1e9);

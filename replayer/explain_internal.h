@@ -35,6 +35,8 @@ enum xp_op {
 };
 
 #define XP_MAX_SEQS 8
+/* Longest path or name looked at (PATH_MAX); longer ones only come from hostile bundles. */
+#define XP_PATH_MAX 4096
 
 /* One distinct failure: (process, call kind, path or endpoint, errno), repeats merged. */
 struct xp_finding {
@@ -95,6 +97,16 @@ void xp_net_noise(struct xp_finding *f, const struct xp_netidx *idx);
  * object) for finding f of process p (NULL when unknown) from the facts.
  */
 void xp_reason_build(struct xp_finding *f, const struct xp_proc *p, const struct xp_facts *facts);
+
+/*
+ * xp_op_of - what a call meant to do with its path: sc the syscall name,
+ * flags its open flags text ("O_WRONLY|O_CREAT") and amode its access(2)
+ * mode text ("X_OK"), either NULL.
+ */
+enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode);
+
+/* xp_is_net_call - a socket call, whose failures network.jsonl follows to their end. */
+bool xp_is_net_call(const char *sc);
 
 /* xp_op_word - "create", "read" … as used in sentences and JSON. */
 const char *xp_op_word(enum xp_op op);

@@ -31,6 +31,14 @@ static const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* str() for printing: "?" when the key is missing or not a string (hostile bundles). */
+static const char *sq(json_t *o, const char *key)
+{
+	const char *s = str(o, key);
+
+	return s != NULL ? s : "?";
+}
+
 static json_int_t num(json_t *o, const char *key, json_int_t def)
 {
 	json_t *v = json_object_get(o, key);
@@ -41,6 +49,68 @@ static json_int_t num(json_t *o, const char *key, json_int_t def)
 static bool is(const char *a, const char *b)
 {
 	return a != NULL && strcmp(a, b) == 0;
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(name, *list) == 0)
+			return true;
+	return false;
+}
+
+/* What the call meant to do with its path (open by its flags). */
+enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode)
+{
+	static const char *const find[] = { "stat",	  "lstat",     "newfstatat", "statx",
+					    "access",	  "faccessat", "faccessat2", "readlink",
+					    "readlinkat", "statfs",    NULL };
+	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
+					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
+					      "renameat", "renameat2", NULL };
+	static const char *const change[] = { "chmod",	  "fchmodat", "chown",	   "lchown",
+					      "fchownat", "truncate", "utimensat", NULL };
+
+	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
+		/* access(2) asks for what the program means to do next */
+		if (amode != NULL && strstr(amode, "X_OK") != NULL)
+			return XP_OP_RUN;
+		if (amode != NULL && strstr(amode, "W_OK") != NULL)
+			return XP_OP_WRITE;
+		if (amode != NULL && strstr(amode, "R_OK") != NULL)
+			return XP_OP_READ;
+	}
+	if (name_in(sc, find))
+		return XP_OP_FIND;
+	if (name_in(sc, create))
+		return XP_OP_CREATE;
+	if (name_in(sc, change))
+		return XP_OP_CHANGE;
+	if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
+		return XP_OP_DELETE;
+	if (strncmp(sc, "exec", 4) == 0)
+		return XP_OP_RUN;
+	if (strcmp(sc, "chdir") == 0)
+		return XP_OP_ENTER;
+	if (strncmp(sc, "open", 4) == 0 || strcmp(sc, "creat") == 0) {
+		if (flags != NULL && strstr(flags, "O_CREAT") != NULL)
+			return XP_OP_CREATE;
+		if (flags != NULL && (strstr(flags, "O_WRONLY") || strstr(flags, "O_RDWR")))
+			return XP_OP_WRITE;
+		return XP_OP_READ;
+	}
+	return XP_OP_OTHER;
+}
+
+/* Network failures come from network.jsonl, which follows them to their end. */
+bool xp_is_net_call(const char *sc)
+{
+	static const char *const names[] = { "socket",	 "connect",    "bind",	   "listen",
+					     "accept",	 "accept4",    "sendto",   "sendmsg",
+					     "sendmmsg", "getsockopt", "recvfrom", "recvmsg",
+					     "recvmmsg", "shutdown",   "close",	   NULL };
+
+	return name_in(sc, names);
 }
 
 /* ---- who the process was ---- */
@@ -127,7 +197,7 @@ static void owner_word(FILE *f, json_int_t id)
 /* "DIR is owned by root:root, mode 0755, and the process ran as uid 1000 (gid 1000)" */
 static void put_owner_mode(FILE *f, const char *path, json_t *meta, const struct who *w)
 {
-	fprintf(f, "%s is owned by ", path);
+	fprintf(f, "%s is owned by ", path != NULL ? path : "?");
 	owner_word(f, num(meta, "uid", -1));
 	fputc(':', f);
 	owner_word(f, num(meta, "gid", -1));
@@ -202,15 +272,15 @@ static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json
 		reason_set(r, "interpreter_missing", x->path, json_object_get(rec, "meta"));
 	} else if (is(x->errname, "ENOTDIR") && near != NULL &&
 		   !is(str(json_object_get(near, "meta"), "type"), "dir")) {
-		fprintf(f, "%s is not a directory", str(near, "path"));
+		fprintf(f, "%s is not a directory", sq(near, "path"));
 		reason_set(r, "not_a_directory", str(near, "path"), json_object_get(near, "meta"));
 	} else if (miss != NULL) {
-		fprintf(f, "%s does not exist", str(miss, "path"));
+		fprintf(f, "%s does not exist", sq(miss, "path"));
 		reason_set(r, "missing", str(miss, "path"), NULL);
 	} else if (near != NULL) {
 		const char *base = strrchr(x->path, '/');
 
-		fprintf(f, "%s exists but has no %s in it", str(near, "path"),
+		fprintf(f, "%s exists but has no %s in it", sq(near, "path"),
 			base != NULL ? base + 1 : x->path);
 		reason_set(r, "missing", x->path, NULL);
 	} else {
@@ -261,11 +331,11 @@ static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_
 	json_t *d = denier(w, x, rec, &how);
 
 	if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
-		fprintf(f, "%s is mounted noexec", str(mount, "mount_point"));
+		fprintf(f, "%s is mounted noexec", sq(mount, "mount_point"));
 		reason_set(r, "noexec_mount", str(mount, "mount_point"), NULL);
 	} else if (x->op == XP_OP_RUN && json_is_object(meta) &&
 		   (strtoul(str(meta, "mode") ? str(meta, "mode") : "0", NULL, 8) & 0111) == 0) {
-		fprintf(f, "%s has mode %s: no run bit (chmod +x)", x->path, str(meta, "mode"));
+		fprintf(f, "%s has mode %s: no run bit (chmod +x)", x->path, sq(meta, "mode"));
 		reason_set(r, "no_run_bit", x->path, meta);
 	} else if (d != NULL) {
 		put_owner_mode(f, str(d, "path"), json_object_get(d, "meta"), w);
@@ -333,7 +403,7 @@ static void explain_file(FILE *f, json_t *r, const struct xp_finding *x,
 		json_t *fs = filesystem_of(facts->host, x->path);
 
 		if (fs != NULL) {
-			fprintf(f, "%s had ", str(fs, "mount_point"));
+			fprintf(f, "%s had ", sq(fs, "mount_point"));
 			human_bytes(f, num(fs, "free_bytes", 0));
 			fprintf(f, " and %" JSON_INTEGER_FORMAT " inodes free after the run",
 				num(fs, "free_inodes", 0));
@@ -375,7 +445,7 @@ static void put_target(FILE *f, json_t *n)
 	} else if (str(n, "path") != NULL) {
 		fputs(str(n, "path"), f);
 	} else if (str(n, "abstract") != NULL) {
-		fprintf(f, "@%s", str(n, "abstract"));
+		fprintf(f, "@%s", sq(n, "abstract"));
 	} else {
 		fputs(str(n, "family") ? str(n, "family") : "?", f);
 	}
@@ -414,7 +484,7 @@ static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
 		if (is(facts->net_mode, "none"))
 			fputs("; the recording ran with --net=none", f);
 	} else if (is(o, "no_such_socket")) {
-		fprintf(f, "%s does not exist: is the service running?", str(n, "path"));
+		fprintf(f, "%s does not exist: is the service running?", sq(n, "path"));
 	} else if (is(o, "denied")) {
 		fputs("denied by a firewall rule or a sandbox", f);
 	} else {
@@ -501,7 +571,7 @@ static void put_ending(FILE *f, const struct xp_finding *x, const struct xp_proc
 	if (p == NULL || !p->has_exit)
 		return;
 	fputs("; ", f);
-	if (p->end_ns >= 0 && p->end_ns >= x->t_ns) {
+	if (p->end_ns >= 0 && x->t_ns >= 0 && p->end_ns >= x->t_ns) {
 		put_secs(f, p->end_ns - x->t_ns);
 		fputs(" later ", f);
 	} else {

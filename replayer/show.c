@@ -308,13 +308,30 @@ static int show_json(struct show_state *st, struct bndl_reader *r, struct repro_
 void rpl_put_safe(FILE *out, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+		unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
 
-		if (c < 0x20 || c == 0x7f)
+		if (c < 0x20 || c == 0x7f) {
 			fprintf(out, "\\x%02x", c);
-		else
+		} else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+			/* U+0080..U+009F in UTF-8: C1 controls (CSI …) some terminals obey */
+			fprintf(out, "\\u%04x", next);
+			s++;
+		} else {
 			fputc(c, out);
+		}
 	}
+}
+
+size_t rpl_utf8_cut(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--; /* s[n] continues a character: cut before that character */
+	return n;
 }
 
 static bool needs_quotes(const char *s)

@@ -117,6 +117,17 @@ static int collect_line(void *ctx, json_t *obj, size_t lineno, struct repro_err 
 	return 0;
 }
 
+/* Like collect_line, for filtered reads where line numbers skip. */
+static int collect_any(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct collect *c = ctx;
+
+	assert_true(lineno > c->last_lineno);
+	c->last_lineno = lineno;
+	json_array_append(c->lines, obj);
+	return 0;
+}
+
 static json_t *collect_member(struct bndl_reader *r, const char *member)
 {
 	cleanup_err struct repro_err *err = NULL;
@@ -600,9 +611,36 @@ static void test_reader_callback_stops(void **state)
 	bndl_reader_free(r);
 }
 
+/* Parse lines holding "keep"; stop at a line holding "stop"; a broken line is never parsed. */
+static int keep_filter(void *ctx, const char *line, size_t len)
+{
+	if (memmem(line, len, "stop", 4) != NULL)
+		return -1;
+	return memmem(line, len, "keep", 4) != NULL;
+}
+
+static void test_reader_filtered(void **state)
+{
+	static const char events[] = "{\"a\":1}\n{\"keep\":2}\nnot json at all\n{\"keep\":3}\n"
+				     "{\"stop\":4}\n{\"keep\":5}\n";
+	cleanup_free char *path = craft_bundle(*state, good_manifest, events, strlen(events));
+	struct bndl_reader *r = open_ok(path);
+	cleanup_err struct repro_err *err = NULL;
+	cleanup_json json_t *lines = json_array();
+	struct collect c = { .lines = lines, .last_lineno = 0 };
+
+	assert_int_equal(
+		bndl_reader_foreach_filtered(r, "events.jsonl", keep_filter, collect_any, &c, &err),
+		0);
+	assert_int_equal(json_array_size(lines), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(lines, 1), "keep")), 3);
+	bndl_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reader_filtered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_manifest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_processes, setup, teardown),

@@ -1,0 +1,649 @@
+/*
+ * `repro diff A B` (docs/diff.md): load both bundles, compare host facts,
+ * align the process trees by exec lineage, align each aligned pair's calls
+ * (replayer/align.c), compare touched files and network outcomes, rank the
+ * differences by how likely each is the cause, and report.
+ */
+#include "replayer/diff.h"
+#include "replayer/align.h"
+#include "replayer/diff_internal.h"
+#include "replayer/show_internal.h"
+#include "bundles/json_util.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Half edit distance searched per stretch of calls before it is taken as all different. */
+#define ALIGN_MAX_D 2000
+
+struct children {
+	size_t *start, *list; /* children of proc p: list[start[p] .. start[p+1]) */
+};
+
+struct pair_stats {
+	struct diff *d;
+	size_t pa, pb;
+	size_t div_a, div_b, ndiv; /* first call with another outcome (event indices) */
+	size_t only_a, only_b, first_a, first_b; /* calls on one side only */
+};
+
+struct diff {
+	const struct rpl_diff_opts *opts;
+	struct df_side a, b;
+	struct children ca, cb;
+	struct df_items items;
+	json_t *want_a, *want_b; /* seq -> true: events whose text the report needs */
+	struct pair_stats *pairs;
+	size_t npairs;
+	json_t *text_a, *text_b; /* seq -> event */
+};
+
+/* ---- processes ---- */
+
+static void children_build(const struct df_side *s, struct children *c)
+{
+	size_t *fill;
+
+	c->start = repro_xcalloc(s->nprocs + 2, sizeof(size_t));
+	c->list = repro_xcalloc(s->nprocs + 1, sizeof(size_t));
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].parent != DF_NONE)
+			c->start[s->procs[i].parent + 1]++;
+	for (size_t p = 0; p < s->nprocs; p++)
+		c->start[p + 1] += c->start[p];
+	fill = repro_xcalloc(s->nprocs + 1, sizeof(size_t));
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t p = s->procs[i].parent;
+
+		if (p != DF_NONE)
+			c->list[c->start[p] + fill[p]++] = i;
+	}
+	free(fill);
+}
+
+/* Pair the processes of la with those of lb that have the same exec lineage, in order. */
+static void match_lists(struct diff *d, const size_t *la, size_t na, const size_t *lb, size_t nb,
+			int depth)
+{
+	for (size_t i = 0; i < na; i++) {
+		struct df_proc *pa = &d->a.procs[la[i]];
+
+		for (size_t j = 0; j < nb; j++) {
+			struct df_proc *pb = &d->b.procs[lb[j]];
+
+			if (pb->partner == DF_NONE && strcmp(pa->key, pb->key) == 0) {
+				pa->partner = lb[j];
+				pb->partner = la[i];
+				break;
+			}
+		}
+	}
+	if (depth >= 256)
+		return; /* a hostile tree: go no deeper */
+	for (size_t i = 0; i < na; i++) {
+		size_t p = la[i], q = d->a.procs[p].partner;
+
+		if (q == DF_NONE)
+			continue;
+		match_lists(d, d->ca.list + d->ca.start[p], d->ca.start[p + 1] - d->ca.start[p],
+			    d->cb.list + d->cb.start[q], d->cb.start[q + 1] - d->cb.start[q],
+			    depth + 1);
+	}
+}
+
+static size_t *roots(const struct df_side *s, size_t *n)
+{
+	size_t *r = repro_xcalloc(s->nprocs + 1, sizeof(size_t));
+
+	*n = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].parent == DF_NONE)
+			r[(*n)++] = i;
+	return r;
+}
+
+static size_t subtree_size(const struct df_side *s, const struct children *c, size_t p, int depth)
+{
+	size_t n = 1;
+
+	for (size_t k = c->start[p]; depth < 256 && k < c->start[p + 1]; k++)
+		n += subtree_size(s, c, c->list[k], depth + 1);
+	return n;
+}
+
+static char *exit_text(json_t *ex)
+{
+	if (bndl_json_str(ex, "signal") != NULL)
+		return repro_xasprintf("killed by %s", bndl_json_str(ex, "signal"));
+	if (json_is_integer(json_object_get(ex, "code")))
+		return repro_xasprintf("exited %" PRId64, bndl_json_int(ex, "code", 0));
+	return repro_xstrdup("did not end while recorded");
+}
+
+/* Processes on one side only (the top of each such subtree), and exits that differ. */
+static void process_items(struct diff *d)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct df_side *s = side ? &d->b : &d->a;
+		const struct children *c = side ? &d->cb : &d->ca;
+
+		for (size_t i = 0; i < s->nprocs; i++) {
+			const struct df_proc *p = &s->procs[i];
+			size_t n;
+
+			if (p->partner != DF_NONE ||
+			    (p->parent != DF_NONE && s->procs[p->parent].partner == DF_NONE))
+				continue;
+			n = subtree_size(s, c, i, 0);
+			df_items_add(&d->items, "process", 55,
+				     repro_xasprintf("%s ran in %s only%s", p->label,
+						     side ? "B" : "A",
+						     n > 1 ? " (with its children)" : ""),
+				     json_pack("{s:s,s:s,s:i,s:I}", "what", "only", "side",
+					       side ? "b" : "a", "pid", (int)p->pid, "processes",
+					       (json_int_t)n));
+		}
+	}
+	for (size_t i = 0; i < d->a.nprocs; i++) {
+		const struct df_proc *pa = &d->a.procs[i], *pb;
+		char *ta, *tb;
+
+		if (pa->partner == DF_NONE)
+			continue;
+		pb = &d->b.procs[pa->partner];
+		if (json_equal(pa->exit, pb->exit) || (pa->exit == NULL && pb->exit == NULL))
+			continue;
+		ta = exit_text(pa->exit);
+		tb = exit_text(pb->exit);
+		df_items_add(&d->items, "process", pa->parent == DF_NONE ? 10 : 50,
+			     repro_xasprintf("%s %s in A, %s in B", pa->label, ta, tb),
+			     json_pack("{s:s,s:s,s:O?,s:O?}", "what", "exit", "process", pa->label,
+				       "a", pa->exit, "b", pb->exit));
+		free(ta);
+		free(tb);
+	}
+}
+
+/* ---- calls ---- */
+
+static void on_align(void *ctx, enum rpl_align_op op, size_t ia, size_t ib)
+{
+	struct pair_stats *ps = ctx;
+	const struct df_side *a = &ps->d->a, *b = &ps->d->b;
+	size_t ea = a->procs[ps->pa].first_ev + ia, eb = b->procs[ps->pb].first_ev + ib;
+	const char *oa, *ob;
+
+	switch (op) {
+	case RPL_ALIGN_SAME:
+		oa = df_side_errname(a, a->outcome[ea]);
+		ob = df_side_errname(b, b->outcome[eb]);
+		if ((oa == NULL) != (ob == NULL) || (oa != NULL && strcmp(oa, ob) != 0)) {
+			if (ps->ndiv++ == 0) {
+				ps->div_a = ea;
+				ps->div_b = eb;
+			}
+		}
+		break;
+	case RPL_ALIGN_DEL:
+		if (ps->only_a++ == 0)
+			ps->first_a = ea;
+		break;
+	case RPL_ALIGN_INS:
+		if (ps->only_b++ == 0)
+			ps->first_b = eb;
+		break;
+	}
+}
+
+static void want(json_t *w, uint64_t seq)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%" PRIu64, seq);
+	json_object_set_new(w, key, json_true());
+}
+
+static void align_calls(struct diff *d)
+{
+	d->pairs = repro_xcalloc(d->a.nprocs + 1, sizeof(*d->pairs));
+	for (size_t i = 0; i < d->a.nprocs; i++) {
+		const struct df_proc *pa = &d->a.procs[i];
+		struct pair_stats *ps;
+
+		if (pa->partner == DF_NONE)
+			continue;
+		ps = &d->pairs[d->npairs++];
+		*ps = (struct pair_stats){ .d = d, .pa = i, .pb = pa->partner };
+		rpl_align(d->a.keys + pa->first_ev, pa->nev,
+			  d->b.keys + d->b.procs[pa->partner].first_ev, d->b.procs[pa->partner].nev,
+			  ALIGN_MAX_D, on_align, ps);
+		if (ps->ndiv > 0) {
+			want(d->want_a, d->a.seqs[ps->div_a]);
+			want(d->want_b, d->b.seqs[ps->div_b]);
+		}
+		if (ps->only_a > 0)
+			want(d->want_a, d->a.seqs[ps->first_a]);
+		if (ps->only_b > 0)
+			want(d->want_b, d->b.seqs[ps->first_b]);
+	}
+}
+
+static json_t *event_of(json_t *text, uint64_t seq)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%" PRIu64, seq);
+	return json_object_get(text, key);
+}
+
+/* "openat <cwd>/app/config.yaml" for a report line (a new string). */
+static char *call_text(const struct df_side *s, json_t *ev)
+{
+	const char *sc = bndl_json_str(ev, "syscall"), *path = bndl_json_str(ev, "path");
+	char *n, *t;
+
+	if (path == NULL)
+		return repro_xstrdup(sc != NULL ? sc : "?");
+	n = rpl_norm_path(&s->norm, path);
+	t = repro_xasprintf("%s %s", sc != NULL ? sc : "?", n);
+	free(n);
+	return t;
+}
+
+/* The file facts of ev's path differ between the sides (fills *what). */
+static bool file_differs(struct diff *d, json_t *ev, const char **what);
+
+/* Why the failing side failed, in explain's words (a new string), or NULL. */
+static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const struct df_proc *p)
+{
+	const char *sc = bndl_json_str(ev, "syscall"), *path = bndl_json_str(ev, "path");
+	struct xp_proc xp = { .pid = pid, .label = p->label, .end_ns = p->end_ns };
+	struct xp_finding f = { .pid = pid, .count = 1 };
+	char *sentence;
+
+	if (sc == NULL || path == NULL || bndl_json_str(ev, "errno") == NULL)
+		return NULL;
+	f.kind = strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
+	f.op = xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"));
+	f.syscall = (char *)sc;
+	f.path = (char *)path;
+	f.errname = (char *)bndl_json_str(ev, "errno");
+	f.t_ns = bndl_json_int(ev, "t_ns", 0);
+	xp_reason_build(&f, &xp, &s->facts);
+	json_decref(f.reason);
+	sentence = f.sentence;
+	return sentence;
+}
+
+static void divergence_item(struct diff *d, const struct pair_stats *ps)
+{
+	json_t *ea = event_of(d->text_a, d->a.seqs[ps->div_a]);
+	json_t *eb = event_of(d->text_b, d->b.seqs[ps->div_b]);
+	const struct df_proc *pa = &d->a.procs[ps->pa], *pb = &d->b.procs[ps->pb];
+	const char *oa = bndl_json_str(ea, "errno"), *ob = bndl_json_str(eb, "errno");
+	const char *fwhat = NULL;
+	bool linked = file_differs(d, eb, &fwhat);
+	double score = (oa == NULL && ob != NULL) ? 85 : 70;
+	char *call, *why;
+
+	if (ea == NULL || eb == NULL || xp_is_net_call(bndl_json_str(eb, "syscall")))
+		return;
+	call = call_text(&d->b, eb);
+	why = ob != NULL ? why_failed(&d->b, eb, pb->pid, pb) : why_failed(&d->a, ea, pa->pid, pa);
+	df_items_add(&d->items, "call", score + (linked ? 5 : 0),
+		     repro_xasprintf("%s: %s: %s in A (event %" PRIu64 "), %s in B (event %" PRIu64
+				     ")%s%s%s%s%s",
+				     pb->label, call, oa ? oa : "ok", d->a.seqs[ps->div_a],
+				     ob ? ob : "ok", d->b.seqs[ps->div_b],
+				     linked ? "; the file differs: " : "", linked ? fwhat : "",
+				     why ? " — " : "", why ? (ob ? "in B, " : "in A, ") : "",
+				     why ? why : ""),
+		     json_pack("{s:s,s:s,s:s,s:{s:I,s:s?},s:{s:I,s:s?},s:i,s:s?}", "what",
+			       "outcome", "process", pb->label, "call", call, "a", "seq",
+			       (json_int_t)d->a.seqs[ps->div_a], "errno", oa, "b", "seq",
+			       (json_int_t)d->b.seqs[ps->div_b], "errno", ob, "count",
+			       (int)ps->ndiv, "why", why));
+	free(call);
+	free(why);
+}
+
+static void only_item(struct diff *d, const struct pair_stats *ps)
+{
+	json_t *ea = ps->only_a ? event_of(d->text_a, d->a.seqs[ps->first_a]) : NULL;
+	json_t *eb = ps->only_b ? event_of(d->text_b, d->b.seqs[ps->first_b]) : NULL;
+	char *ta = ea ? call_text(&d->a, ea) : NULL, *tb = eb ? call_text(&d->b, eb) : NULL;
+
+	df_items_add(&d->items, "call", 15,
+		     repro_xasprintf("%s: %zu calls only in A%s%s%s, %zu only in B%s%s%s",
+				     d->b.procs[ps->pb].label, ps->only_a, ta ? " (first: " : "",
+				     ta ? ta : "", ta ? ")" : "", ps->only_b, tb ? " (first: " : "",
+				     tb ? tb : "", tb ? ")" : ""),
+		     json_pack("{s:s,s:s,s:I,s:I,s:s?,s:s?}", "what", "only", "process",
+			       d->b.procs[ps->pb].label, "only_a", (json_int_t)ps->only_a, "only_b",
+			       (json_int_t)ps->only_b, "first_a", ta, "first_b", tb));
+	free(ta);
+	free(tb);
+}
+
+static void call_items(struct diff *d)
+{
+	for (size_t i = 0; i < d->npairs; i++) {
+		if (d->pairs[i].ndiv > 0)
+			divergence_item(d, &d->pairs[i]);
+		if (d->pairs[i].only_a + d->pairs[i].only_b > 0)
+			only_item(d, &d->pairs[i]);
+	}
+}
+
+/* ---- files ---- */
+
+static const char *file_change(const struct df_file *fa, const struct df_file *fb)
+{
+	if ((fa->type == 0) != (fb->type == 0))
+		return fa->type == 0 ? "missing in A, present in B" : "present in A, missing in B";
+	if (fa->type == 0)
+		return NULL;
+	if (fa->type != fb->type)
+		return "another type";
+	if (fa->type == 'l' && fa->target != fb->target)
+		return "another symlink target";
+	if ((fa->mode & 07777) != (fb->mode & 07777))
+		return "another mode";
+	if (fa->uid != fb->uid || fa->gid != fb->gid)
+		return "another owner";
+	if (fa->written || fb->written) /* the run itself wrote it: content may differ */
+		return NULL;
+	if (fa->hash != 0 && fb->hash != 0 && fa->hash != fb->hash)
+		return "other content";
+	if (fa->hash == 0 && fa->type == 'f' && fa->size != fb->size)
+		return "another size";
+	return NULL;
+}
+
+static bool file_differs(struct diff *d, json_t *ev, const char **what)
+{
+	const char *path = bndl_json_str(ev, "path");
+	char *n;
+	uint64_t key;
+	struct df_file *fa, *fb;
+
+	if (path == NULL)
+		return false;
+	n = rpl_norm_path(&d->b.norm, path);
+	key = XXH3_64bits(n, strlen(n)) | 1;
+	free(n);
+	fa = df_file_find(&d->a, key);
+	fb = df_file_find(&d->b, key);
+	*what = fa != NULL && fb != NULL ? file_change(fa, fb) : NULL;
+	return *what != NULL;
+}
+
+static void mode_text(char *buf, size_t cap, const struct df_file *f)
+{
+	if (f->type == 0)
+		snprintf(buf, cap, "missing");
+	else
+		snprintf(buf, cap, "%c %04o %" PRId64 ":%" PRId64, f->type, f->mode & 07777, f->uid,
+			 f->gid);
+}
+
+static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct diff *d = ctx;
+	const char *path = bndl_json_str(o, "path"), *what;
+	char *n, ta[64], tb[64];
+	struct df_file *fa, *fb;
+	uint64_t key;
+
+	if (path == NULL)
+		return 0;
+	n = rpl_norm_path(&d->b.norm, path);
+	key = XXH3_64bits(n, strlen(n)) | 1;
+	fa = df_file_find(&d->a, key);
+	fb = df_file_find(&d->b, key);
+	if (fa == NULL || fb == NULL || fb->seen || (what = file_change(fa, fb)) == NULL) {
+		free(n);
+		return 0;
+	}
+	fb->seen = true;
+	mode_text(ta, sizeof(ta), fa);
+	mode_text(tb, sizeof(tb), fb);
+	df_items_add(&d->items, "file", 45,
+		     repro_xasprintf("%s: %s (A: %s, B: %s)", n, what, ta, tb),
+		     json_pack("{s:s,s:s,s:s,s:s}", "path", n, "what", what, "a", ta, "b", tb));
+	free(n);
+	return 0;
+}
+
+static int file_items(struct diff *d, struct repro_err **err)
+{
+	int has = bndl_reader_has(d->b.r, "files.jsonl", err);
+
+	if (has <= 0 || d->a.nfiles == 0)
+		return has < 0 ? -1 : 0;
+	return bndl_reader_foreach(d->b.r, "files.jsonl", on_file_b, d, err);
+}
+
+/* ---- network ---- */
+
+static bool net_failed(json_t *n)
+{
+	const char *o = bndl_json_str(n, "outcome");
+
+	return o != NULL &&
+	       (bndl_json_str(n, "errno") != NULL ||
+		(strcmp(bndl_json_str(n, "kind") ? bndl_json_str(n, "kind") : "", "dns") == 0 &&
+		 strcmp(o, "answered") != 0));
+}
+
+static void network_items(struct diff *d)
+{
+	const char *key;
+	json_t *na;
+
+	json_object_foreach (d->a.net, key, na) {
+		json_t *nb = json_object_get(d->b.net, key);
+		const char *oa = bndl_json_str(na, "outcome"), *ob = bndl_json_str(nb, "outcome");
+
+		if (nb == NULL) {
+			df_items_add(&d->items, "network", 30,
+				     repro_xasprintf("%s: in A only", key),
+				     json_pack("{s:s,s:s,s:s?,s:n}", "what", key, "side", "a", "a",
+					       oa, "b"));
+			continue;
+		}
+		if (oa == NULL || ob == NULL || strcmp(oa, ob) == 0)
+			continue;
+		df_items_add(&d->items, "network", net_failed(nb) && !net_failed(na) ? 88 : 60,
+			     repro_xasprintf("%s: %s in A, %s in B", key, oa, ob),
+			     json_pack("{s:s,s:s,s:s}", "what", key, "a", oa, "b", ob));
+	}
+	json_object_foreach (d->b.net, key, na) {
+		if (json_object_get(d->a.net, key) == NULL)
+			df_items_add(&d->items, "network", net_failed(na) ? 70 : 30,
+				     repro_xasprintf("%s: in B only (%s)", key,
+						     bndl_json_str(na, "outcome")
+							     ? bndl_json_str(na, "outcome")
+							     : "?"),
+				     json_pack("{s:s,s:s,s:n,s:s?}", "what", key, "side", "b", "a",
+					       "b", bndl_json_str(na, "outcome")));
+	}
+}
+
+/* ---- report ---- */
+
+static int by_score(const void *x, const void *y)
+{
+	const struct df_item *a = x, *b = y;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static const struct df_proc *root_of(const struct df_side *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].parent == DF_NONE)
+			return &s->procs[i];
+	return NULL;
+}
+
+static void put_side(FILE *out, const char *name, const struct df_side *s)
+{
+	const struct df_proc *r = root_of(s);
+	char *ex = exit_text(json_object_get(s->manifest, "exit"));
+
+	fprintf(out, "%s: ", name);
+	rpl_put_safe(out, r != NULL ? r->label : "?");
+	fprintf(out, " %s (", ex);
+	rpl_put_safe(out, s->path);
+	fputs(")\n", out);
+	free(ex);
+}
+
+static void put_text(struct diff *d, FILE *out)
+{
+	static const char *const sections[] = { "host", "process", "call", "file", "network" };
+	static const char *const titles[] = { "Host", "Processes", "Calls", "Files", "Network" };
+	bool color = d->opts->color;
+
+	put_side(out, "A", &d->a);
+	put_side(out, "B", &d->b);
+	if (d->items.n == 0) {
+		fputs("\nNo differences (after normalising pids, times, temp names, the home and "
+		      "working directories).\n",
+		      out);
+		return;
+	}
+	fprintf(out, "\n%sMost likely cause:%s ", color ? BOLD : "", color ? RESET : "");
+	rpl_put_safe(out, d->items.v[0].text);
+	fputc('\n', out);
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		size_t shown = 0, total = 0;
+
+		for (size_t i = 0; i < d->items.n; i++) {
+			if (strcmp(d->items.v[i].section, sections[s]) != 0)
+				continue;
+			if (total++ == 0)
+				fprintf(out, "\n%s%s%s\n", color ? BOLD : "", titles[s],
+					color ? RESET : "");
+			if (shown >= 20)
+				continue;
+			shown++;
+			fputs("  ", out);
+			rpl_put_safe(out, d->items.v[i].text);
+			fputc('\n', out);
+		}
+		if (total > shown)
+			fprintf(out, "  ... %zu more (--json lists them all)\n", total - shown);
+	}
+	if (d->items.dropped > 0)
+		fprintf(out, "\n%zu more differences were only counted\n", d->items.dropped);
+}
+
+static int put_json(struct diff *d, FILE *out, struct repro_err **err)
+{
+	cleanup_json json_t *doc = json_object();
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < d->items.n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "section", json_string(d->items.v[i].section));
+		json_object_set_new(o, "score", json_real(d->items.v[i].score));
+		json_object_set_new(o, "text", bndl_json_str_or_null(d->items.v[i].text));
+		json_object_set(o, "detail", d->items.v[i].json);
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(doc, "same", json_boolean(d->items.n == 0));
+	json_object_set_new(doc, "a",
+			    json_pack("{s:s,s:O?}", "bundle", d->a.path, "exit",
+				      json_object_get(d->a.manifest, "exit")));
+	json_object_set_new(doc, "b",
+			    json_pack("{s:s,s:O?}", "bundle", d->b.path, "exit",
+				      json_object_get(d->b.manifest, "exit")));
+	json_object_set(doc, "cause", d->items.n > 0 ? json_array_get(arr, 0) : json_null());
+	json_object_set_new(doc, "differences", arr);
+	json_object_set_new(doc, "not_listed", json_integer((json_int_t)d->items.dropped));
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    fputc('\n', out) == EOF)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	return 0;
+}
+
+static void diff_release(struct diff *d)
+{
+	df_side_release(&d->a);
+	df_side_release(&d->b);
+	free(d->ca.start);
+	free(d->ca.list);
+	free(d->cb.start);
+	free(d->cb.list);
+	df_items_release(&d->items);
+	json_decref(d->want_a);
+	json_decref(d->want_b);
+	json_decref(d->text_a);
+	json_decref(d->text_b);
+	free(d->pairs);
+}
+
+static int compare(struct diff *d, struct repro_err **err)
+{
+	size_t na, nb;
+	size_t *ra = roots(&d->a, &na), *rb = roots(&d->b, &nb);
+
+	children_build(&d->a, &d->ca);
+	children_build(&d->b, &d->cb);
+	match_lists(d, ra, na, rb, nb, 0);
+	free(ra);
+	free(rb);
+	df_host_compare(&d->a, &d->b, &d->items);
+	process_items(d);
+	align_calls(d);
+	if ((d->text_a = df_events_text(&d->a, d->want_a, err)) == NULL ||
+	    (d->text_b = df_events_text(&d->b, d->want_b, err)) == NULL)
+		return -1;
+	call_items(d);
+	if (file_items(d, err) < 0)
+		return -1;
+	network_items(d);
+	if (d->items.n > 1)
+		qsort(d->items.v, d->items.n, sizeof(*d->items.v), by_score);
+	return 0;
+}
+
+int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, struct repro_err **err)
+{
+	struct diff d = { .opts = opts,
+			  .a = { .path = opts->a_path },
+			  .b = { .path = opts->b_path },
+			  .want_a = json_object(),
+			  .want_b = json_object() };
+	int rc = -1;
+
+	for (size_t i = 0; i < opts->nmaps && i < RPL_NORM_MAX_MAPS; i++) {
+		d.a.norm.map_from[i] = opts->map_from[i];
+		d.a.norm.map_to[i] = opts->map_to[i];
+	}
+	d.a.norm.nmaps = opts->nmaps < RPL_NORM_MAX_MAPS ? opts->nmaps : RPL_NORM_MAX_MAPS;
+	if (df_side_load(&d.a, err) == 0 && df_side_load(&d.b, err) == 0 && compare(&d, err) == 0) {
+		*differ = d.items.n > 0;
+		if (opts->json) {
+			rc = put_json(&d, out, err);
+		} else {
+			put_text(&d, out);
+			rc = fflush(out) != 0 || ferror(out)
+				     ? repro_err_set(err, errno ? errno : EIO,
+						     "cannot write output")
+				     : 0;
+		}
+	}
+	diff_release(&d);
+	return rc;
+}

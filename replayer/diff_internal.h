@@ -1,0 +1,103 @@
+#ifndef REPRO_REPLAYER_DIFF_INTERNAL_H
+#define REPRO_REPLAYER_DIFF_INTERNAL_H
+
+/* Shared between the parts of `repro diff`: diff.c, diff_side.c, diff_host.c. */
+
+#include "bundles/reader.h"
+#include "common/err.h"
+#include "replayer/explain_internal.h"
+#include "replayer/normalize.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DF_NONE ((size_t)-1)
+/* Items kept per section; further ones are counted. */
+#define DF_MAX_ITEMS 1000
+
+/* A process of one side. */
+struct df_proc {
+	int32_t pid, ppid;
+	char *key; /* owned: the normalised exec chain, "(fork)" without exec */
+	char *label; /* owned: "python3 webui.py" */
+	json_t *exit; /* owned: processes.jsonl "exit" or NULL */
+	int64_t start_ns, end_ns;
+	size_t parent; /* index, or DF_NONE */
+	size_t first_ev, nev; /* its events in the side's arrays */
+	size_t partner; /* aligned process on the other side, or DF_NONE */
+};
+
+/* One touched path's facts, by the XXH3 of its normalised path. */
+struct df_file {
+	uint64_t key;
+	uint64_t hash; /* content XXH3 (0: none) */
+	uint64_t target; /* XXH3 of the symlink target (0: none) */
+	int64_t uid, gid, size;
+	uint32_t mode; /* permission bits; type in type */
+	char type; /* 'f','d','l','c','b','p','s', 0: missing at the end */
+	bool written; /* in the write set ("before" present) */
+	bool seen; /* matched by the other side */
+};
+
+/* One side of the comparison. */
+struct df_side {
+	const char *path; /* borrowed: the bundle file */
+	struct bndl_reader *r;
+	json_t *manifest; /* borrowed from r */
+	json_t *host; /* owned, or NULL */
+	struct rpl_norm norm;
+	struct df_proc *procs;
+	size_t nprocs;
+	/* events grouped by process, in seq order within one */
+	uint64_t *keys, *seqs;
+	uint16_t *outcome; /* 0: ok; else index into errnames */
+	size_t nev;
+	json_t *errnames; /* name -> index, owned */
+	json_t *errlist; /* index -> name, owned */
+	struct df_file *files; /* open addressing by key */
+	size_t files_cap, nfiles;
+	json_t *net; /* attempt/lookup key -> network.jsonl record, owned */
+	struct xp_facts facts; /* for sentences: host and the files.jsonl records of failed paths */
+};
+
+/* One difference, with how likely it is the cause. */
+struct df_item {
+	const char *section; /* "host", "process", "call", "file", "network" */
+	double score;
+	char *text; /* owned: one line */
+	json_t *json; /* owned */
+	size_t order; /* when it was found: ties keep this order */
+};
+
+struct df_items {
+	struct df_item *v;
+	size_t n, cap, dropped;
+};
+
+/* df_items_add - take text and json (owned) as a new item. */
+void df_items_add(struct df_items *it, const char *section, double score, char *text, json_t *json);
+void df_items_release(struct df_items *it);
+
+/*
+ * df_side_load - open the bundle and read everything but the events'
+ * text: processes, events as keys, files, network, host.  Returns 0, or
+ * -1 with *err.
+ */
+int df_side_load(struct df_side *s, struct repro_err **err);
+void df_side_release(struct df_side *s);
+
+/* df_side_errname - the outcome name of code (NULL for ok). */
+const char *df_side_errname(const struct df_side *s, uint16_t code);
+
+/* df_file_find - the facts of normalised path key, or NULL. */
+struct df_file *df_file_find(const struct df_side *s, uint64_t key);
+
+/* df_events_text - seq -> the events.jsonl object for the wanted seqs (array of integers). */
+json_t *df_events_text(struct df_side *s, json_t *wanted, struct repro_err **err);
+
+/* df_host_compare - host.json differences as items. */
+void df_host_compare(const struct df_side *a, const struct df_side *b, struct df_items *it);
+
+#endif

@@ -1,0 +1,566 @@
+/*
+ * Loading one side of `repro diff`: processes with their normalised exec
+ * chains, events as 64-bit keys (XXH3 of the call and its normalised path or
+ * endpoint) grouped by process, files.jsonl facts by normalised path, and
+ * network.jsonl attempts and lookups by endpoint or name.
+ */
+#include "replayer/diff_internal.h"
+#include "replayer/show_internal.h"
+#include "bundles/json_util.h"
+#include "bundles/pidmap.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Most processes, events, paths and network keys held per side (hostile bundles). */
+#define MAX_PROCS 1000000u
+#define MAX_EVENTS 50000000u
+#define MAX_FILES 2000000u
+#define MAX_NET 200000u
+
+struct loading {
+	struct df_side *s;
+	struct bndl_pidmap *by_pid;
+	uint32_t *ev_proc; /* per event, its process */
+	size_t ev_cap;
+};
+
+void df_items_add(struct df_items *it, const char *section, double score, char *text, json_t *json)
+{
+	if (it->n >= DF_MAX_ITEMS * 8) {
+		it->dropped++;
+		free(text);
+		json_decref(json);
+		return;
+	}
+	if (it->n == it->cap) {
+		it->cap = it->cap ? it->cap * 2 : 32;
+		it->v = repro_xreallocarray(it->v, it->cap, sizeof(*it->v));
+	}
+	it->v[it->n] = (struct df_item){ section, score, text, json, it->n };
+	it->n++;
+}
+
+void df_items_release(struct df_items *it)
+{
+	for (size_t i = 0; i < it->n; i++) {
+		free(it->v[i].text);
+		json_decref(it->v[i].json);
+	}
+	free(it->v);
+	*it = (struct df_items){ 0 };
+}
+
+/* ---- processes ---- */
+
+/* "python3 webui.py": up to three words of the last exec's argv, normalised ("" without exec). */
+static char *label_of(struct df_side *s, json_t *execs)
+{
+	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
+	char *buf = NULL;
+	size_t len = 0, j;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *a;
+
+	if (f == NULL)
+		abort();
+	json_array_foreach (argv, j, a) {
+		const char *v = json_string_value(a);
+		char *n;
+
+		if (v == NULL || j >= 3)
+			break;
+		if (j == 0 && strrchr(v, '/') != NULL)
+			v = strrchr(v, '/') + 1;
+		n = v[0] == '/' ? rpl_norm_path(&s->norm, v) : repro_xstrdup(v);
+		fprintf(f, "%s%.*s", j ? " " : "", (int)rpl_utf8_cut(n, 60), n);
+		free(n);
+	}
+	if (fclose(f) != 0)
+		abort();
+	return buf;
+}
+
+/* The normalised argv of every exec, the key that aligns processes across runs. */
+static char *exec_chain(struct df_side *s, json_t *execs)
+{
+	char *buf = NULL;
+	size_t len = 0, i, j;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *e, *a;
+
+	if (f == NULL)
+		abort();
+	json_array_foreach (execs, i, e) {
+		if (ftell(f) > 8192)
+			break; /* enough to tell programs apart; a hostile argv stops here */
+		fputs(i ? "\x1e" : "", f);
+		json_array_foreach (json_object_get(e, "argv"), j, a) {
+			const char *v = json_string_value(a);
+			char *n;
+
+			if (v == NULL)
+				continue;
+			if (j == 0 && strrchr(v, '/') != NULL)
+				v = strrchr(v, '/') + 1;
+			n = v[0] == '/' ? rpl_norm_path(&s->norm, v) : repro_xstrdup(v);
+			fprintf(f, "%s%s", j ? "\x1f" : "", n);
+			free(n);
+		}
+	}
+	if (fclose(f) != 0)
+		abort();
+	if (len == 0) {
+		free(buf);
+		buf = repro_xstrdup("(fork)");
+	}
+	return buf;
+}
+
+static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct loading *ld = ctx;
+	struct df_side *s = ld->s;
+	struct df_proc *p;
+
+	if (s->nprocs >= MAX_PROCS)
+		return repro_err_set(err, EPROTO,
+				     "%s: processes.jsonl line %zu: more than %u processes",
+				     s->path, lineno, MAX_PROCS);
+	s->procs = repro_xreallocarray(s->procs, s->nprocs + 1, sizeof(*s->procs));
+	p = &s->procs[s->nprocs];
+	*p = (struct df_proc){
+		.pid = (int32_t)bndl_json_int(o, "pid", 0),
+		.ppid = (int32_t)bndl_json_int(o, "ppid", 0),
+		.start_ns = bndl_json_int(o, "start_ns", 0),
+		.end_ns = bndl_json_int(o, "end_ns", -1),
+		.parent = DF_NONE,
+		.partner = DF_NONE,
+	};
+	p->key = exec_chain(s, json_object_get(o, "execs"));
+	p->label = label_of(s, json_object_get(o, "execs"));
+	if (json_is_object(json_object_get(o, "exit")))
+		p->exit = json_deep_copy(json_object_get(o, "exit"));
+	bndl_pidmap_put(ld->by_pid, p->pid, s->nprocs++);
+	return 0;
+}
+
+/* Parents by pid; a process that never exec'd is named after its parent. */
+static void link_procs(struct loading *ld)
+{
+	struct df_side *s = ld->s;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t k;
+
+		if (s->procs[i].ppid != 0 && bndl_pidmap_get(ld->by_pid, s->procs[i].ppid, &k) &&
+		    k != i)
+			s->procs[i].parent = k;
+	}
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t k = i;
+
+		for (int depth = 0; depth < 64 && k != DF_NONE && s->procs[k].label[0] == '\0';
+		     depth++)
+			k = s->procs[k].parent;
+		if (k != i && k != DF_NONE && s->procs[k].label[0] != '\0') {
+			char *l = repro_xasprintf("%s (fork)", s->procs[k].label);
+
+			free(s->procs[i].label);
+			s->procs[i].label = l;
+		} else if (s->procs[i].label[0] == '\0') {
+			free(s->procs[i].label);
+			s->procs[i].label = repro_xasprintf("pid %d", (int)s->procs[i].pid);
+		}
+	}
+}
+
+/* ---- events ---- */
+
+static uint16_t intern(struct df_side *s, const char *name)
+{
+	json_t *at = json_object_get(s->errnames, name);
+
+	if (at != NULL)
+		return (uint16_t)json_integer_value(at);
+	if (json_array_size(s->errlist) >= 65535)
+		return 65535;
+	json_array_append_new(s->errlist, json_string(name));
+	json_object_set_new(s->errnames, name,
+			    json_integer((json_int_t)json_array_size(s->errlist)));
+	return (uint16_t)json_array_size(s->errlist);
+}
+
+const char *df_side_errname(const struct df_side *s, uint16_t code)
+{
+	return code == 0 ? NULL : json_string_value(json_array_get(s->errlist, code - 1u));
+}
+
+/* Calls whose presence or result depends on timing, not on the machine. */
+static bool timing_only(const char *sc, const char *e)
+{
+	return strcmp(sc, "wait4") == 0 || strcmp(sc, "waitid") == 0 ||
+	       (e != NULL && (strcmp(e, "EAGAIN") == 0 || strcmp(e, "EINTR") == 0 ||
+			      strncmp(e, "ERESTART", 8) == 0));
+}
+
+/* The normalised endpoint of an event's "addr" into f. */
+static void put_addr(struct df_side *s, FILE *f, json_t *addr)
+{
+	const char *ip = bndl_json_str(addr, "ip"), *path = bndl_json_str(addr, "path");
+
+	if (ip != NULL) {
+		fprintf(f, "%s:%" PRId64, ip, bndl_json_int(addr, "port", 0));
+	} else if (path != NULL) {
+		char *n = rpl_norm_path(&s->norm, path);
+
+		fputs(n, f);
+		free(n);
+	} else if (bndl_json_str(addr, "abstract") != NULL) {
+		fprintf(f, "@%s", bndl_json_str(addr, "abstract"));
+	}
+}
+
+static uint64_t event_key(struct df_side *s, json_t *ev, const char *sc)
+{
+	static const char *const keys[] = { "path", "newpath" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t h;
+
+	if (f == NULL)
+		abort();
+	fputs(sc, f);
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = bndl_json_str(ev, keys[k]);
+
+		if (p != NULL) {
+			char *n = rpl_norm_path(&s->norm, p);
+
+			fprintf(f, "%c%s", 0x1f, n);
+			free(n);
+		}
+	}
+	if (json_is_object(json_object_get(ev, "addr"))) {
+		fputc(0x1f, f);
+		put_addr(s, f, json_object_get(ev, "addr"));
+	}
+	if (fclose(f) != 0)
+		abort();
+	h = XXH3_64bits(buf, len);
+	free(buf);
+	return h;
+}
+
+static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
+{
+	struct loading *ld = ctx;
+	struct df_side *s = ld->s;
+	const char *sc = bndl_json_str(ev, "syscall"), *e = bndl_json_str(ev, "errno");
+	size_t proc;
+
+	if (sc == NULL || timing_only(sc, e) ||
+	    !bndl_pidmap_get(ld->by_pid, (int32_t)bndl_json_int(ev, "pid", 0), &proc))
+		return 0;
+	if (s->nev >= MAX_EVENTS)
+		return repro_err_set(err, EPROTO, "%s: events.jsonl line %zu: more than %u events",
+				     s->path, lineno, MAX_EVENTS);
+	if (s->nev == ld->ev_cap) {
+		ld->ev_cap = ld->ev_cap ? ld->ev_cap * 2 : 4096;
+		s->keys = repro_xreallocarray(s->keys, ld->ev_cap, sizeof(*s->keys));
+		s->seqs = repro_xreallocarray(s->seqs, ld->ev_cap, sizeof(*s->seqs));
+		s->outcome = repro_xreallocarray(s->outcome, ld->ev_cap, sizeof(*s->outcome));
+		ld->ev_proc = repro_xreallocarray(ld->ev_proc, ld->ev_cap, sizeof(*ld->ev_proc));
+	}
+	s->keys[s->nev] = event_key(s, ev, sc);
+	s->seqs[s->nev] = (uint64_t)bndl_json_int(ev, "seq", 0);
+	s->outcome[s->nev] = e != NULL ? intern(s, e) : 0;
+	ld->ev_proc[s->nev++] = (uint32_t)proc;
+	return 0;
+}
+
+/* Group the events by process (a stable counting sort), keeping seq order within one. */
+static void group_events(struct loading *ld)
+{
+	struct df_side *s = ld->s;
+	size_t *next = repro_xcalloc(s->nprocs + 1, sizeof(*next));
+	uint64_t *keys = repro_xcalloc(s->nev + 1, sizeof(*keys));
+	uint64_t *seqs = repro_xcalloc(s->nev + 1, sizeof(*seqs));
+	uint16_t *out = repro_xcalloc(s->nev + 1, sizeof(*out));
+
+	for (size_t i = 0; i < s->nev; i++)
+		s->procs[ld->ev_proc[i]].nev++;
+	for (size_t p = 0, at = 0; p < s->nprocs; p++) {
+		s->procs[p].first_ev = next[p] = at;
+		at += s->procs[p].nev;
+	}
+	for (size_t i = 0; i < s->nev; i++) {
+		size_t to = next[ld->ev_proc[i]]++;
+
+		keys[to] = s->keys[i];
+		seqs[to] = s->seqs[i];
+		out[to] = s->outcome[i];
+	}
+	free(s->keys);
+	free(s->seqs);
+	free(s->outcome);
+	s->keys = keys;
+	s->seqs = seqs;
+	s->outcome = out;
+	free(next);
+}
+
+/* ---- files ---- */
+
+static size_t file_slot(const struct df_side *s, uint64_t key)
+{
+	size_t i = (size_t)key & (s->files_cap - 1);
+
+	while (s->files[i].key != 0 && s->files[i].key != key)
+		i = (i + 1) & (s->files_cap - 1);
+	return i;
+}
+
+struct df_file *df_file_find(const struct df_side *s, uint64_t key)
+{
+	size_t i;
+
+	if (s->files_cap == 0)
+		return NULL;
+	i = file_slot(s, key);
+	return s->files[i].key != 0 ? &s->files[i] : NULL;
+}
+
+static void files_grow(struct df_side *s)
+{
+	size_t cap = s->files_cap ? s->files_cap * 2 : 1024;
+	struct df_file *old = s->files;
+	size_t old_cap = s->files_cap;
+
+	s->files = repro_xcalloc(cap, sizeof(*s->files));
+	s->files_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].key != 0)
+			s->files[file_slot(s, old[i].key)] = old[i];
+	free(old);
+}
+
+static uint64_t hex_hash(const char *text)
+{
+	return text != NULL && strncmp(text, "xxh3:", 5) == 0 ? strtoull(text + 5, NULL, 16) : 0;
+}
+
+static char type_char(const char *t)
+{
+	static const char *const names[] = { "file",  "dir",  "symlink", "char",
+					     "block", "fifo", "socket" };
+	static const char chars[] = "fdlcbps";
+
+	for (size_t i = 0; t != NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(t, names[i]) == 0)
+			return chars[i];
+	return t != NULL ? '?' : 0;
+}
+
+static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct df_side *s = ((struct loading *)ctx)->s;
+	const char *path = bndl_json_str(o, "path");
+	json_t *meta = json_object_get(o, "meta");
+	struct df_file f = { 0 };
+	char *n;
+
+	if (path == NULL || s->nfiles >= MAX_FILES || strlen(path) > XP_PATH_MAX)
+		return 0;
+	/* paths that failed at some point, for the sentence that says why */
+	if ((bndl_json_str(o, "errno") != NULL ||
+	     (bndl_json_str(o, "first") != NULL && strcmp(bndl_json_str(o, "first"), "ok") != 0)) &&
+	    json_object_size(s->facts.files) < 100000)
+		json_object_set(s->facts.files, path, o);
+	n = rpl_norm_path(&s->norm, path);
+	f.key = XXH3_64bits(n, strlen(n)) | 1;
+	free(n);
+	f.type = json_is_object(meta) ? type_char(bndl_json_str(meta, "type")) : 0;
+	f.mode = (uint32_t)strtoul(bndl_json_str(meta, "mode") ? bndl_json_str(meta, "mode") : "0",
+				   NULL, 8);
+	f.uid = bndl_json_int(meta, "uid", -1);
+	f.gid = bndl_json_int(meta, "gid", -1);
+	f.size = bndl_json_int(meta, "size", -1);
+	f.hash = hex_hash(bndl_json_str(meta, "hash"));
+	f.target = bndl_json_str(meta, "target") != NULL
+			   ? XXH3_64bits(bndl_json_str(meta, "target"),
+					 strlen(bndl_json_str(meta, "target")))
+			   : 0;
+	f.written = json_object_get(o, "before") != NULL;
+	if ((s->nfiles + 1) * 2 > s->files_cap)
+		files_grow(s);
+	if (s->files[file_slot(s, f.key)].key == 0)
+		s->nfiles++;
+	s->files[file_slot(s, f.key)] = f;
+	return 0;
+}
+
+/* ---- network ---- */
+
+static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
+{
+	struct df_side *s = ((struct loading *)ctx)->s;
+	const char *kind = bndl_json_str(n, "kind");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (kind == NULL || json_object_size(s->net) >= MAX_NET ||
+	    json_dumpb(n, NULL, 0, JSON_COMPACT) > 4 * XP_PATH_MAX ||
+	    (f = open_memstream(&buf, &len)) == NULL)
+		return 0;
+	if (strcmp(kind, "dns") == 0) {
+		fprintf(f, "lookup %s %s",
+			bndl_json_str(n, "name") ? bndl_json_str(n, "name") : "?",
+			bndl_json_str(n, "qtype") ? bndl_json_str(n, "qtype") : "?");
+	} else {
+		fprintf(f, "%s ", bndl_json_str(n, "syscall") ? bndl_json_str(n, "syscall") : "?");
+		if (bndl_json_str(n, "name") != NULL)
+			fprintf(f, "%s:%" PRId64, bndl_json_str(n, "name"),
+				bndl_json_int(n, "port", 0));
+		else
+			put_addr(s, f, n);
+	}
+	if (fclose(f) == 0 && len > 0)
+		json_object_set(s->net, buf,
+				n); /* the last attempt to an endpoint is its outcome */
+	free(buf);
+	return 0;
+}
+
+/* ---- the side ---- */
+
+static int load_optional(struct df_side *s, const char *member, bndl_line_fn fn, struct loading *ld,
+			 struct repro_err **err)
+{
+	int has = bndl_reader_has(s->r, member, err);
+
+	return has < 0 ? -1 : has ? bndl_reader_foreach(s->r, member, fn, ld, err) : 0;
+}
+
+int df_side_load(struct df_side *s, struct repro_err **err)
+{
+	struct loading ld = { .s = s, .by_pid = bndl_pidmap_new() };
+	int has, rc = -1;
+
+	s->errnames = json_object();
+	s->errlist = json_array();
+	s->net = json_object();
+	s->facts.files = json_object();
+	s->r = bndl_reader_open(s->path, err);
+	if (s->r == NULL)
+		goto out;
+	s->manifest = bndl_reader_manifest(s->r);
+	if ((has = bndl_reader_has(s->r, "host.json", err)) < 0)
+		goto out;
+	if (has && (s->host = bndl_reader_load(s->r, "host.json", err)) == NULL)
+		goto out;
+	s->facts.host = s->host;
+	s->facts.net_mode = bndl_json_str(json_object_get(s->manifest, "options"), "net");
+	s->norm.cwd = bndl_json_str(s->manifest, "cwd");
+	s->norm.home = bndl_json_str(json_object_get(s->host, "environment"), "HOME");
+	if (bndl_reader_foreach(s->r, "processes.jsonl", on_process, &ld, err) < 0)
+		goto out;
+	link_procs(&ld);
+	if (bndl_reader_foreach(s->r, "events.jsonl", on_event, &ld, err) < 0 ||
+	    load_optional(s, "files.jsonl", on_file, &ld, err) < 0 ||
+	    load_optional(s, "network.jsonl", on_net, &ld, err) < 0)
+		goto out;
+	group_events(&ld);
+	rc = 0;
+out:
+	free(ld.ev_proc);
+	bndl_pidmap_free(ld.by_pid);
+	return rc;
+}
+
+void df_side_release(struct df_side *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].key);
+		free(s->procs[i].label);
+		json_decref(s->procs[i].exit);
+	}
+	free(s->procs);
+	free(s->keys);
+	free(s->seqs);
+	free(s->outcome);
+	free(s->files);
+	json_decref(s->errnames);
+	json_decref(s->errlist);
+	json_decref(s->net);
+	json_decref(s->host);
+	json_decref(s->facts.files);
+	bndl_reader_free(s->r);
+}
+
+struct wanted {
+	json_t *want, *got;
+	uint64_t max; /* the highest seq wanted: events.jsonl is in seq order */
+};
+
+/* Parse only the lines that start {"seq":N with a wanted N; stop past the last one. */
+static int wanted_line(void *ctx, const char *line, size_t len)
+{
+	static const char prefix[] = "{\"seq\":";
+	struct wanted *w = ctx;
+	char key[24];
+	size_t k = 0, at = sizeof(prefix) - 1;
+
+	if (len <= at || memcmp(line, prefix, at) != 0)
+		return 1; /* not repro's own layout: parse and look */
+	while (at < len && line[at] == ' ')
+		at++;
+	while (at < len && k + 1 < sizeof(key) && line[at] >= '0' && line[at] <= '9')
+		key[k++] = line[at++];
+	key[k] = '\0';
+	if (k == 0 || k + 1 >= sizeof(key))
+		return 1; /* no plain number: parse and look */
+	if (strtoull(key, NULL, 10) > w->max)
+		return -1;
+	return json_object_get(w->want, key) != NULL;
+}
+
+static int on_wanted(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
+{
+	struct wanted *w = ctx;
+	char key[32];
+
+	snprintf(key, sizeof(key), "%" PRId64, bndl_json_int(ev, "seq", -1));
+	if (json_object_get(w->want, key) != NULL)
+		json_object_set(w->got, key, ev);
+	return 0;
+}
+
+json_t *df_events_text(struct df_side *s, json_t *want, struct repro_err **err)
+{
+	struct wanted w = { .want = want, .got = json_object() };
+	const char *key;
+	json_t *v;
+
+	json_object_foreach (want, key, v) {
+		uint64_t seq = strtoull(key, NULL, 10);
+
+		if (seq > w.max)
+			w.max = seq;
+	}
+	if (json_object_size(want) > 0 &&
+	    bndl_reader_foreach_filtered(s->r, "events.jsonl", wanted_line, on_wanted, &w, err) <
+		    0) {
+		json_decref(w.got);
+		return NULL;
+	}
+	return w.got;
+}

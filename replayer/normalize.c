@@ -1,0 +1,149 @@
+#include "replayer/normalize.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* path starts with prefix as whole components: "/a/b" is under "/a", "/ab" is not. */
+static size_t under(const char *path, const char *prefix)
+{
+	size_t n = prefix != NULL ? strlen(prefix) : 0;
+
+	while (n > 1 && prefix[n - 1] == '/')
+		n--;
+	if (n == 0 || strncmp(path, prefix, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return 0;
+	return n;
+}
+
+/* Random characters of mkstemp: letters and digits, with at least two kinds among them. */
+static bool looks_random(const char *s, size_t len)
+{
+	bool lower = false, upper = false, digit = false;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (islower(c))
+			lower = true;
+		else if (isupper(c))
+			upper = true;
+		else if (isdigit(c))
+			digit = true;
+		else if (c != '_')
+			return false;
+	}
+	return (lower + upper + digit) >= 2;
+}
+
+/* Only letters, digits and '_' (any mix): a random name straight in a temp directory. */
+static bool all_alnum(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/*
+ * Append component c[0..len) to out, with a random temp part replaced by
+ * XXXXXX.  in_tmp: the component sits straight in /tmp, /var/tmp or
+ * /dev/shm, where any letters and digits after the dot are taken as random
+ * (mktemp may draw only lowercase ones); elsewhere they must mix kinds, so
+ * that "app.service" stays itself.
+ */
+static void put_component(FILE *out, const char *c, size_t len, bool in_tmp)
+{
+	const char *dot = memrchr(c, '.', len);
+	size_t tail = dot != NULL ? len - (size_t)(dot - c) - 1 : 0;
+
+	/* mktemp(1) and mkstemp(3): NAME.XXXXXX with 6 to 16 random characters */
+	if (dot != NULL && dot != c && tail >= 6 && tail <= 16 &&
+	    (in_tmp ? all_alnum(dot + 1, tail) : looks_random(dot + 1, tail))) {
+		fprintf(out, "%.*sXXXXXX", (int)(dot - c + 1), c);
+		return;
+	}
+	/* Python's tempfile: "tmp" + 8 characters of [a-z0-9_] */
+	if (len == 11 && strncmp(c, "tmp", 3) == 0 &&
+	    (in_tmp ? all_alnum(c + 3, 8) : looks_random(c + 3, 8))) {
+		fputs("tmpXXXXXX", out);
+		return;
+	}
+	fwrite(c, 1, len, out);
+}
+
+static bool is_tmp_dir(const char *start, const char *end)
+{
+	size_t n = (size_t)(end - start);
+
+	return (n == 4 && memcmp(start, "/tmp", 4) == 0) ||
+	       (n == 8 && memcmp(start, "/var/tmp", 8) == 0) ||
+	       (n == 8 && memcmp(start, "/dev/shm", 8) == 0);
+}
+
+static void put_rest(FILE *out, const char *p)
+{
+	const char *start = p;
+	bool proc = false;
+
+	while (*p != '\0') {
+		const char *slash = strchr(p, '/');
+		size_t len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		bool num = len > 0 && strspn(p, "0123456789") == len;
+
+		if (proc && num)
+			fputs("<pid>", out);
+		else
+			put_component(out, p, len, p > start && is_tmp_dir(start, p - 1));
+		proc = len == 4 && strncmp(p, "proc", 4) == 0;
+		p += len;
+		if (*p == '/')
+			fputc(*p++, out);
+	}
+}
+
+char *rpl_norm_path(const struct rpl_norm *n, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0, k;
+	FILE *out = open_memstream(&buf, &len);
+	const char *p = path;
+
+	if (out == NULL)
+		return repro_xstrdup(path);
+	for (size_t i = 0; i < n->nmaps; i++) {
+		if ((k = under(p, n->map_from[i])) > 0) {
+			fputs(n->map_to[i], out);
+			p += k;
+			break;
+		}
+	}
+	if (p == path && (k = under(p, n->cwd)) > 0) {
+		fputs("<cwd>", out);
+		p += k;
+	} else if (p == path && (k = under(p, n->home)) > 0 && strcmp(n->home, "/") != 0) {
+		fputc('~', out);
+		p += k;
+	}
+	put_rest(out, p);
+	if (fclose(out) != 0) {
+		free(buf);
+		return repro_xstrdup(path);
+	}
+	return buf;
+}
+
+int rpl_norm_map_parse(char *text, const char **from, const char **to)
+{
+	char *eq = strchr(text, '=');
+
+	if (eq == NULL || text[0] != '/' || eq[1] != '/')
+		return -1;
+	*eq = '\0';
+	*from = text;
+	*to = eq + 1;
+	return 0;
+}

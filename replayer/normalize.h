@@ -1,0 +1,38 @@
+#ifndef REPRO_REPLAYER_NORMALIZE_H
+#define REPRO_REPLAYER_NORMALIZE_H
+
+/*
+ * Normalising what differs between two machines or two runs without meaning
+ * anything (`repro diff`, docs/diff.md): path prefixes given by --map, the
+ * run's working directory, the home directory, random parts of temporary
+ * names (mkstemp(3)/mktemp(1) "NAME.XXXXXX", Python's "tmpXXXXXXXX") and
+ * pids in /proc paths.
+ */
+
+#include <stddef.h>
+
+#define RPL_NORM_MAX_MAPS 16
+
+struct rpl_norm {
+	const char *map_from[RPL_NORM_MAX_MAPS]; /* borrowed: --map OLD */
+	const char *map_to[RPL_NORM_MAX_MAPS]; /* borrowed: --map NEW */
+	size_t nmaps;
+	const char *cwd; /* borrowed: the run's cwd (manifest), or NULL */
+	const char *home; /* borrowed: HOME of the run (host.json), or NULL */
+};
+
+/*
+ * rpl_norm_path - the normalised form of path: --map prefixes replaced, then
+ * the cwd as "<cwd>", the home directory as "~", random temp-name parts as
+ * "XXXXXX" and /proc/PID as /proc/<pid>.  Returns a new string the caller
+ * frees.
+ */
+char *rpl_norm_path(const struct rpl_norm *n, const char *path);
+
+/*
+ * rpl_norm_map_parse - split "OLD=NEW" (both absolute paths) in place into
+ * *from and *to.  Returns 0, or -1 when text is not of that form.
+ */
+int rpl_norm_map_parse(char *text, const char **from, const char **to);
+
+#endif

@@ -5,7 +5,8 @@
  * Packing a spool into a bundle: a pax tar, zstd-compressed (libarchive),
  * holding manifest.json, processes.jsonl, events.jsonl and trace.txt
  * (docs/bundle-format.md).  Written to OUT.tmp-XXXXXX in OUT's directory,
- * fsync'ed and renamed into place, so that OUT is either absent or complete.
+ * renamed into place, so that OUT is either absent or complete (not fsync'ed:
+ * durability across a power cut is not promised).
  */
 
 #include "bundles/spool.h"

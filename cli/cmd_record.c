@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,10 +282,18 @@ struct session {
 	struct rpl_deny *deny; /* --io-uring=deny */
 	json_t *redacted; /* names of what was redacted */
 	char **argv_shown; /* argv as it may leave the machine */
+	/* host.json is gathered by a thread while the program runs */
+	pthread_t host_thread;
+	bool host_started;
+	int host_rc;
+	struct repro_err *host_err;
 };
+
+static int host_join(struct session *s, struct repro_err **err);
 
 static void session_release(struct session *s)
 {
+	(void)host_join(s, NULL);
 	for (size_t i = 0; s->argv_shown != NULL && s->argv_shown[i] != NULL; i++)
 		free(s->argv_shown[i]);
 	free(s->argv_shown);
@@ -366,6 +376,51 @@ static int write_host(struct session *s, struct repro_err **err)
 	return 0;
 }
 
+static void *host_main(void *arg)
+{
+	struct session *s = arg;
+
+	s->host_rc = write_host(s, &s->host_err);
+	return NULL;
+}
+
+/*
+ * Gather host.json in a thread while the program runs (it costs several ms
+ * of reading /proc and /etc).  The thread blocks every signal, so that the
+ * loop's SIGALRM tick and forwarded signals reach the main thread.  Where
+ * no thread can be made, it is gathered here and now.
+ */
+static void host_start(struct session *s)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->host_started = pthread_create(&s->host_thread, NULL, host_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->host_started)
+		s->host_rc = write_host(s, &s->host_err);
+}
+
+/* Wait for host.json; its error, if any, moves to *err (dropped when err is NULL). */
+static int host_join(struct session *s, struct repro_err **err)
+{
+	if (s->host_started) {
+		pthread_join(s->host_thread, NULL);
+		s->host_started = false;
+	}
+	if (s->host_rc == 0)
+		return 0;
+	s->host_rc = 0;
+	if (err != NULL) {
+		*err = s->host_err;
+		s->host_err = NULL;
+		return -1;
+	}
+	repro_err_free(&s->host_err);
+	return 0;
+}
+
 static int start(struct session *s, struct repro_err **err)
 {
 	cleanup_free struct lnch_filter_rule *rules = NULL;
@@ -379,7 +434,7 @@ static int start(struct session *s, struct repro_err **err)
 	if (check_output(s->o->output, err) < 0 || make_spool_dir(s->spool_dir, err) < 0)
 		return -1;
 	s->made_spool = true;
-	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0 || write_host(s, err) < 0)
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)
 		return -1;
 	s->spool = bndl_spool_open(s->spool_dir, err);
 	if (s->spool == NULL)
@@ -389,6 +444,7 @@ static int start(struct session *s, struct repro_err **err)
 	so.rules = rules;
 	if (lnch_child_spawn(&so, &s->child, err) < 0)
 		return -1;
+	host_start(s);
 	s->rec = rec_recorder_new(s->spool, s->tab, s->child.pid);
 	s->loop = lnch_loop_new(&s->child, s->o->wait_all, cli_signals_stop_requested, NULL);
 	lnch_loop_add_observer(s->loop, rec_recorder_ops(), s->rec);
@@ -517,6 +573,8 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	cli_signals_forward_to(0);
 	if (rc == 0)
 		rc = rec_recorder_finish(s.rec, err);
+	if (rc == 0)
+		rc = host_join(&s, err);
 	finish_info(&s);
 	if (rc == 0)
 		rc = pack(&s, err);

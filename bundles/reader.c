@@ -343,7 +343,7 @@ static int line_emit(const struct bndl_reader *r, const char *member, struct lin
 	lb->len = 0;
 	if (len == 0)
 		return 0;
-	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len)) <= 0)
+	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len, lineno)) <= 0)
 		return want < 0 ? 1 : 0;
 	obj = json_loadb(lb->buf, len, 0, &jerr);
 	if (obj == NULL)

@@ -51,11 +51,11 @@ int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn 
 			struct repro_err **err);
 
 /*
- * A look at one raw line (len bytes, no newline, not NUL-terminated) before
- * it is parsed: return 1 to parse it and call the line function, 0 to skip
- * it, -1 to stop reading (not an error).
+ * A look at line lineno (from 1; len bytes, no newline, not NUL-terminated)
+ * before it is parsed: return 1 to parse it and call the line function, 0
+ * to skip it, -1 to stop reading (not an error).
  */
-typedef int (*bndl_raw_fn)(void *ctx, const char *line, size_t len);
+typedef int (*bndl_raw_fn)(void *ctx, const char *line, size_t len, size_t lineno);
 
 /*
  * bndl_reader_foreach_filtered - as bndl_reader_foreach, but only lines

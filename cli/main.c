@@ -81,9 +81,17 @@ static void print_error(struct repro_err *e)
 		e->errnum = 0;
 	text = repro_err_format(e);
 	/* a message may quote a hostile bundle: no control bytes on the terminal */
-	for (char *p = text; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+	for (char *p = text; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p, next = (unsigned char)p[1];
+
+		if (c < 0x20 || c == 0x7f) {
 			*p = '?';
+		} else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+			p[0] = '?'; /* U+0080..U+009F, C1 controls: "??" keeps the length */
+			p[1] = '?';
+			p++;
+		}
+	}
 
 	fflush(stdout);
 	fprintf(stderr, "repro: %s\n", text);

@@ -7,6 +7,7 @@
 struct aligner {
 	const uint64_t *a, *b;
 	size_t max_d, gave_up;
+	uint64_t *budget; /* shared steps left, or NULL */
 	rpl_align_fn fn;
 	void *ctx;
 	size_t ia, ib; /* next element of a and b not reported yet */
@@ -82,6 +83,13 @@ static bool split(struct aligner *al, size_t i, long n, size_t j, long m)
 	for (long h = 0; h <= hmax; h++) {
 		if (al->max_d != 0 && (size_t)h > al->max_d)
 			break;
+		if (al->budget != NULL) { /* two passes of up to 2h+1 diagonals each */
+			uint64_t steps = 2 * (uint64_t)(2 * h + 1);
+
+			if (*al->budget < steps)
+				break;
+			*al->budget -= steps;
+		}
 		for (int r = 0; r < 2; r++) {
 			long *c = r == 0 ? g : p, *d = r == 0 ? p : g;
 			int o = r == 0 ? 1 : 0;
@@ -151,9 +159,11 @@ static void diff(struct aligner *al, size_t i, size_t n, size_t j, size_t m)
 }
 
 size_t rpl_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, size_t max_d,
-		 rpl_align_fn fn, void *ctx)
+		 uint64_t *budget, rpl_align_fn fn, void *ctx)
 {
-	struct aligner al = { .a = a, .b = b, .max_d = max_d, .fn = fn, .ctx = ctx };
+	struct aligner al = {
+		.a = a, .b = b, .max_d = max_d, .budget = budget, .fn = fn, .ctx = ctx
+	};
 
 	diff(&al, 0, na, 0, nb);
 	same_until(&al, na, nb);

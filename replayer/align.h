@@ -25,11 +25,14 @@ typedef void (*rpl_align_fn)(void *ctx, enum rpl_align_op op, size_t ia, size_t 
 
 /*
  * rpl_align - align a[0..na) with b[0..nb) and report every element through
- * fn.  max_d bounds the half-edit-distance searched in any one stretch
- * (0: no bound).  Returns the number of stretches given up on (0 when the
- * alignment is a true shortest edit script).
+ * fn.  max_d bounds the half edit distance searched in any one stretch (0:
+ * no bound); budget, when not NULL, holds the steps left for all calls
+ * sharing it (a step is one diagonal extended) and is decreased: once it is
+ * spent, every further stretch is taken as all different.  Returns the
+ * number of stretches given up on (0 when the alignment is a true shortest
+ * edit script).
  */
 size_t rpl_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, size_t max_d,
-		 rpl_align_fn fn, void *ctx);
+		 uint64_t *budget, rpl_align_fn fn, void *ctx);
 
 #endif

@@ -20,6 +20,8 @@
 
 /* Half edit distance searched per stretch of calls before it is taken as all different. */
 #define ALIGN_MAX_D 2000
+/* Steps of the alignment for a whole run; past them every stretch is taken as all different. */
+#define ALIGN_BUDGET 200000000ull
 
 struct children {
 	size_t *start, *list; /* children of proc p: list[start[p] .. start[p+1]) */
@@ -40,6 +42,8 @@ struct diff {
 	json_t *want_a, *want_b; /* seq -> true: events whose text the report needs */
 	struct pair_stats *pairs;
 	size_t npairs;
+	uint64_t budget; /* alignment steps left (ALIGN_BUDGET) */
+	size_t gave_up; /* stretches taken as all different */
 	json_t *text_a, *text_b; /* seq -> event */
 };
 
@@ -66,34 +70,63 @@ static void children_build(const struct df_side *s, struct children *c)
 	free(fill);
 }
 
-/* Pair the processes of la with those of lb that have the same exec lineage, in order. */
-static void match_lists(struct diff *d, const size_t *la, size_t na, const size_t *lb, size_t nb,
-			int depth)
+/*
+ * Pair the processes of la with those of lb that have the same exec lineage,
+ * in order (the k-th "sh -c x" of A with the k-th of B): B's by key, each
+ * key's unmatched processes in a queue.  Linear in the list lengths.
+ */
+static void match_pairs(struct diff *d, const size_t *la, size_t na, const size_t *lb, size_t nb)
 {
+	json_t *queues = json_object(); /* key -> array of B indices */
+	json_t *next = json_object(); /* key -> position of the next unmatched one */
+
+	for (size_t j = 0; j < nb; j++) {
+		const char *key = d->b.procs[lb[j]].key;
+		json_t *q = json_object_get(queues, key);
+
+		if (q == NULL) {
+			q = json_array();
+			json_object_set_new(queues, key, q);
+		}
+		json_array_append_new(q, json_integer((json_int_t)lb[j]));
+	}
 	for (size_t i = 0; i < na; i++) {
 		struct df_proc *pa = &d->a.procs[la[i]];
+		json_t *q = json_object_get(queues, pa->key);
+		size_t at = (size_t)json_integer_value(json_object_get(next, pa->key));
+		size_t j;
 
-		for (size_t j = 0; j < nb; j++) {
-			struct df_proc *pb = &d->b.procs[lb[j]];
-
-			if (pb->partner == DF_NONE && strcmp(pa->key, pb->key) == 0) {
-				pa->partner = lb[j];
-				pb->partner = la[i];
-				break;
-			}
-		}
-	}
-	if (depth >= 256)
-		return; /* a hostile tree: go no deeper */
-	for (size_t i = 0; i < na; i++) {
-		size_t p = la[i], q = d->a.procs[p].partner;
-
-		if (q == DF_NONE)
+		if (q == NULL || at >= json_array_size(q))
 			continue;
-		match_lists(d, d->ca.list + d->ca.start[p], d->ca.start[p + 1] - d->ca.start[p],
-			    d->cb.list + d->cb.start[q], d->cb.start[q + 1] - d->cb.start[q],
-			    depth + 1);
+		j = (size_t)json_integer_value(json_array_get(q, at));
+		json_object_set_new(next, pa->key, json_integer((json_int_t)(at + 1)));
+		pa->partner = j;
+		d->b.procs[j].partner = la[i];
 	}
+	json_decref(queues);
+	json_decref(next);
+}
+
+/* Align the trees from the roots down, without recursion (a hostile tree may be deep). */
+static void match_trees(struct diff *d, const size_t *ra, size_t na, const size_t *rb, size_t nb)
+{
+	size_t *todo = repro_xcalloc(d->a.nprocs + 1, sizeof(size_t)), n = 0;
+
+	match_pairs(d, ra, na, rb, nb);
+	for (size_t i = 0; i < na; i++)
+		if (d->a.procs[ra[i]].partner != DF_NONE)
+			todo[n++] = ra[i];
+	while (n > 0) {
+		size_t p = todo[--n], q = d->a.procs[p].partner;
+		size_t from = d->ca.start[p], to = d->ca.start[p + 1];
+
+		match_pairs(d, d->ca.list + from, to - from, d->cb.list + d->cb.start[q],
+			    d->cb.start[q + 1] - d->cb.start[q]);
+		for (size_t k = from; k < to; k++)
+			if (d->a.procs[d->ca.list[k]].partner != DF_NONE)
+				todo[n++] = d->ca.list[k];
+	}
+	free(todo);
 }
 
 static size_t *roots(const struct df_side *s, size_t *n)
@@ -105,15 +138,6 @@ static size_t *roots(const struct df_side *s, size_t *n)
 		if (s->procs[i].parent == DF_NONE)
 			r[(*n)++] = i;
 	return r;
-}
-
-static size_t subtree_size(const struct df_side *s, const struct children *c, size_t p, int depth)
-{
-	size_t n = 1;
-
-	for (size_t k = c->start[p]; depth < 256 && k < c->start[p + 1]; k++)
-		n += subtree_size(s, c, c->list[k], depth + 1);
-	return n;
 }
 
 static char *exit_text(json_t *ex)
@@ -134,39 +158,55 @@ static void process_items(struct diff *d)
 
 		for (size_t i = 0; i < s->nprocs; i++) {
 			const struct df_proc *p = &s->procs[i];
-			size_t n;
+			size_t kids = c->start[i + 1] - c->start[i];
 
 			if (p->partner != DF_NONE ||
 			    (p->parent != DF_NONE && s->procs[p->parent].partner == DF_NONE))
 				continue;
-			n = subtree_size(s, c, i, 0);
 			df_items_add(&d->items, "process", 55,
 				     repro_xasprintf("%s ran in %s only%s", p->label,
 						     side ? "B" : "A",
-						     n > 1 ? " (with its children)" : ""),
+						     kids > 0 ? " (with its children)" : ""),
 				     json_pack("{s:s,s:s,s:i,s:I}", "what", "only", "side",
-					       side ? "b" : "a", "pid", (int)p->pid, "processes",
-					       (json_int_t)n));
+					       side ? "b" : "a", "pid", (int)p->pid, "children",
+					       (json_int_t)kids));
 		}
 	}
 	for (size_t i = 0; i < d->a.nprocs; i++) {
 		const struct df_proc *pa = &d->a.procs[i], *pb;
 		char *ta, *tb;
 
-		if (pa->partner == DF_NONE)
-			continue;
+		if (pa->partner == DF_NONE || pa->parent == DF_NONE)
+			continue; /* the first processes' exits are the manifests' (exit_item) */
 		pb = &d->b.procs[pa->partner];
 		if (json_equal(pa->exit, pb->exit) || (pa->exit == NULL && pb->exit == NULL))
 			continue;
 		ta = exit_text(pa->exit);
 		tb = exit_text(pb->exit);
-		df_items_add(&d->items, "process", pa->parent == DF_NONE ? 10 : 50,
+		df_items_add(&d->items, "process", 50,
 			     repro_xasprintf("%s %s in A, %s in B", pa->label, ta, tb),
 			     json_pack("{s:s,s:s,s:O?,s:O?}", "what", "exit", "process", pa->label,
 				       "a", pa->exit, "b", pb->exit));
 		free(ta);
 		free(tb);
 	}
+}
+
+/* How the runs ended (manifest "exit"): an effect, listed, never the cause unless alone. */
+static void exit_item(struct diff *d)
+{
+	json_t *ea = json_object_get(d->a.manifest, "exit"),
+	       *eb = json_object_get(d->b.manifest, "exit");
+	char *ta, *tb;
+
+	if (json_equal(ea, eb) || (ea == NULL && eb == NULL))
+		return;
+	ta = exit_text(ea);
+	tb = exit_text(eb);
+	df_items_add(&d->items, "process", 10, repro_xasprintf("the run %s in A, %s in B", ta, tb),
+		     json_pack("{s:s,s:O?,s:O?}", "what", "exit", "a", ea, "b", eb));
+	free(ta);
+	free(tb);
 }
 
 /* ---- calls ---- */
@@ -219,17 +259,18 @@ static void align_calls(struct diff *d)
 			continue;
 		ps = &d->pairs[d->npairs++];
 		*ps = (struct pair_stats){ .d = d, .pa = i, .pb = pa->partner };
-		rpl_align(d->a.keys + pa->first_ev, pa->nev,
-			  d->b.keys + d->b.procs[pa->partner].first_ev, d->b.procs[pa->partner].nev,
-			  ALIGN_MAX_D, on_align, ps);
+		d->gave_up += rpl_align(d->a.keys + pa->first_ev, pa->nev,
+					d->b.keys + d->b.procs[pa->partner].first_ev,
+					d->b.procs[pa->partner].nev, ALIGN_MAX_D, &d->budget,
+					on_align, ps);
 		if (ps->ndiv > 0) {
-			want(d->want_a, d->a.seqs[ps->div_a]);
-			want(d->want_b, d->b.seqs[ps->div_b]);
+			want(d->want_a, d->a.lines[ps->div_a]);
+			want(d->want_b, d->b.lines[ps->div_b]);
 		}
 		if (ps->only_a > 0)
-			want(d->want_a, d->a.seqs[ps->first_a]);
+			want(d->want_a, d->a.lines[ps->first_a]);
 		if (ps->only_b > 0)
-			want(d->want_b, d->b.seqs[ps->first_b]);
+			want(d->want_b, d->b.lines[ps->first_b]);
 	}
 }
 
@@ -282,8 +323,8 @@ static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const 
 
 static void divergence_item(struct diff *d, const struct pair_stats *ps)
 {
-	json_t *ea = event_of(d->text_a, d->a.seqs[ps->div_a]);
-	json_t *eb = event_of(d->text_b, d->b.seqs[ps->div_b]);
+	json_t *ea = event_of(d->text_a, d->a.lines[ps->div_a]);
+	json_t *eb = event_of(d->text_b, d->b.lines[ps->div_b]);
 	const struct df_proc *pa = &d->a.procs[ps->pa], *pb = &d->b.procs[ps->pb];
 	const char *oa = bndl_json_str(ea, "errno"), *ob = bndl_json_str(eb, "errno");
 	const char *fwhat = NULL;
@@ -296,17 +337,17 @@ static void divergence_item(struct diff *d, const struct pair_stats *ps)
 	call = call_text(&d->b, eb);
 	why = ob != NULL ? why_failed(&d->b, eb, pb->pid, pb) : why_failed(&d->a, ea, pa->pid, pa);
 	df_items_add(&d->items, "call", score + (linked ? 5 : 0),
-		     repro_xasprintf("%s: %s: %s in A (event %" PRIu64 "), %s in B (event %" PRIu64
+		     repro_xasprintf("%s: %s: %s in A (event %" PRId64 "), %s in B (event %" PRId64
 				     ")%s%s%s%s%s",
-				     pb->label, call, oa ? oa : "ok", d->a.seqs[ps->div_a],
-				     ob ? ob : "ok", d->b.seqs[ps->div_b],
+				     pb->label, call, oa ? oa : "ok", bndl_json_int(ea, "seq", 0),
+				     ob ? ob : "ok", bndl_json_int(eb, "seq", 0),
 				     linked ? "; the file differs: " : "", linked ? fwhat : "",
 				     why ? " — " : "", why ? (ob ? "in B, " : "in A, ") : "",
 				     why ? why : ""),
 		     json_pack("{s:s,s:s,s:s,s:{s:I,s:s?},s:{s:I,s:s?},s:i,s:s?}", "what",
 			       "outcome", "process", pb->label, "call", call, "a", "seq",
-			       (json_int_t)d->a.seqs[ps->div_a], "errno", oa, "b", "seq",
-			       (json_int_t)d->b.seqs[ps->div_b], "errno", ob, "count",
+			       (json_int_t)bndl_json_int(ea, "seq", 0), "errno", oa, "b", "seq",
+			       (json_int_t)bndl_json_int(eb, "seq", 0), "errno", ob, "count",
 			       (int)ps->ndiv, "why", why));
 	free(call);
 	free(why);
@@ -314,8 +355,8 @@ static void divergence_item(struct diff *d, const struct pair_stats *ps)
 
 static void only_item(struct diff *d, const struct pair_stats *ps)
 {
-	json_t *ea = ps->only_a ? event_of(d->text_a, d->a.seqs[ps->first_a]) : NULL;
-	json_t *eb = ps->only_b ? event_of(d->text_b, d->b.seqs[ps->first_b]) : NULL;
+	json_t *ea = ps->only_a ? event_of(d->text_a, d->a.lines[ps->first_a]) : NULL;
+	json_t *eb = ps->only_b ? event_of(d->text_b, d->b.lines[ps->first_b]) : NULL;
 	char *ta = ea ? call_text(&d->a, ea) : NULL, *tb = eb ? call_text(&d->b, eb) : NULL;
 
 	df_items_add(&d->items, "call", 15,
@@ -501,7 +542,9 @@ static void put_side(FILE *out, const char *name, const struct df_side *s)
 
 	fprintf(out, "%s: ", name);
 	rpl_put_safe(out, r != NULL ? r->label : "?");
-	fprintf(out, " %s (", ex);
+	fputc(' ', out);
+	rpl_put_safe(out, ex);
+	fputs(" (", out);
 	rpl_put_safe(out, s->path);
 	fputs(")\n", out);
 	free(ex);
@@ -600,10 +643,11 @@ static int compare(struct diff *d, struct repro_err **err)
 
 	children_build(&d->a, &d->ca);
 	children_build(&d->b, &d->cb);
-	match_lists(d, ra, na, rb, nb, 0);
+	match_trees(d, ra, na, rb, nb);
 	free(ra);
 	free(rb);
 	df_host_compare(&d->a, &d->b, &d->items);
+	exit_item(d);
 	process_items(d);
 	align_calls(d);
 	if ((d->text_a = df_events_text(&d->a, d->want_a, err)) == NULL ||
@@ -624,7 +668,8 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 			  .a = { .path = opts->a_path },
 			  .b = { .path = opts->b_path },
 			  .want_a = json_object(),
-			  .want_b = json_object() };
+			  .want_b = json_object(),
+			  .budget = ALIGN_BUDGET };
 	int rc = -1;
 
 	for (size_t i = 0; i < opts->nmaps && i < RPL_NORM_MAX_MAPS; i++) {

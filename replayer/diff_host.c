@@ -5,6 +5,7 @@
  * host name are not compared (they differ between any two runs).
  */
 #include "replayer/diff_internal.h"
+#include "replayer/show_internal.h"
 #include "bundles/json_util.h"
 #include "common/xalloc.h"
 
@@ -105,34 +106,42 @@ static void environment(struct df_items *it, json_t *ea, json_t *eb)
 	}
 }
 
-/* Mounts by mount point: present on one side only, or another fstype/options. */
-static void mounts(struct df_items *it, json_t *ma, json_t *mb)
+/* The last entry of each mount point (a mount point may be mounted over). */
+static json_t *mount_index(json_t *mounts)
 {
 	json_t *index = json_object(), *m;
 	size_t i;
 
-	json_array_foreach (mb, i, m)
+	json_array_foreach (mounts, i, m)
 		if (bndl_json_str(m, "mount_point") != NULL)
 			json_object_set(index, bndl_json_str(m, "mount_point"), m);
-	json_array_foreach (ma, i, m) {
-		const char *mp = bndl_json_str(m, "mount_point");
-		json_t *other = mp != NULL ? json_object_get(index, mp) : NULL;
+	return index;
+}
+
+/* Mounts by mount point present on both sides with another fstype or options. */
+static void mounts(struct df_items *it, json_t *ma, json_t *mb)
+{
+	json_t *ia = mount_index(ma), *ib = mount_index(mb), *m;
+	const char *mp;
+
+	json_object_foreach (ia, mp, m) {
+		json_t *other = json_object_get(ib, mp), *va, *vb;
 		char *what;
 
-		if (mp == NULL || other == NULL)
+		if (other == NULL)
 			continue;
-		json_t *va = json_pack("{s:O?,s:O?}", "fstype", json_object_get(m, "fstype"),
-				       "options", json_object_get(m, "options"));
-		json_t *vb = json_pack("{s:O?,s:O?}", "fstype", json_object_get(other, "fstype"),
-				       "options", json_object_get(other, "options"));
-
+		va = json_pack("{s:O?,s:O?}", "fstype", json_object_get(m, "fstype"), "options",
+			       json_object_get(m, "options"));
+		vb = json_pack("{s:O?,s:O?}", "fstype", json_object_get(other, "fstype"), "options",
+			       json_object_get(other, "options"));
 		what = repro_xasprintf("mount %s", mp);
 		fact(it, 25, what, va, vb);
 		json_decref(va);
 		json_decref(vb);
 		free(what);
 	}
-	json_decref(index);
+	json_decref(ia);
+	json_decref(ib);
 }
 
 void df_host_compare(const struct df_side *a, const struct df_side *b, struct df_items *it)
@@ -159,8 +168,16 @@ void df_host_compare(const struct df_side *a, const struct df_side *b, struct df
 		{ "sandbox", NULL, "sandbox", 20 },
 	};
 
-	if (ha == NULL || hb == NULL)
+	if (ha == NULL || hb == NULL) {
+		if (ha !=
+		    hb) /* one side was recorded by an older repro, or its host.json was lost */
+			df_items_add(
+				it, "host", 5,
+				repro_xasprintf("host.json: only in %s; host facts not compared",
+						ha != NULL ? "A" : "B"),
+				json_pack("{s:s}", "what", "host.json missing"));
 		return;
+	}
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		fact(it, facts[i].score, facts[i].what, at(ha, facts[i].k1, facts[i].k2),
 		     at(hb, facts[i].k1, facts[i].k2));

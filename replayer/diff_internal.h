@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define DF_NONE ((size_t)-1)
-/* Items kept per section; further ones are counted. */
+/* Items kept per section; further ones are only counted. */
 #define DF_MAX_ITEMS 1000
 
 /* A process of one side. */
@@ -48,10 +48,12 @@ struct df_side {
 	json_t *manifest; /* borrowed from r */
 	json_t *host; /* owned, or NULL */
 	struct rpl_norm norm;
+	char *cwd_mapped, *home_mapped; /* owned: cwd and HOME through --map (side A) */
 	struct df_proc *procs;
 	size_t nprocs;
 	/* events grouped by process, in seq order within one */
-	uint64_t *keys, *seqs;
+	uint64_t *keys;
+	uint64_t *lines; /* the line of events.jsonl each came from (seq may be hostile) */
 	uint16_t *outcome; /* 0: ok; else index into errnames */
 	size_t nev;
 	json_t *errnames; /* name -> index, owned */
@@ -71,9 +73,12 @@ struct df_item {
 	size_t order; /* when it was found: ties keep this order */
 };
 
+#define DF_SECTIONS 5 /* host, process, call, file, network */
+
 struct df_items {
 	struct df_item *v;
 	size_t n, cap, dropped;
+	size_t per_section[DF_SECTIONS]; /* items kept per section, at most DF_MAX_ITEMS each */
 };
 
 /* df_items_add - take text and json (owned) as a new item. */
@@ -94,7 +99,10 @@ const char *df_side_errname(const struct df_side *s, uint16_t code);
 /* df_file_find - the facts of normalised path key, or NULL. */
 struct df_file *df_file_find(const struct df_side *s, uint64_t key);
 
-/* df_events_text - seq -> the events.jsonl object for the wanted seqs (array of integers). */
+/*
+ * df_events_text - the events.jsonl objects at the wanted line numbers
+ * (want: "LINE" -> true), as "LINE" -> object.  NULL with *err.
+ */
 json_t *df_events_text(struct df_side *s, json_t *wanted, struct repro_err **err);
 
 /* df_host_compare - host.json differences as items. */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,26 @@ struct loading {
 	struct df_side *s;
 	struct bndl_pidmap *by_pid;
 	uint32_t *ev_proc; /* per event, its process */
+	XXH3_state_t *hash; /* reused for every event key */
 	size_t ev_cap;
 };
 
+static size_t section_index(const char *section)
+{
+	static const char *const names[DF_SECTIONS] = { "host", "process", "call", "file",
+							"network" };
+
+	for (size_t i = 0; i < DF_SECTIONS; i++)
+		if (strcmp(section, names[i]) == 0)
+			return i;
+	return 0;
+}
+
 void df_items_add(struct df_items *it, const char *section, double score, char *text, json_t *json)
 {
-	if (it->n >= DF_MAX_ITEMS * 8) {
+	size_t *kept = &it->per_section[section_index(section)];
+
+	if (*kept >= DF_MAX_ITEMS) {
 		it->dropped++;
 		free(text);
 		json_decref(json);
@@ -45,6 +60,7 @@ void df_items_add(struct df_items *it, const char *section, double score, char *
 	}
 	it->v[it->n] = (struct df_item){ section, score, text, json, it->n };
 	it->n++;
+	(*kept)++;
 }
 
 void df_items_release(struct df_items *it)
@@ -151,6 +167,31 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 	return 0;
 }
 
+/*
+ * A hostile processes.jsonl may make parents form a cycle, leaving no root to
+ * align from: walk up from each process (marking the walk), and where the
+ * walk meets itself, make that process a root.  O(processes).
+ */
+static void break_cycles(struct df_side *s)
+{
+	/* 0: not seen; 1 + walk number: on that walk; SIZE_MAX: leads to a root */
+	size_t *mark = repro_xcalloc(s->nprocs + 1, sizeof(size_t));
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t k = i, walk = i + 1;
+
+		while (k != DF_NONE && mark[k] == 0) {
+			mark[k] = walk;
+			if (s->procs[k].parent != DF_NONE && mark[s->procs[k].parent] == walk)
+				s->procs[k].parent = DF_NONE; /* the walk came back to itself */
+			k = s->procs[k].parent;
+		}
+		for (k = i; k != DF_NONE && mark[k] == walk; k = s->procs[k].parent)
+			mark[k] = SIZE_MAX;
+	}
+	free(mark);
+}
+
 /* Parents by pid; a process that never exec'd is named after its parent. */
 static void link_procs(struct loading *ld)
 {
@@ -163,6 +204,7 @@ static void link_procs(struct loading *ld)
 		    k != i)
 			s->procs[i].parent = k;
 	}
+	break_cycles(s);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		size_t k = i;
 
@@ -227,36 +269,64 @@ static void put_addr(struct df_side *s, FILE *f, json_t *addr)
 	}
 }
 
-static uint64_t event_key(struct df_side *s, json_t *ev, const char *sc)
+static void hash_str(XXH3_state_t *h, const char *s)
+{
+	XXH3_64bits_update(h, s, strlen(s));
+}
+
+static uint64_t event_key(struct df_side *s, XXH3_state_t *h, json_t *ev, const char *sc)
 {
 	static const char *const keys[] = { "path", "newpath" };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	uint64_t h;
+	json_t *addr = json_object_get(ev, "addr");
 
-	if (f == NULL)
-		abort();
-	fputs(sc, f);
+	XXH3_64bits_reset(h);
+	hash_str(h, sc);
 	for (size_t k = 0; k < 2; k++) {
 		const char *p = bndl_json_str(ev, keys[k]);
 
 		if (p != NULL) {
 			char *n = rpl_norm_path(&s->norm, p);
 
-			fprintf(f, "%c%s", 0x1f, n);
+			XXH3_64bits_update(h, "\x1f", 1);
+			hash_str(h, n);
 			free(n);
 		}
 	}
-	if (json_is_object(json_object_get(ev, "addr"))) {
-		fputc(0x1f, f);
-		put_addr(s, f, json_object_get(ev, "addr"));
+	if (json_is_object(addr)) {
+		const char *ip = bndl_json_str(addr, "ip"), *path = bndl_json_str(addr, "path");
+		char port[32];
+
+		XXH3_64bits_update(h, "\x1e", 1);
+		if (ip != NULL) {
+			snprintf(port, sizeof(port), ":%" PRId64, bndl_json_int(addr, "port", 0));
+			hash_str(h, ip);
+			hash_str(h, port);
+		} else if (path != NULL) {
+			char *n = rpl_norm_path(&s->norm, path);
+
+			hash_str(h, n);
+			free(n);
+		} else if (bndl_json_str(addr, "abstract") != NULL) {
+			XXH3_64bits_update(h, "@", 1);
+			hash_str(h, bndl_json_str(addr, "abstract"));
+		}
 	}
-	if (fclose(f) != 0)
-		abort();
-	h = XXH3_64bits(buf, len);
-	free(buf);
-	return h;
+	return XXH3_64bits_digest(h);
+}
+
+/* A process that processes.jsonl does not list: one per unknown pid, so its calls still count. */
+static size_t unknown_proc(struct loading *ld, int32_t pid)
+{
+	struct df_side *s = ld->s;
+	struct df_proc *p;
+
+	s->procs = repro_xreallocarray(s->procs, s->nprocs + 1, sizeof(*s->procs));
+	p = &s->procs[s->nprocs];
+	*p = (struct df_proc){ .pid = pid, .parent = DF_NONE, .partner = DF_NONE, .end_ns = -1 };
+	p->key = repro_xstrdup("(not in processes.jsonl)");
+	p->label = repro_xasprintf("pid %d (not in processes.jsonl)", (int)pid);
+	bndl_pidmap_put(ld->by_pid, pid, s->nprocs);
+	return s->nprocs++;
 }
 
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
@@ -266,21 +336,25 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	const char *sc = bndl_json_str(ev, "syscall"), *e = bndl_json_str(ev, "errno");
 	size_t proc;
 
-	if (sc == NULL || timing_only(sc, e) ||
-	    !bndl_pidmap_get(ld->by_pid, (int32_t)bndl_json_int(ev, "pid", 0), &proc))
+	if (sc == NULL || timing_only(sc, e))
 		return 0;
+	if (!bndl_pidmap_get(ld->by_pid, (int32_t)bndl_json_int(ev, "pid", 0), &proc)) {
+		if (s->nprocs >= MAX_PROCS)
+			return 0;
+		proc = unknown_proc(ld, (int32_t)bndl_json_int(ev, "pid", 0));
+	}
 	if (s->nev >= MAX_EVENTS)
 		return repro_err_set(err, EPROTO, "%s: events.jsonl line %zu: more than %u events",
 				     s->path, lineno, MAX_EVENTS);
 	if (s->nev == ld->ev_cap) {
 		ld->ev_cap = ld->ev_cap ? ld->ev_cap * 2 : 4096;
 		s->keys = repro_xreallocarray(s->keys, ld->ev_cap, sizeof(*s->keys));
-		s->seqs = repro_xreallocarray(s->seqs, ld->ev_cap, sizeof(*s->seqs));
+		s->lines = repro_xreallocarray(s->lines, ld->ev_cap, sizeof(*s->lines));
 		s->outcome = repro_xreallocarray(s->outcome, ld->ev_cap, sizeof(*s->outcome));
 		ld->ev_proc = repro_xreallocarray(ld->ev_proc, ld->ev_cap, sizeof(*ld->ev_proc));
 	}
-	s->keys[s->nev] = event_key(s, ev, sc);
-	s->seqs[s->nev] = (uint64_t)bndl_json_int(ev, "seq", 0);
+	s->keys[s->nev] = event_key(s, ld->hash, ev, sc);
+	s->lines[s->nev] = lineno;
 	s->outcome[s->nev] = e != NULL ? intern(s, e) : 0;
 	ld->ev_proc[s->nev++] = (uint32_t)proc;
 	return 0;
@@ -292,7 +366,7 @@ static void group_events(struct loading *ld)
 	struct df_side *s = ld->s;
 	size_t *next = repro_xcalloc(s->nprocs + 1, sizeof(*next));
 	uint64_t *keys = repro_xcalloc(s->nev + 1, sizeof(*keys));
-	uint64_t *seqs = repro_xcalloc(s->nev + 1, sizeof(*seqs));
+	uint64_t *lines = repro_xcalloc(s->nev + 1, sizeof(*lines));
 	uint16_t *out = repro_xcalloc(s->nev + 1, sizeof(*out));
 
 	for (size_t i = 0; i < s->nev; i++)
@@ -305,14 +379,14 @@ static void group_events(struct loading *ld)
 		size_t to = next[ld->ev_proc[i]]++;
 
 		keys[to] = s->keys[i];
-		seqs[to] = s->seqs[i];
+		lines[to] = s->lines[i];
 		out[to] = s->outcome[i];
 	}
 	free(s->keys);
-	free(s->seqs);
+	free(s->lines);
 	free(s->outcome);
 	s->keys = keys;
-	s->seqs = seqs;
+	s->lines = lines;
 	s->outcome = out;
 	free(next);
 }
@@ -452,7 +526,7 @@ static int load_optional(struct df_side *s, const char *member, bndl_line_fn fn,
 
 int df_side_load(struct df_side *s, struct repro_err **err)
 {
-	struct loading ld = { .s = s, .by_pid = bndl_pidmap_new() };
+	struct loading ld = { .s = s, .by_pid = bndl_pidmap_new(), .hash = XXH3_createState() };
 	int has, rc = -1;
 
 	s->errnames = json_object();
@@ -471,6 +545,11 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	s->facts.net_mode = bndl_json_str(json_object_get(s->manifest, "options"), "net");
 	s->norm.cwd = bndl_json_str(s->manifest, "cwd");
 	s->norm.home = bndl_json_str(json_object_get(s->host, "environment"), "HOME");
+	/* with --map, this side's cwd and home are compared where they map to */
+	if (s->norm.cwd != NULL && (s->cwd_mapped = rpl_norm_map(&s->norm, s->norm.cwd)) != NULL)
+		s->norm.cwd = s->cwd_mapped;
+	if (s->norm.home != NULL && (s->home_mapped = rpl_norm_map(&s->norm, s->norm.home)) != NULL)
+		s->norm.home = s->home_mapped;
 	if (bndl_reader_foreach(s->r, "processes.jsonl", on_process, &ld, err) < 0)
 		goto out;
 	link_procs(&ld);
@@ -482,6 +561,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	rc = 0;
 out:
 	free(ld.ev_proc);
+	XXH3_freeState(ld.hash);
 	bndl_pidmap_free(ld.by_pid);
 	return rc;
 }
@@ -495,7 +575,7 @@ void df_side_release(struct df_side *s)
 	}
 	free(s->procs);
 	free(s->keys);
-	free(s->seqs);
+	free(s->lines);
 	free(s->outcome);
 	free(s->files);
 	json_decref(s->errnames);
@@ -503,33 +583,25 @@ void df_side_release(struct df_side *s)
 	json_decref(s->net);
 	json_decref(s->host);
 	json_decref(s->facts.files);
+	free(s->cwd_mapped);
+	free(s->home_mapped);
 	bndl_reader_free(s->r);
 }
 
 struct wanted {
 	json_t *want, *got;
-	uint64_t max; /* the highest seq wanted: events.jsonl is in seq order */
+	uint64_t max; /* the last line wanted */
 };
 
-/* Parse only the lines that start {"seq":N with a wanted N; stop past the last one. */
-static int wanted_line(void *ctx, const char *line, size_t len)
+/* Parse only the wanted lines; stop past the last one. */
+static int wanted_line(void *ctx, const char *line, size_t len, size_t lineno)
 {
-	static const char prefix[] = "{\"seq\":";
 	struct wanted *w = ctx;
-	char key[24];
-	size_t k = 0, at = sizeof(prefix) - 1;
+	char key[32];
 
-	if (len <= at || memcmp(line, prefix, at) != 0)
-		return 1; /* not repro's own layout: parse and look */
-	while (at < len && line[at] == ' ')
-		at++;
-	while (at < len && k + 1 < sizeof(key) && line[at] >= '0' && line[at] <= '9')
-		key[k++] = line[at++];
-	key[k] = '\0';
-	if (k == 0 || k + 1 >= sizeof(key))
-		return 1; /* no plain number: parse and look */
-	if (strtoull(key, NULL, 10) > w->max)
+	if (lineno > w->max)
 		return -1;
+	snprintf(key, sizeof(key), "%zu", lineno);
 	return json_object_get(w->want, key) != NULL;
 }
 
@@ -538,9 +610,8 @@ static int on_wanted(void *ctx, json_t *ev, size_t lineno, struct repro_err **er
 	struct wanted *w = ctx;
 	char key[32];
 
-	snprintf(key, sizeof(key), "%" PRId64, bndl_json_int(ev, "seq", -1));
-	if (json_object_get(w->want, key) != NULL)
-		json_object_set(w->got, key, ev);
+	snprintf(key, sizeof(key), "%zu", lineno);
+	json_object_set(w->got, key, ev);
 	return 0;
 }
 
@@ -551,10 +622,10 @@ json_t *df_events_text(struct df_side *s, json_t *want, struct repro_err **err)
 	json_t *v;
 
 	json_object_foreach (want, key, v) {
-		uint64_t seq = strtoull(key, NULL, 10);
+		uint64_t line = strtoull(key, NULL, 10);
 
-		if (seq > w.max)
-			w.max = seq;
+		if (line > w.max)
+			w.max = line;
 	}
 	if (json_object_size(want) > 0 &&
 	    bndl_reader_foreach_filtered(s->r, "events.jsonl", wanted_line, on_wanted, &w, err) <

@@ -39,6 +39,28 @@ static bool looks_random(const char *s, size_t len)
 	return (lower + upper + digit) >= 2;
 }
 
+/* A growing output string (no stdio: this runs once per event of a bundle). */
+struct out {
+	char *buf;
+	size_t len, cap;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->len + n + 1 > o->cap) {
+		o->cap = (o->len + n + 1) * 2;
+		o->buf = repro_xrealloc(o->buf, o->cap);
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
 /* Only letters, digits and '_' (any mix): a random name straight in a temp directory. */
 static bool all_alnum(const char *s, size_t len)
 {
@@ -55,7 +77,7 @@ static bool all_alnum(const char *s, size_t len)
  * (mktemp may draw only lowercase ones); elsewhere they must mix kinds, so
  * that "app.service" stays itself.
  */
-static void put_component(FILE *out, const char *c, size_t len, bool in_tmp)
+static void put_component(struct out *out, const char *c, size_t len, bool in_tmp)
 {
 	const char *dot = memrchr(c, '.', len);
 	size_t tail = dot != NULL ? len - (size_t)(dot - c) - 1 : 0;
@@ -63,16 +85,17 @@ static void put_component(FILE *out, const char *c, size_t len, bool in_tmp)
 	/* mktemp(1) and mkstemp(3): NAME.XXXXXX with 6 to 16 random characters */
 	if (dot != NULL && dot != c && tail >= 6 && tail <= 16 &&
 	    (in_tmp ? all_alnum(dot + 1, tail) : looks_random(dot + 1, tail))) {
-		fprintf(out, "%.*sXXXXXX", (int)(dot - c + 1), c);
+		put(out, c, (size_t)(dot - c + 1));
+		puts_(out, "XXXXXX");
 		return;
 	}
 	/* Python's tempfile: "tmp" + 8 characters of [a-z0-9_] */
 	if (len == 11 && strncmp(c, "tmp", 3) == 0 &&
 	    (in_tmp ? all_alnum(c + 3, 8) : looks_random(c + 3, 8))) {
-		fputs("tmpXXXXXX", out);
+		puts_(out, "tmpXXXXXX");
 		return;
 	}
-	fwrite(c, 1, len, out);
+	put(out, c, len);
 }
 
 static bool is_tmp_dir(const char *start, const char *end)
@@ -84,7 +107,7 @@ static bool is_tmp_dir(const char *start, const char *end)
 	       (n == 8 && memcmp(start, "/dev/shm", 8) == 0);
 }
 
-static void put_rest(FILE *out, const char *p)
+static void put_rest(struct out *out, const char *p)
 {
 	const char *start = p;
 	bool proc = false;
@@ -95,45 +118,44 @@ static void put_rest(FILE *out, const char *p)
 		bool num = len > 0 && strspn(p, "0123456789") == len;
 
 		if (proc && num)
-			fputs("<pid>", out);
+			puts_(out, "<pid>");
 		else
 			put_component(out, p, len, p > start && is_tmp_dir(start, p - 1));
 		proc = len == 4 && strncmp(p, "proc", 4) == 0;
 		p += len;
 		if (*p == '/')
-			fputc(*p++, out);
+			put(out, p++, 1);
 	}
+}
+
+char *rpl_norm_map(const struct rpl_norm *n, const char *path)
+{
+	size_t k;
+
+	for (size_t i = 0; i < n->nmaps; i++)
+		if ((k = under(path, n->map_from[i])) > 0)
+			return repro_xasprintf("%s%s", n->map_to[i], path + k);
+	return NULL;
 }
 
 char *rpl_norm_path(const struct rpl_norm *n, const char *path)
 {
-	char *buf = NULL;
-	size_t len = 0, k;
-	FILE *out = open_memstream(&buf, &len);
-	const char *p = path;
+	char *mapped = rpl_norm_map(n, path);
+	const char *p = mapped != NULL ? mapped : path;
+	struct out out = { 0 };
+	size_t k;
 
-	if (out == NULL)
-		return repro_xstrdup(path);
-	for (size_t i = 0; i < n->nmaps; i++) {
-		if ((k = under(p, n->map_from[i])) > 0) {
-			fputs(n->map_to[i], out);
-			p += k;
-			break;
-		}
-	}
-	if (p == path && (k = under(p, n->cwd)) > 0) {
-		fputs("<cwd>", out);
+	puts_(&out, "");
+	if ((k = under(p, n->cwd)) > 0) {
+		puts_(&out, "<cwd>");
 		p += k;
-	} else if (p == path && (k = under(p, n->home)) > 0 && strcmp(n->home, "/") != 0) {
-		fputc('~', out);
+	} else if (n->home != NULL && strcmp(n->home, "/") != 0 && (k = under(p, n->home)) > 0) {
+		puts_(&out, "~");
 		p += k;
 	}
-	put_rest(out, p);
-	if (fclose(out) != 0) {
-		free(buf);
-		return repro_xstrdup(path);
-	}
-	return buf;
+	put_rest(&out, p);
+	free(mapped);
+	return out.buf;
 }
 
 int rpl_norm_map_parse(char *text, const char **from, const char **to)
@@ -143,6 +165,10 @@ int rpl_norm_map_parse(char *text, const char **from, const char **to)
 	if (eq == NULL || text[0] != '/' || eq[1] != '/')
 		return -1;
 	*eq = '\0';
+	if (strspn(text, "/") == strlen(text) || strspn(eq + 1, "/") == strlen(eq + 1)) {
+		*eq = '=';
+		return -1; /* "/" would map every path: say what to map */
+	}
 	*from = text;
 	*to = eq + 1;
 	return 0;

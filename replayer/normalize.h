@@ -30,8 +30,15 @@ struct rpl_norm {
 char *rpl_norm_path(const struct rpl_norm *n, const char *path);
 
 /*
- * rpl_norm_map_parse - split "OLD=NEW" (both absolute paths) in place into
- * *from and *to.  Returns 0, or -1 when text is not of that form.
+ * rpl_norm_map - path with the first matching --map prefix replaced, as a
+ * new string the caller frees, or NULL when no map applies.
+ */
+char *rpl_norm_map(const struct rpl_norm *n, const char *path);
+
+/*
+ * rpl_norm_map_parse - split "OLD=NEW" (both absolute paths, neither "/")
+ * in place into *from and *to.  Returns 0, or -1 when text is not of that
+ * form (text is left as it was).
  */
 int rpl_norm_map_parse(char *text, const char **from, const char **to);
 

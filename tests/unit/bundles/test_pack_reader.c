@@ -612,8 +612,9 @@ static void test_reader_callback_stops(void **state)
 }
 
 /* Parse lines holding "keep"; stop at a line holding "stop"; a broken line is never parsed. */
-static int keep_filter(void *ctx, const char *line, size_t len)
+static int keep_filter(void *ctx, const char *line, size_t len, size_t lineno)
 {
+	assert_true(lineno >= 1 && lineno <= 6);
 	if (memmem(line, len, "stop", 4) != NULL)
 		return -1;
 	return memmem(line, len, "keep", 4) != NULL;

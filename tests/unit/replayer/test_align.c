@@ -78,7 +78,7 @@ static void test_random_against_lcs(void **state)
 			b[i] = (round % 2 && i < na && rand() % 4)
 				       ? a[i]
 				       : (uint64_t)(rand() % (int)alphabet);
-		assert_int_equal(rpl_align(a, na, b, nb, 0, on_op, &s), 0);
+		assert_int_equal(rpl_align(a, na, b, nb, 0, NULL, on_op, &s), 0);
 		assert_false(s.bad);
 		assert_int_equal(s.next_a, na);
 		assert_int_equal(s.next_b, nb);
@@ -96,7 +96,7 @@ static void test_cost_bound(void **state)
 		a[i] = i;
 		b[i] = i + N; /* nothing in common */
 	}
-	assert_int_equal(rpl_align(a, N, b, N, 100, on_op, &s), 1);
+	assert_int_equal(rpl_align(a, N, b, N, 100, NULL, on_op, &s), 1);
 	assert_false(s.bad);
 	assert_int_equal(s.edits, 2 * N);
 	/* one call more on one side: found exactly, whatever the length */
@@ -104,8 +104,17 @@ static void test_cost_bound(void **state)
 		b[i] = a[i];
 	b[N / 2] = 7777777;
 	s = (struct script){ .a = a, .b = b, .na = N, .nb = N };
-	assert_int_equal(rpl_align(a, N, b, N, 100, on_op, &s), 0);
+	assert_int_equal(rpl_align(a, N, b, N, 100, NULL, on_op, &s), 0);
 	assert_int_equal(s.same, N - 1);
+	/* a spent budget: the differing stretch is taken as all different, prefix and suffix kept */
+	{
+		uint64_t budget = 0;
+
+		s = (struct script){ .a = a, .b = b, .na = N, .nb = N };
+		assert_int_equal(rpl_align(a, N, b, N, 0, &budget, on_op, &s), 1);
+		assert_false(s.bad);
+		assert_int_equal(s.same, N - 1);
+	}
 	free(a);
 	free(b);
 }
@@ -143,12 +152,17 @@ static void test_normalize(void **state)
 	n.map_to[0] = to;
 	n.nmaps = 1;
 	expect_norm(&n, "/opt/app/bin/run", "/srv/app/bin/run");
+	/* a mapped path still gets the cwd of its side (mapped too, by the caller) */
+	n.cwd = "/srv/app";
+	expect_norm(&n, "/opt/app/bin/run", "<cwd>/bin/run");
 	expect_norm(&n, "/opt/apps/x", "/opt/apps/x");
 	{
-		char bad1[] = "relative=/x", bad2[] = "/no-equals";
+		char bad1[] = "relative=/x", bad2[] = "/no-equals", bad3[] = "/=/x";
 
 		assert_int_equal(rpl_norm_map_parse(bad1, &from, &to), -1);
 		assert_int_equal(rpl_norm_map_parse(bad2, &from, &to), -1);
+		assert_int_equal(rpl_norm_map_parse(bad3, &from, &to), -1);
+		assert_string_equal(bad3, "/=/x");
 	}
 }
 

@@ -644,7 +644,14 @@ static void hash_one(struct fentry *e, uint64_t max, char *buf)
 		e->meta.has_hash = true;
 }
 
-/* Symlink targets of every entry, content hashes of touched regular files. */
+/*
+ * Uses of a path that depend on its content: only such files are hashed (a
+ * stat, access or readlink does not read the file; hashing the 20,000 files a
+ * `find` stats would cost more than the run).
+ */
+#define CONTENT_OPS (OP_READ | OP_WRITE | OP_CREATE | OP_EXEC | OP_LINK)
+
+/* Symlink targets of every entry, content hashes of regular files read, written or run. */
 static void read_contents(struct ftable *t, uint64_t hash_max)
 {
 	cleanup_free char *buf = repro_xmalloc(HASH_CHUNK);
@@ -656,8 +663,8 @@ static void read_contents(struct ftable *t, uint64_t hash_max)
 			continue;
 		if (S_ISLNK(e->meta.mode))
 			read_target(e);
-		else if (S_ISREG(e->meta.mode) && e->is_touched && hash_max > 0 &&
-			 e->meta.size <= hash_max)
+		else if (S_ISREG(e->meta.mode) && e->is_touched && (e->ops & CONTENT_OPS) &&
+			 hash_max > 0 && e->meta.size <= hash_max)
 			hash_one(e, hash_max, buf);
 	}
 }

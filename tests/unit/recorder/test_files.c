@@ -249,6 +249,7 @@ static json_t *run(struct fixture *fx, bool no_uring, const char *name, struct r
 /* The tree and the calls on it; paths[] gets the absolute paths (caller frees). */
 struct tree {
 	char *data, *dir, *link, *missing, *missing_dir, *ro, *ro_new, *script, *gone, *old, *new;
+	char *stat_only; /* a file only stat'ed: metadata, no content hash */
 };
 
 static void tree_release(struct tree *t)
@@ -266,7 +267,8 @@ static void build_tree(struct fixture *fx, struct tree *t)
 			    at(fx, "nodir"),	  at(fx, "ro"),
 			    at(fx, "ro/new.txt"), at(fx, "script.sh"),
 			    at(fx, "gone"),	  at(fx, "old"),
-			    at(fx, "new") };
+			    at(fx, "new"),	  at(fx, "stat-only.txt") };
+	write_file(t->stat_only, CONTENT, 0644);
 	write_file(t->data, CONTENT, 0644);
 	assert_int_equal(mkdir(t->dir, 0750), 0);
 	assert_int_equal(chmod(t->dir, 0750), 0);
@@ -292,6 +294,7 @@ static void record_tree(struct fixture *fx, struct tree *t)
 	add_path_call(fx, "execve", t->script, 0, -EACCES);
 	add_path_call(fx, "unlink", t->gone, 0, 0);
 	add_call(fx, "rename", 0, NULL, 2, (unsigned[]){ 0, 1 }, rename_paths);
+	add_path_call(fx, "newfstatat", t->stat_only, 1, 0);
 }
 
 static void check_sorted(json_t *all)
@@ -327,6 +330,10 @@ static void check_data(json_t *all, const struct tree *t)
 	assert_str_key(meta, "hash", want);
 	assert_true(json_integer_value(json_object_get(meta, "mtime_ns")) >
 		    1000000000LL * 1000000000LL);
+	/* only stat'ed: its size is there, its content was not read */
+	o = find_path(all, t->stat_only);
+	assert_int_key(json_object_get(o, "meta"), "size", (json_int_t)strlen(CONTENT));
+	assert_null(json_object_get(json_object_get(o, "meta"), "hash"));
 }
 
 static void check_dir_link(json_t *all, const struct tree *t)
@@ -420,7 +427,7 @@ static void check_exec_delete_rename(json_t *all, const struct tree *t)
 
 static void check_all(json_t *all, const struct tree *t, const char *root)
 {
-	assert_int_equal(json_array_size(all), 9);
+	assert_int_equal(json_array_size(all), 10);
 	check_sorted(all);
 	check_data(all, t);
 	check_dir_link(all, t);
@@ -443,8 +450,8 @@ static void test_files_tree(void **state)
 	check_all(with, &t, fx->root);
 	check_all(without, &t, fx->root);
 	assert_true(json_equal(with, without));
-	assert_int_equal(su.paths, 9);
-	assert_int_equal(su.events, 11);
+	assert_int_equal(su.paths, 10);
+	assert_int_equal(su.events, 12);
 	assert_int_equal(su.dropped, 0);
 	json_decref(with);
 	json_decref(without);

@@ -7,6 +7,8 @@
 #   ./dev.sh demo    build, then record and show examples/startup-failure
 #   ./dev.sh test    deps; build/ + ctest, then an ASan+UBSan build in
 #                    build-san/ + ctest; fails if either fails
+#   ./dev.sh bench   build, then bench/bench.py: repro against strace
+#                    (docs/performance.md; takes several minutes)
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -95,8 +97,13 @@ cmd_test() {
 	return "$status"
 }
 
+cmd_bench() {
+	cmd_build
+	/usr/bin/python3 bench/bench.py --repro build/cli/repro
+}
+
 usage() {
-	sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -107,6 +114,7 @@ main() {
 	build) cmd_build ;;
 	demo) cmd_demo ;;
 	test) cmd_test ;;
+	bench) cmd_bench ;;
 	-h | --help | help) usage ;;
 	*) usage ;;
 	esac

@@ -24,12 +24,21 @@ static struct rec_sys table[] = {
 
 #define NR_MAX 1024
 #define MAX_ABIS 4
+/* A number libseccomp has no name for (cached so it is asked once); only its address is used. */
+static const char no_name_marker;
+#define NO_NAME ((char *)&no_name_marker)
 
 struct rec_systab {
 	uint32_t arch[MAX_ABIS];
 	size_t nabis;
 	const struct rec_sys *by_nr[MAX_ABIS][NR_MAX];
-	char *names[MAX_ABIS][NR_MAX];
+	/*
+	 * Names by number, resolved on first use (libseccomp scans its table
+	 * for each number: resolving all 1024 x ABIs up front cost ~24 million
+	 * instructions at every start).  Allocated once; NO_NAME marks a
+	 * number libseccomp does not know.
+	 */
+	char *(*names)[NR_MAX];
 };
 
 const struct rec_sys *rec_systab_entries(size_t *n)
@@ -98,14 +107,13 @@ static void load_abi(struct rec_systab *t, size_t abi)
 		if (nr >= 0 && nr < NR_MAX)
 			t->by_nr[abi][nr] = &table[i];
 	}
-	for (int nr = 0; nr < NR_MAX; nr++)
-		t->names[abi][nr] = seccomp_syscall_resolve_num_arch(arch, nr);
 }
 
 struct rec_systab *rec_systab_new(void)
 {
 	struct rec_systab *t = repro_xcalloc(1, sizeof(*t));
 
+	t->names = repro_xcalloc(MAX_ABIS, sizeof(*t->names));
 	table_finish();
 	t->nabis = lnch_arch_filter_arches(t->arch, MAX_ABIS);
 	for (size_t a = 0; a < t->nabis; a++)
@@ -119,7 +127,9 @@ void rec_systab_free(struct rec_systab *t)
 		return;
 	for (size_t a = 0; a < t->nabis; a++)
 		for (int nr = 0; nr < NR_MAX; nr++)
-			free(t->names[a][nr]);
+			if (t->names[a][nr] != NO_NAME)
+				free(t->names[a][nr]);
+	free(t->names);
 	free(t);
 }
 
@@ -146,7 +156,12 @@ const char *rec_systab_name(const struct rec_systab *t, uint32_t arch, int nr)
 
 	if (a < 0 || nr < 0 || nr >= NR_MAX)
 		return NULL;
-	return t->names[a][nr];
+	if (t->names[a][nr] == NULL) {
+		char *name = seccomp_syscall_resolve_num_arch(t->arch[a], nr);
+
+		t->names[a][nr] = name != NULL ? name : NO_NAME;
+	}
+	return t->names[a][nr] != NO_NAME ? t->names[a][nr] : NULL;
 }
 
 int rec_classes_parse(const char *text, unsigned *classes, struct repro_err **err)

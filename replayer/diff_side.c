@@ -75,34 +75,6 @@ void df_items_release(struct df_items *it)
 
 /* ---- processes ---- */
 
-/* "python3 webui.py": up to three words of the last exec's argv, normalised ("" without exec). */
-static char *label_of(struct df_side *s, json_t *execs)
-{
-	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
-	char *buf = NULL;
-	size_t len = 0, j;
-	FILE *f = open_memstream(&buf, &len);
-	json_t *a;
-
-	if (f == NULL)
-		abort();
-	json_array_foreach (argv, j, a) {
-		const char *v = json_string_value(a);
-		char *n;
-
-		if (v == NULL || j >= 3)
-			break;
-		if (j == 0 && strrchr(v, '/') != NULL)
-			v = strrchr(v, '/') + 1;
-		n = v[0] == '/' ? rpl_norm_path(&s->norm, v) : repro_xstrdup(v);
-		fprintf(f, "%s%.*s", j ? " " : "", (int)rpl_utf8_cut(n, 60), n);
-		free(n);
-	}
-	if (fclose(f) != 0)
-		abort();
-	return buf;
-}
-
 /* The normalised argv of every exec, the key that aligns processes across runs. */
 static char *exec_chain(struct df_side *s, json_t *execs)
 {
@@ -160,7 +132,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 		.partner = DF_NONE,
 	};
 	p->key = exec_chain(s, json_object_get(o, "execs"));
-	p->label = label_of(s, json_object_get(o, "execs"));
+	p->label = rpl_exec_label(json_object_get(o, "execs"), &s->norm);
 	if (json_is_object(json_object_get(o, "exit")))
 		p->exit = json_deep_copy(json_object_get(o, "exit"));
 	bndl_pidmap_put(ld->by_pid, p->pid, s->nprocs++);

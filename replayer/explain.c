@@ -5,6 +5,7 @@
  */
 #include "replayer/explain.h"
 #include "replayer/explain_internal.h"
+#include "replayer/normalize.h"
 #include "replayer/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
@@ -164,33 +165,15 @@ static const struct xp_proc *proc_of(const struct xp_state *st, int32_t pid)
 
 /* ---- processes.jsonl ---- */
 
-static char *label_of(json_t *proc, int32_t pid)
+/* The label of a process from its execs; NULL without exec (named after its parent later). */
+static char *label_of(json_t *proc)
 {
-	json_t *execs = json_object_get(proc, "execs");
-	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
-	json_t *a;
+	char *label = rpl_exec_label(json_object_get(proc, "execs"), NULL);
 
-	if (f == NULL)
-		return repro_xasprintf("pid %d", (int)pid);
-	json_array_foreach (argv, i, a) {
-		const char *s = json_string_value(a);
-
-		if (i >= 3 || s == NULL) {
-			fputs(i >= 3 ? " …" : "", f);
-			break;
-		}
-		if (i == 0 && strrchr(s, '/') != NULL)
-			s = strrchr(s, '/') + 1; /* argv[0] as a name */
-		fprintf(f, "%s%.*s", i ? " " : "", (int)rpl_utf8_cut(s, 60), s);
-	}
-	if (fclose(f) != 0 || len == 0) {
-		free(buf);
-		return NULL; /* no exec: named after its parent (label_inherit) */
-	}
-	return buf;
+	if (label[0] != '\0')
+		return label;
+	free(label);
+	return NULL; /* label_inherit */
 }
 
 /* A process that never exec'd runs its parent's program: "bash start.sh (fork)". */
@@ -230,7 +213,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 	*p = (struct xp_proc){
 		.pid = pid,
 		.ppid = (int32_t)bndl_json_int(o, "ppid", 0),
-		.label = label_of(o, pid),
+		.label = label_of(o),
 		.end_ns = bndl_json_int(o, "end_ns", -1),
 		.has_exit = json_is_object(ex),
 		.exit_code = (int)bndl_json_int(ex, "code", 0),

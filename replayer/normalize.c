@@ -1,4 +1,5 @@
 #include "replayer/normalize.h"
+#include "replayer/show_internal.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
@@ -172,4 +173,30 @@ int rpl_norm_map_parse(char *text, const char **from, const char **to)
 	*from = text;
 	*to = eq + 1;
 	return 0;
+}
+
+char *rpl_exec_label(json_t *execs, const struct rpl_norm *n)
+{
+	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
+	struct out out = { 0 };
+	size_t i;
+	json_t *a;
+
+	puts_(&out, "");
+	json_array_foreach (argv, i, a) {
+		const char *v = json_string_value(a);
+		char *norm;
+
+		if (i >= 3 || v == NULL) {
+			puts_(&out, i >= 3 ? " …" : "");
+			break;
+		}
+		if (i == 0 && strrchr(v, '/') != NULL)
+			v = strrchr(v, '/') + 1; /* argv[0] as a name */
+		norm = n != NULL && v[0] == '/' ? rpl_norm_path(n, v) : repro_xstrdup(v);
+		puts_(&out, i ? " " : "");
+		put(&out, norm, rpl_utf8_cut(norm, 60));
+		free(norm);
+	}
+	return out.buf;
 }

@@ -9,6 +9,7 @@
  * pids in /proc paths.
  */
 
+#include <jansson.h>
 #include <stddef.h>
 
 #define RPL_NORM_MAX_MAPS 16
@@ -41,5 +42,13 @@ char *rpl_norm_map(const struct rpl_norm *n, const char *path);
  * form (text is left as it was).
  */
 int rpl_norm_map_parse(char *text, const char **from, const char **to);
+
+/*
+ * rpl_exec_label - "python3 webui.py": up to three words of the argv of the
+ * last exec in execs (processes.jsonl), argv[0] by its base name, each word
+ * cut to 60 bytes on a character boundary, absolute paths normalised when
+ * n is not NULL.  "" when there is no exec.  A new string the caller frees.
+ */
+char *rpl_exec_label(json_t *execs, const struct rpl_norm *n);
 
 #endif

@@ -60,3 +60,19 @@ char *repro_xasprintf(const char *fmt, ...)
 		check(NULL);
 	return s;
 }
+
+void repro_sbuf_add(struct repro_sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->buf = repro_xrealloc(b->buf, b->cap);
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+void repro_sbuf_adds(struct repro_sbuf *b, const char *s)
+{
+	repro_sbuf_add(b, s, strlen(s));
+}

@@ -17,4 +17,19 @@ char *repro_xstrndup(const char *s, size_t n);
 /* repro_xasprintf - printf into a new buffer the caller frees. */
 char *repro_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A growing NUL-terminated string: start from {0}; buf stays NULL until the
+ * first append; the caller frees buf.  No stdio, for loops that build one
+ * string per event.
+ */
+struct repro_sbuf {
+	char *buf;
+	size_t len, cap; /* bytes */
+};
+
+/* repro_sbuf_add - append s[0..n) (n bytes; s need not be NUL-terminated). */
+void repro_sbuf_add(struct repro_sbuf *b, const char *s, size_t n);
+/* repro_sbuf_adds - append the C string s. */
+void repro_sbuf_adds(struct repro_sbuf *b, const char *s);
+
 #endif

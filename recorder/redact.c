@@ -133,57 +133,35 @@ struct rec_redact {
 	size_t n_keep;
 };
 
-/* A growing NUL-terminated string. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = repro_xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_adds(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* "(token|secret|...)" */
 static char *secret_alternation(void)
 {
-	struct sbuf b = { 0 };
+	struct repro_sbuf b = { 0 };
 
-	sb_adds(&b, "(");
+	repro_sbuf_adds(&b, "(");
 	for (size_t i = 0; i < N_SECRET_WORDS; i++) {
 		if (i > 0)
-			sb_adds(&b, "|");
-		sb_adds(&b, secret_words[i]);
+			repro_sbuf_adds(&b, "|");
+		repro_sbuf_adds(&b, secret_words[i]);
 	}
-	sb_adds(&b, ")");
-	return b.s;
+	repro_sbuf_adds(&b, ")");
+	return b.buf;
 }
 
 /* TMPL with every "@W@" replaced by WORDS, in a new buffer. */
 static char *expand_words(const char *tmpl, const char *words)
 {
-	struct sbuf b = { 0 };
+	struct repro_sbuf b = { 0 };
 	const char *at;
 
-	sb_adds(&b, "");
+	repro_sbuf_adds(&b, "");
 	while ((at = strstr(tmpl, "@W@")) != NULL) {
-		sb_add(&b, tmpl, (size_t)(at - tmpl));
-		sb_adds(&b, words);
+		repro_sbuf_add(&b, tmpl, (size_t)(at - tmpl));
+		repro_sbuf_adds(&b, words);
 		tmpl = at + 3;
 	}
-	sb_adds(&b, tmpl);
-	return b.s;
+	repro_sbuf_adds(&b, tmpl);
+	return b.buf;
 }
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,
@@ -321,30 +299,30 @@ bool rec_redact_env_value(const struct rec_redact *r, const char *name)
  */
 static void replace_all(char **s, const regex_t *re, int group)
 {
-	struct sbuf out = { 0 };
+	struct repro_sbuf out = { 0 };
 	const char *p = *s;
 	regmatch_t m[MAX_GROUPS];
 	int flags = 0;
 
-	sb_adds(&out, "");
+	repro_sbuf_adds(&out, "");
 	while (*p != '\0' && regexec(re, p, MAX_GROUPS, m, flags) == 0) {
 		regmatch_t g = m[group];
 
 		if (g.rm_so < 0 || g.rm_eo == g.rm_so) {
 			size_t step = m[0].rm_eo > 0 ? (size_t)m[0].rm_eo : 1;
 
-			sb_add(&out, p, step);
+			repro_sbuf_add(&out, p, step);
 			p += step;
 		} else {
-			sb_add(&out, p, (size_t)g.rm_so);
-			sb_adds(&out, REC_REDACTED);
+			repro_sbuf_add(&out, p, (size_t)g.rm_so);
+			repro_sbuf_adds(&out, REC_REDACTED);
 			p += g.rm_eo;
 		}
 		flags = REG_NOTBOL;
 	}
-	sb_adds(&out, p);
+	repro_sbuf_adds(&out, p);
 	free(*s);
-	*s = out.s;
+	*s = out.buf;
 }
 
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)

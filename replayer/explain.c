@@ -129,7 +129,6 @@ static void state_release(struct xp_state *st)
 {
 	for (size_t i = 0; i < st->nprocs; i++) {
 		free(st->procs[i].label);
-		free(st->procs[i].fork_label);
 		free(st->procs[i].exit_signal);
 	}
 	free(st->procs);
@@ -179,22 +178,25 @@ static char *label_of(json_t *proc)
 /* A process that never exec'd runs its parent's program: "bash start.sh (fork)". */
 static void label_inherit(struct xp_state *st)
 {
+	/* first find every name, then set them: a child must see its parent's own label */
+	char **names = repro_xcalloc(st->nprocs + 1, sizeof(*names));
+
 	for (size_t i = 0; i < st->nprocs; i++) {
 		const struct xp_proc *q = &st->procs[i];
 
+		if (q->label != NULL)
+			continue;
 		/* up the tree to a process with a label, at most 64 steps (a hostile cycle) */
 		for (int depth = 0; depth < 64 && q != NULL && q->label == NULL; depth++)
 			q = q->ppid != 0 ? proc_of(st, q->ppid) : NULL;
-		st->procs[i].fork_label =
-			q != NULL && q->label != NULL
-				? repro_xasprintf("%s (fork)", q->label)
-				: repro_xasprintf("pid %d", (int)st->procs[i].pid);
+		names[i] = q != NULL && q->label != NULL
+				   ? repro_xasprintf("%s (fork)", q->label)
+				   : repro_xasprintf("pid %d", (int)st->procs[i].pid);
 	}
 	for (size_t i = 0; i < st->nprocs; i++)
-		if (st->procs[i].label == NULL) {
-			st->procs[i].label = st->procs[i].fork_label;
-			st->procs[i].fork_label = NULL;
-		}
+		if (names[i] != NULL)
+			st->procs[i].label = names[i];
+	free(names);
 }
 
 static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **err)

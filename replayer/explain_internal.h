@@ -62,7 +62,6 @@ struct xp_finding {
 struct xp_proc {
 	int32_t pid, ppid;
 	char *label; /* owned: "python3 webui.py" from its last exec, its parent's + " (fork)", or "pid N" */
-	char *fork_label; /* owned, scratch while labels are inherited */
 	int64_t end_ns; /* -1 when unknown */
 	bool failed; /* exited non-zero or killed */
 	bool has_exit;

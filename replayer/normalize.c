@@ -40,28 +40,6 @@ static bool looks_random(const char *s, size_t len)
 	return (lower + upper + digit) >= 2;
 }
 
-/* A growing output string (no stdio: this runs once per event of a bundle). */
-struct out {
-	char *buf;
-	size_t len, cap;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (o->len + n + 1 > o->cap) {
-		o->cap = (o->len + n + 1) * 2;
-		o->buf = repro_xrealloc(o->buf, o->cap);
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
-static void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
 /* Only letters, digits and '_' (any mix): a random name straight in a temp directory. */
 static bool all_alnum(const char *s, size_t len)
 {
@@ -78,7 +56,7 @@ static bool all_alnum(const char *s, size_t len)
  * (mktemp may draw only lowercase ones); elsewhere they must mix kinds, so
  * that "app.service" stays itself.
  */
-static void put_component(struct out *out, const char *c, size_t len, bool in_tmp)
+static void put_component(struct repro_sbuf *out, const char *c, size_t len, bool in_tmp)
 {
 	const char *dot = memrchr(c, '.', len);
 	size_t tail = dot != NULL ? len - (size_t)(dot - c) - 1 : 0;
@@ -86,17 +64,17 @@ static void put_component(struct out *out, const char *c, size_t len, bool in_tm
 	/* mktemp(1) and mkstemp(3): NAME.XXXXXX with 6 to 16 random characters */
 	if (dot != NULL && dot != c && tail >= 6 && tail <= 16 &&
 	    (in_tmp ? all_alnum(dot + 1, tail) : looks_random(dot + 1, tail))) {
-		put(out, c, (size_t)(dot - c + 1));
-		puts_(out, "XXXXXX");
+		repro_sbuf_add(out, c, (size_t)(dot - c + 1));
+		repro_sbuf_adds(out, "XXXXXX");
 		return;
 	}
 	/* Python's tempfile: "tmp" + 8 characters of [a-z0-9_] */
 	if (len == 11 && strncmp(c, "tmp", 3) == 0 &&
 	    (in_tmp ? all_alnum(c + 3, 8) : looks_random(c + 3, 8))) {
-		puts_(out, "tmpXXXXXX");
+		repro_sbuf_adds(out, "tmpXXXXXX");
 		return;
 	}
-	put(out, c, len);
+	repro_sbuf_add(out, c, len);
 }
 
 static bool is_tmp_dir(const char *start, const char *end)
@@ -108,7 +86,7 @@ static bool is_tmp_dir(const char *start, const char *end)
 	       (n == 8 && memcmp(start, "/dev/shm", 8) == 0);
 }
 
-static void put_rest(struct out *out, const char *p)
+static void put_rest(struct repro_sbuf *out, const char *p)
 {
 	const char *start = p;
 	bool proc = false;
@@ -119,13 +97,13 @@ static void put_rest(struct out *out, const char *p)
 		bool num = len > 0 && strspn(p, "0123456789") == len;
 
 		if (proc && num)
-			puts_(out, "<pid>");
+			repro_sbuf_adds(out, "<pid>");
 		else
 			put_component(out, p, len, p > start && is_tmp_dir(start, p - 1));
 		proc = len == 4 && strncmp(p, "proc", 4) == 0;
 		p += len;
 		if (*p == '/')
-			put(out, p++, 1);
+			repro_sbuf_add(out, p++, 1);
 	}
 }
 
@@ -143,15 +121,15 @@ char *rpl_norm_path(const struct rpl_norm *n, const char *path)
 {
 	char *mapped = rpl_norm_map(n, path);
 	const char *p = mapped != NULL ? mapped : path;
-	struct out out = { 0 };
+	struct repro_sbuf out = { 0 };
 	size_t k;
 
-	puts_(&out, "");
+	repro_sbuf_adds(&out, "");
 	if ((k = under(p, n->cwd)) > 0) {
-		puts_(&out, "<cwd>");
+		repro_sbuf_adds(&out, "<cwd>");
 		p += k;
 	} else if (n->home != NULL && strcmp(n->home, "/") != 0 && (k = under(p, n->home)) > 0) {
-		puts_(&out, "~");
+		repro_sbuf_adds(&out, "~");
 		p += k;
 	}
 	put_rest(&out, p);
@@ -178,24 +156,24 @@ int rpl_norm_map_parse(char *text, const char **from, const char **to)
 char *rpl_exec_label(json_t *execs, const struct rpl_norm *n)
 {
 	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
-	struct out out = { 0 };
+	struct repro_sbuf out = { 0 };
 	size_t i;
 	json_t *a;
 
-	puts_(&out, "");
+	repro_sbuf_adds(&out, "");
 	json_array_foreach (argv, i, a) {
 		const char *v = json_string_value(a);
 		char *norm;
 
 		if (i >= 3 || v == NULL) {
-			puts_(&out, i >= 3 ? " …" : "");
+			repro_sbuf_adds(&out, i >= 3 ? " …" : "");
 			break;
 		}
 		if (i == 0 && strrchr(v, '/') != NULL)
 			v = strrchr(v, '/') + 1; /* argv[0] as a name */
 		norm = n != NULL && v[0] == '/' ? rpl_norm_path(n, v) : repro_xstrdup(v);
-		puts_(&out, i ? " " : "");
-		put(&out, norm, rpl_utf8_cut(norm, 60));
+		repro_sbuf_adds(&out, i ? " " : "");
+		repro_sbuf_add(&out, norm, rpl_utf8_cut(norm, 60));
 		free(norm);
 	}
 	return out.buf;

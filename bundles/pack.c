@@ -353,7 +353,8 @@ static int on_syscall(struct pack_state *st, const struct bndl_event *ev, struct
 	if (tmp_member_line(&st->trace, line != NULL ? line : "", err) < 0)
 		return -1;
 	st->nevents++;
-	if (ev->ret < 0 && !(ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN)))
+	if (ev->ret < 0 &&
+	    !(ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN | BNDL_EV_RESULT_UNSEEN)))
 		st->nfailed++;
 	return 0;
 }

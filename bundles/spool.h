@@ -40,6 +40,7 @@ enum bndl_event_flag {
 	BNDL_EV_NO_RETURN = 1u << 2, /* a call that does not return (exit, exit_group) */
 	BNDL_EV_COMPAT = 1u << 3, /* made through the 32-bit entry (int $0x80) */
 	BNDL_EV_THREAD = 1u << 4, /* PROC_START: the new task is a thread */
+	BNDL_EV_RESULT_UNSEEN = 1u << 5, /* the kernel ran the call out of the tracer's sight */
 };
 
 enum bndl_blob_kind {

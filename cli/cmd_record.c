@@ -1,5 +1,5 @@
 /*
- * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--no-sandbox]
+ * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--no-sandbox] [--ptrace-only]
  *              [--wait=all|main] -- CMD [ARG...]
  * Runs CMD under the tracer and writes a bundle (docs/bundle-format.md).
  */
@@ -48,6 +48,7 @@ struct record_opts {
 	unsigned classes;
 	bool net_none;
 	bool sandbox;
+	bool ptrace_only;
 	bool wait_all;
 	bool verbose;
 	char **argv;
@@ -65,6 +66,9 @@ static const char usage_text[] =
 	"      --net MODE        host (default) or none: a network namespace with\n"
 	"                        only loopback, so nothing leaves the machine\n"
 	"      --no-sandbox      no user/mount namespaces (where they are unavailable)\n"
+	"      --ptrace-only     stop at every traced call with ptrace, also where repro\n"
+	"                        would answer stat/access/readlink calls itself through\n"
+	"                        seccomp user notification (slower)\n"
 	"      --wait MODE       all (default): record until every process CMD started\n"
 	"                        has ended; main: stop when CMD ends, killing the rest\n"
 	"      --keep-env NAME   keep the value of environment variable NAME (a glob;\n"
@@ -123,6 +127,7 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 		o->net_none = strcmp(optarg, "none") == 0;
 		return 0;
 	case 'S': o->sandbox = false; return 0;
+	case 'P': o->ptrace_only = true; return 0;
 	case 'w':
 		if (strcmp(optarg, "all") != 0 && strcmp(optarg, "main") != 0)
 			return repro_err_set(err, EINVAL,
@@ -162,6 +167,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "trace", required_argument, NULL, 't' },
 		{ "net", required_argument, NULL, 'n' },
 		{ "no-sandbox", no_argument, NULL, 'S' },
+		{ "ptrace-only", no_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "keep-env", required_argument, NULL, 'k' },
@@ -426,7 +432,8 @@ static int start(struct session *s, struct repro_err **err)
 	cleanup_free struct lnch_filter_rule *rules = NULL;
 	struct lnch_spawn_opts so = { .argv = s->o->argv,
 				      .sandbox = s->o->sandbox,
-				      .net_none = s->o->net_none };
+				      .net_none = s->o->net_none,
+				      .notify = !s->o->ptrace_only };
 
 	if (redact_and_host(s, err) < 0)
 		return -1;
@@ -552,7 +559,9 @@ static int outcome(struct session *s, struct repro_err **err)
 int cmd_record(int argc, char **argv, struct repro_err **err)
 {
 	struct record_opts o;
-	cleanup_session struct session s = { .o = &o, .child = { .pid = -1, .err_fd = -1 } };
+	cleanup_session struct session s = {
+		.o = &o, .child = { .pid = -1, .err_fd = -1, .notify_sock = -1 }
+	};
 	int rc = parse_record_args(argc, argv, &o, err);
 
 	if (rc != 0)

@@ -1,11 +1,14 @@
 #include "launcher/filter.h"
 #include "launcher/arch/arch.h"
+#include "launcher/behalf.h"
+#include "launcher/taint.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,24 +20,28 @@ static inline void cleanup_seccomp_ctx(scmp_filter_ctx *ctx)
 #define cleanup_seccomp __attribute__((cleanup(cleanup_seccomp_ctx)))
 
 static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter_rule *r,
-		    bool *added, struct repro_err **err)
+		    bool notify, bool *added, struct repro_err **err)
 {
 	int arch_nr = seccomp_syscall_resolve_name_arch(arch, r->name);
 	/* rule numbers are native (or libseccomp pseudo) numbers that libseccomp maps to each ABI */
 	int nr = seccomp_syscall_resolve_name(r->name);
+	bool native = arch == lnch_arch_audit_token();
+	/* path-only calls of the native ABI go to the notification listener (launcher/behalf.h) */
+	uint32_t act = notify && native && lnch_behalf_supported(r->name) ? SCMP_ACT_NOTIFY
+									  : SCMP_ACT_TRACE(0);
 	int rc;
 
 	if (arch_nr == __NR_SCMP_ERROR || arch_nr < 0 || nr == __NR_SCMP_ERROR)
 		return 0; /* not on this ABI */
 	/* conditions only on the native ABI: libseccomp refuses some on 32-bit ones (EFAULT) */
-	if (r->arg < 0 || arch != lnch_arch_audit_token())
-		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
+	if (r->arg < 0 || !native)
+		rc = seccomp_rule_add(ctx, act, nr, 0);
 	else if (r->is_ne)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
+		rc = seccomp_rule_add(ctx, act, nr, 1,
 				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_NE, r->value));
 	else
 		rc = seccomp_rule_add(
-			ctx, SCMP_ACT_TRACE(0), nr, 1,
+			ctx, act, nr, 1,
 			SCMP_CMP((unsigned)r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->value));
 	if (rc < 0)
 		return repro_err_set(err, -rc, "seccomp_rule_add '%s'", r->name);
@@ -44,7 +51,7 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 
 /* One filter context per ABI; libseccomp resolves numbers per architecture. */
 static scmp_filter_ctx build_arch_ctx(uint32_t arch, const struct lnch_filter_rule *rules, size_t n,
-				      bool *seen, struct repro_err **err)
+				      bool notify, bool *seen, struct repro_err **err)
 {
 	cleanup_seccomp scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc;
@@ -62,7 +69,7 @@ static scmp_filter_ctx build_arch_ctx(uint32_t arch, const struct lnch_filter_ru
 	if (rc < 0)
 		return repro_err_set(err, -rc, "seccomp_attr_set BADARCH"), NULL;
 	for (size_t i = 0; i < n; i++)
-		if (add_rule(ctx, arch, &rules[i], &seen[i], err) < 0)
+		if (add_rule(ctx, arch, &rules[i], notify, &seen[i], err) < 0)
 			return NULL;
 	return steal_ptr(&ctx);
 }
@@ -91,17 +98,43 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog, struct repro
 	return 0;
 }
 
-int lnch_filter_build(const struct lnch_filter_rule *rules, size_t nrules, struct sock_fprog *prog,
-		      struct repro_err **err)
+/* The rules plus, with notify, the taint calls no rule names (launcher/taint.h). Caller frees. */
+static struct lnch_filter_rule *with_taint_rules(const struct lnch_filter_rule *rules,
+						 size_t nrules, bool notify, size_t *n)
 {
-	cleanup_free bool *seen = repro_xcalloc(nrules, sizeof(bool));
+	size_t extra = 0;
+	struct lnch_filter_rule *all;
+
+	while (notify && lnch_taint_name(extra) != NULL)
+		extra++;
+	all = repro_xcalloc(nrules + extra + 1, sizeof(*all));
+	memcpy(all, rules, nrules * sizeof(*rules));
+	*n = nrules;
+	for (size_t i = 0; i < extra; i++) {
+		const char *name = lnch_taint_name(i);
+		bool listed = false;
+
+		for (size_t j = 0; j < nrules && !listed; j++)
+			listed = strcmp(rules[j].name, name) == 0 && rules[j].arg < 0;
+		if (!listed)
+			all[(*n)++] = (struct lnch_filter_rule){ .name = name, .arg = -1 };
+	}
+	return all;
+}
+
+int lnch_filter_build(const struct lnch_filter_rule *rules, size_t nrules, bool notify,
+		      struct sock_fprog *prog, struct repro_err **err)
+{
+	size_t n;
+	cleanup_free struct lnch_filter_rule *all = with_taint_rules(rules, nrules, notify, &n);
+	cleanup_free bool *seen = repro_xcalloc(n + 1, sizeof(bool));
 	cleanup_seccomp scmp_filter_ctx merged = NULL;
 	uint32_t arches[4];
 	size_t narches = lnch_arch_filter_arches(arches, 4);
 	int rc;
 
 	for (size_t a = 0; a < narches; a++) {
-		scmp_filter_ctx ctx = build_arch_ctx(arches[a], rules, nrules, seen, err);
+		scmp_filter_ctx ctx = build_arch_ctx(arches[a], all, n, notify, seen, err);
 
 		if (ctx == NULL)
 			return -1;

@@ -34,6 +34,7 @@ struct lnch_spawn_opts {
 	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
 	bool sandbox; /* new user + mount namespaces */
 	bool net_none; /* plus a network namespace with only loopback up */
+	bool notify; /* path-only calls through seccomp user notification (launcher/behalf.h) */
 	const struct lnch_filter_rule *rules; /* borrowed */
 	size_t nrules;
 };
@@ -42,6 +43,7 @@ struct lnch_spawn_opts {
 struct lnch_child {
 	pid_t pid;
 	int err_fd; /* read end of the child's error pipe (owned) */
+	int notify_sock; /* where the child sends its seccomp listener (owned), or -1 */
 	char *exec_path; /* owned: the resolved program path */
 	uint64_t t0_ns; /* CLOCK_MONOTONIC at spawn */
 };

@@ -4,7 +4,7 @@
  * once at entry (seccomp stop); the loop asks policies and observers, and
  * stops again at exit only when one of them wants the result.
  */
-#include "launcher/launcher.h"
+#include "launcher/loop_internal.h"
 #include "launcher/arch/arch.h"
 #include "launcher/syscalls.h"
 #include "launcher/tasks.h"
@@ -21,28 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_HOOKS 8
-
-struct lnch_loop {
-	const struct lnch_child *child; /* borrowed */
-	bool wait_all;
-	bool (*should_stop)(void *ctx);
-	void *stop_ctx;
-	struct {
-		const struct lnch_observer_ops *ops;
-		void *ctx;
-	} obs[MAX_HOOKS];
-	size_t nobs;
-	struct {
-		const struct lnch_policy_ops *ops;
-		void *ctx;
-	} pol[MAX_HOOKS];
-	size_t npol;
-	struct lnch_tasks tasks;
-	bool stopping;
-	struct lnch_result res;
-};
-
 struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 				bool (*should_stop)(void *ctx), void *stop_ctx)
 {
@@ -53,6 +31,8 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	loop->should_stop = should_stop;
 	loop->stop_ctx = stop_ctx;
 	lnch_tasks_init(&loop->tasks);
+	lnch_taint_table_init(&loop->taint);
+	pthread_mutex_init(&loop->mu, NULL);
 	return loop;
 }
 
@@ -77,16 +57,16 @@ void lnch_loop_free(struct lnch_loop *loop)
 	if (loop == NULL)
 		return;
 	lnch_tasks_release(&loop->tasks);
+	pthread_mutex_destroy(&loop->mu);
 	free(loop);
 }
 
-static uint64_t since_start(const struct lnch_loop *loop)
+uint64_t lnch_loop_since_start(const struct lnch_loop *loop)
 {
 	return lnch_now_ns() - loop->child->t0_ns;
 }
 
-/* Thread group id from /proc/TID/status ("Tgid:"), or tid itself when unreadable. */
-static pid_t read_tgid(pid_t tid)
+pid_t lnch_read_tgid(pid_t tid)
 {
 	char path[64], buf[1024];
 	cleanup_close int fd = -1;
@@ -117,7 +97,9 @@ static struct lnch_task *task_for(struct lnch_loop *loop, pid_t tid)
 	if (task == NULL) {
 		/* an auto-attached child whose first stop came before its parent's event */
 		task = lnch_tasks_put(&loop->tasks, tid);
-		task->pid = read_tgid(tid);
+		task->pid = lnch_read_tgid(tid);
+		/* its parent is not known yet: assume the worst once anyone has changed credentials */
+		task->creds_changed = loop->any_creds_changed;
 	}
 	return task;
 }
@@ -129,10 +111,11 @@ static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
 	st->tid = task->tid;
 	st->pid = task->pid;
 	st->arch = si->arch;
-	st->t_ns = since_start(loop);
+	st->t_ns = lnch_loop_since_start(loop);
 }
 
-static bool ask_policies(struct lnch_loop *loop, const struct lnch_stop *st, struct lnch_verdict *v)
+bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
+			    struct lnch_verdict *v)
 {
 	for (size_t i = 0; i < loop->npol; i++) {
 		memset(v, 0, sizeof(*v));
@@ -152,6 +135,23 @@ static void impose(struct lnch_task *task, const struct lnch_verdict *v)
 	task->inject_delay_ns = v->delay_ns;
 }
 
+/* A call that changes credentials, root or mounts ends acting on the caller's behalf (launcher/taint.h). */
+static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const struct lnch_stop *st)
+{
+	switch (lnch_taint_scope_of(&loop->taint, st->arch, st->nr)) {
+	case LNCH_TAINT_NONE: return;
+	case LNCH_TAINT_ALL: loop->mounts_changed = true; break;
+	case LNCH_TAINT_PROCESS:
+		for (size_t i = 0; i < loop->tasks.cap; i++)
+			if (loop->tasks.slots[i].tid > 0 && loop->tasks.slots[i].pid == task->pid)
+				loop->tasks.slots[i].creds_changed = true;
+		break;
+	case LNCH_TAINT_TASK: break;
+	}
+	task->creds_changed = true;
+	loop->any_creds_changed = true;
+}
+
 static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 {
 	struct __ptrace_syscall_info si;
@@ -168,7 +168,8 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	st.is_entry = true;
 	st.nr = (int)si.seccomp.nr;
 	memcpy(st.args, si.seccomp.args, sizeof(st.args));
-	if (loop->npol > 0 && ask_policies(loop, &st, &v))
+	note_taint(loop, task, &st);
+	if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &v))
 		impose(task, &v);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
@@ -230,13 +231,14 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	child = lnch_tasks_get(&loop->tasks, ctid);
 	if (child == NULL) {
 		child = lnch_tasks_put(&loop->tasks, ctid);
-		child->pid = event == PTRACE_EVENT_CLONE ? read_tgid(ctid) : ctid;
+		child->pid = event == PTRACE_EVENT_CLONE ? lnch_read_tgid(ctid) : ctid;
 	}
 	is_thread = child->pid == ppid && ctid != ppid;
+	child->creds_changed |= parent->creds_changed;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_spawn != NULL)
 			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid,
-						   is_thread, since_start(loop));
+						   is_thread, lnch_loop_since_start(loop));
 	/* the table may have moved: look the parent up again */
 	resume(lnch_tasks_get(&loop->tasks, ptid), 0);
 }
@@ -263,7 +265,7 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exec != NULL)
 			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former,
-						  since_start(loop));
+						  lnch_loop_since_start(loop));
 	resume(task, 0);
 }
 
@@ -302,7 +304,7 @@ static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
 
 static void stop_all(struct lnch_loop *loop)
 {
-	uint64_t t = since_start(loop);
+	uint64_t t = lnch_loop_since_start(loop);
 
 	loop->stopping = true;
 	for (size_t i = 0; i < loop->tasks.cap; i++) {
@@ -324,7 +326,7 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 {
 	struct lnch_task *task = lnch_tasks_get(&loop->tasks, tid);
 	pid_t pid = task ? task->pid : tid;
-	uint64_t t = since_start(loop);
+	uint64_t t = lnch_loop_since_start(loop);
 
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_task_exit != NULL)
@@ -342,13 +344,20 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err)
 {
 	struct lnch_task *first = lnch_tasks_put(&loop->tasks, loop->child->pid);
+	struct lnch_notifier notifier;
+	int rc = 0;
 
 	first->pid = loop->child->pid;
+	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0) {
+		rc = repro_err_set(err, errno, "cannot start the seccomp notification thread");
+		kill(loop->child->pid, SIGKILL);
+	}
 	while (loop->tasks.count > 0) {
 		int status = 0;
 		pid_t tid = waitpid(-1, &status, __WALL);
 
 		if (tid < 0 && errno == EINTR) {
+			pthread_mutex_lock(&loop->mu);
 			for (size_t i = 0; i < loop->nobs; i++)
 				if (loop->obs[i].ops->on_idle != NULL)
 					loop->obs[i].ops->on_idle(loop->obs[i].ctx);
@@ -360,17 +369,23 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 
 			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
+			pthread_mutex_unlock(&loop->mu);
 			continue;
 		}
 		if (tid < 0 && errno == ECHILD)
 			break;
-		if (tid < 0)
-			return repro_err_set(err, errno, "waitpid");
+		if (tid < 0) {
+			rc = repro_err_set(err, errno, "waitpid");
+			break;
+		}
+		pthread_mutex_lock(&loop->mu);
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			on_gone(loop, tid, status);
 		else if (WIFSTOPPED(status))
 			on_stopped(loop, tid, status);
+		pthread_mutex_unlock(&loop->mu);
 	}
+	lnch_notifier_stop(&notifier);
 	*res = loop->res;
-	return 0;
+	return rc;
 }

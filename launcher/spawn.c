@@ -128,7 +128,9 @@ static int loopback_up(void)
 struct child_args {
 	const struct lnch_spawn_opts *opts;
 	const char *exec_path;
-	struct sock_fprog *prog;
+	struct sock_fprog *prog; /* SECCOMP_RET_TRACE only */
+	struct sock_fprog *notify_prog; /* with SECCOMP_RET_USER_NOTIF, or NULL */
+	int notify_fd; /* socket to send the listener on, or -1 */
 	int ready_fd; /* child writes one byte when its namespaces exist */
 	int go_fd; /* parent writes one byte when maps are written and the child is seized */
 	int err_fd;
@@ -162,6 +164,55 @@ static uint64_t read_bounding(int *cap_last)
 	return set;
 }
 
+/* Hand the listener to the tracer (SCM_RIGHTS, unix(7)); no allocation after fork. */
+static int send_listener(int sock, int listener)
+{
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/*
+ * The filter with a notification listener when asked and possible; the
+ * ptrace-only one when the kernel refuses a listener (EBUSY: an outer
+ * filter already has one, as under another supervisor; EINVAL: older than
+ * Linux 5.0).  WAIT_KILLABLE_RECV (Linux >= 5.19) keeps signals from
+ * interrupting a call the tracer is answering.
+ */
+static void install_filter(const struct child_args *a)
+{
+	int listener = -1;
+
+	if (a->notify_prog != NULL) {
+		listener = lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER,
+					    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+						    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+					    a->notify_prog);
+		if (listener < 0 && errno == EINVAL)
+			listener = lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER,
+						    SECCOMP_FILTER_FLAG_NEW_LISTENER,
+						    a->notify_prog);
+	}
+	if (listener >= 0) {
+		if (send_listener(a->notify_fd, listener) < 0)
+			child_fail(a->err_fd, LNCH_STEP_SECCOMP, errno);
+		close(listener);
+		return;
+	}
+	if (lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER, 0, a->prog) < 0)
+		child_fail(a->err_fd, LNCH_STEP_SECCOMP, errno);
+}
+
 static void child_main(const struct child_args *a)
 {
 	char byte = 0;
@@ -182,8 +233,7 @@ static void child_main(const struct child_args *a)
 	/* Inside a user namespace we hold CAP_SYS_ADMIN there, which lets us skip no_new_privs. */
 	if (!a->opts->sandbox && geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);
-	if (lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER, 0, a->prog) < 0)
-		child_fail(a->err_fd, LNCH_STEP_SECCOMP, errno);
+	install_filter(a);
 	execve(a->exec_path, a->opts->argv, environ);
 	child_fail(a->err_fd, LNCH_STEP_EXEC, errno);
 }
@@ -268,14 +318,14 @@ static int child_setup_failed(int err_fd, struct repro_err **err)
 }
 
 struct pipes {
-	int ready[2], go[2], err[2];
+	int ready[2], go[2], err[2], notify[2];
 };
 
 static void close_pipes(struct pipes *p)
 {
-	int *fds[] = { p->ready, p->go, p->err };
+	int *fds[] = { p->ready, p->go, p->err, p->notify };
 
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		for (int j = 0; j < 2; j++)
 			if (fds[i][j] >= 0)
 				close(fds[i][j]);
@@ -303,33 +353,49 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 		     struct repro_err **err)
 {
 	cleanup_free char *exec_path = resolve_program(opts->argv[0], err);
-	cleanup_prog struct sock_fprog prog = { 0 };
-	cleanup_pipes struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	cleanup_prog struct sock_fprog prog = { 0 }, notify_prog = { 0 };
+	cleanup_pipes struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	uint64_t t0, bounding;
 	int cap_last;
 	pid_t pid;
 
 	if (exec_path == NULL)
 		return -1;
-	if (lnch_filter_build(opts->rules, opts->nrules, &prog, err) < 0)
+	if (lnch_filter_build(opts->rules, opts->nrules, false, &prog, err) < 0 ||
+	    (opts->notify &&
+	     lnch_filter_build(opts->rules, opts->nrules, true, &notify_prog, err) < 0))
 		return repro_err_wrap(err, "cannot build the seccomp filter");
 	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 ||
 	    pipe2(p.err, O_CLOEXEC) < 0)
 		return repro_err_set(err, errno, "pipe2");
+	if (opts->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p.notify) < 0)
+		return repro_err_set(err, errno, "socketpair");
 	bounding = read_bounding(&cap_last);
 	t0 = lnch_now_ns();
 	pid = fork();
 	if (pid < 0)
 		return repro_err_set(err, errno, "fork");
 	if (pid == 0) {
-		struct child_args a = { opts,	 exec_path, &prog,    p.ready[1],
-					p.go[0], p.err[1],  bounding, cap_last };
+		struct child_args a = {
+			.opts = opts,
+			.exec_path = exec_path,
+			.prog = &prog,
+			.notify_prog = opts->notify ? &notify_prog : NULL,
+			.notify_fd = p.notify[1],
+			.ready_fd = p.ready[1],
+			.go_fd = p.go[0],
+			.err_fd = p.err[1],
+			.bounding = bounding,
+			.cap_last = cap_last,
+		};
 
 		child_main(&a);
 	}
 	close(steal_fd(&p.ready[1]));
 	close(steal_fd(&p.go[0]));
 	close(steal_fd(&p.err[1]));
+	if (p.notify[1] >= 0)
+		close(steal_fd(&p.notify[1]));
 	if (parent_setup(opts, pid, &p, err) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
@@ -337,6 +403,7 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	}
 	child->pid = pid;
 	child->err_fd = steal_fd(&p.err[0]);
+	child->notify_sock = p.notify[0] >= 0 ? steal_fd(&p.notify[0]) : -1;
 	child->exec_path = steal_ptr(&exec_path);
 	child->t0_ns = t0;
 	return 0;
@@ -360,7 +427,9 @@ void lnch_child_release(struct lnch_child *child)
 {
 	if (child->err_fd >= 0)
 		close(child->err_fd);
-	child->err_fd = -1;
+	if (child->notify_sock >= 0)
+		close(child->notify_sock);
+	child->err_fd = child->notify_sock = -1;
 	free(child->exec_path);
 	child->exec_path = NULL;
 }

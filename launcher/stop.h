@@ -21,6 +21,7 @@ struct lnch_stop {
 	uint64_t args[6];
 	int64_t ret; /* exit only: raw return, -errno on failure */
 	bool injected; /* exit only: a policy imposed ret; the call did not run */
+	bool result_unseen; /* exit only: the kernel ran the call out of the tracer's sight; ret is 0 */
 	uint64_t t_ns; /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
 };
 

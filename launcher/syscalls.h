@@ -19,6 +19,18 @@
 #define PTRACE_O_EXITKILL (1 << 20)
 #endif
 
+/* seccomp_unotify(2): Linux >= 5.19 and 6.6 additions that older headers lack. */
+#include <linux/seccomp.h>
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 /* seccomp(2) with SECCOMP_SET_MODE_FILTER; -1 with errno (ENOSYS when missing). */
 static inline int lnch_sys_seccomp(unsigned int op, unsigned int flags, void *args)
 {

@@ -16,6 +16,7 @@ struct lnch_task {
 	int inject_errnum;
 	uint64_t inject_delay_ns;
 	bool seen_spawn; /* the parent's fork/clone event has been handled */
+	bool creds_changed; /* it changed credentials, root or namespaces (launcher/taint.h) */
 };
 
 struct lnch_tasks {

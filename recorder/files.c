@@ -310,7 +310,7 @@ static unsigned path_ops(const struct rec_sys *sys, const struct bndl_event *ev,
 
 static int event_result(const struct bndl_event *ev)
 {
-	if (ev->flags & BNDL_EV_UNFINISHED)
+	if (ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_RESULT_UNSEEN))
 		return RES_UNFINISHED;
 	return ev->ret < 0 && ev->ret >= -4095 ? (int)-ev->ret : 0;
 }

@@ -148,6 +148,8 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
 	if (st->injected)
 		c->ev.flags |= BNDL_EV_INJECTED;
+	if (st->result_unseen)
+		c->ev.flags |= BNDL_EV_RESULT_UNSEEN;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
 	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)

@@ -317,10 +317,12 @@ static void render_result(const struct bndl_event *ev, const struct rec_sys *sys
 {
 	char e[32];
 
-	if ((ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN)) != 0) {
+	if ((ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN | BNDL_EV_RESULT_UNSEEN)) != 0) {
 		json_object_set_new(obj, "ret", json_null());
 		if (ev->flags & BNDL_EV_UNFINISHED)
 			json_object_set_new(obj, "unfinished", json_true());
+		if (ev->flags & BNDL_EV_RESULT_UNSEEN)
+			json_object_set_new(obj, "result_unseen", json_true());
 		fputs(" = ?", txt);
 		return;
 	}

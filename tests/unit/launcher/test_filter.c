@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -53,7 +55,7 @@ static void test_filter_build_openat(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(&openat_rule, 1, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(&openat_rule, 1, false, &prog, &err), 0);
 	assert_null(err);
 	assert_non_null(prog.filter);
 	assert_true(prog.len > 4);
@@ -75,7 +77,7 @@ static void test_filter_build_with_conditions(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(rules, 4, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(rules, 4, false, &prog, &err), 0);
 	assert_null(err);
 	assert_non_null(prog.filter);
 	lnch_filter_release(&prog);
@@ -88,7 +90,7 @@ static void test_filter_build_native_only_name(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(rules, 2, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(rules, 2, false, &prog, &err), 0);
 	lnch_filter_release(&prog);
 }
 
@@ -98,7 +100,7 @@ static void test_filter_build_unknown_name_einval(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(rules, 2, &prog, &err), -1);
+	assert_int_equal(lnch_filter_build(rules, 2, false, &prog, &err), -1);
 	assert_non_null(err);
 	assert_int_equal(err->errnum, EINVAL);
 	assert_non_null(strstr(err->msg, "'opnat'"));
@@ -168,8 +170,91 @@ static void test_filter_traps_openat_not_getpid(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(&openat_rule, 1, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(&openat_rule, 1, false, &prog, &err), 0);
 	assert_int_equal(run_child(openat_child, &prog), CHILD_OK);
+	lnch_filter_release(&prog);
+}
+
+/* In the child: the notify filter with a listener, handed to the parent over sock. */
+static int notify_child(const struct sock_fprog *prog, int sock)
+{
+	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	struct stat st;
+	int listener;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return CHILD_NO_NEW_PRIVS;
+	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	if (listener < 0)
+		return CHILD_LOAD;
+	memset(cbuf, 0, sizeof(cbuf));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	if (sendmsg(sock, &m, 0) != 1)
+		return CHILD_LOAD;
+	close(listener);
+	/* the parent answers EPERM for the path lookup */
+	if (syscall(SYS_newfstatat, AT_FDCWD, "/", &st, 0) != -1 || errno != EPERM)
+		return CHILD_STAT_RAN;
+	/* setuid changes credentials: traced (ENOSYS without a tracer), never notified */
+	if (syscall(SYS_setuid, getuid()) != -1 || errno != ENOSYS)
+		return CHILD_GETPID_TRAPPED;
+	return CHILD_OK;
+}
+
+static int recv_fd(int sock)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1 || CMSG_FIRSTHDR(&m) == NULL)
+		return -1;
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(fd));
+	return fd;
+}
+
+static void test_filter_notify_path_calls(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	int sv[2], status = 0, listener;
+	pid_t pid;
+
+	assert_int_equal(lnch_filter_build(&stat_rule, 1, true, &prog, &err), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(notify_child(&prog, sv[1]));
+	close(sv[1]);
+	listener = recv_fd(sv[0]);
+	close(sv[0]);
+	assert_true(listener >= 0);
+	memset(&req, 0, sizeof(req));
+	assert_int_equal(ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req), 0);
+	assert_int_equal(req.data.nr, SYS_newfstatat);
+	assert_int_equal(req.pid, pid);
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.error = -EPERM;
+	assert_int_equal(ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(listener);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), CHILD_OK);
 	lnch_filter_release(&prog);
 }
 
@@ -178,7 +263,7 @@ static void test_filter_arg_condition_in_kernel(void **state)
 	cleanup_err struct repro_err *err = NULL;
 	struct sock_fprog prog = { 0 };
 
-	assert_int_equal(lnch_filter_build(&stat_rule, 1, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(&stat_rule, 1, false, &prog, &err), 0);
 	assert_int_equal(run_child(stat_child, &prog), CHILD_OK);
 	lnch_filter_release(&prog);
 }
@@ -192,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_filter_build_unknown_name_einval),
 		cmocka_unit_test(test_filter_traps_openat_not_getpid),
 		cmocka_unit_test(test_filter_arg_condition_in_kernel),
+		cmocka_unit_test(test_filter_notify_path_calls),
 	};
 
 	/* prctl(2): PR_GET_SECCOMP fails with EINVAL when the kernel has no seccomp */

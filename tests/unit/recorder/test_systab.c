@@ -2,6 +2,7 @@
 #include "recorder/systab.h"
 #include "launcher/abi.h"
 #include "launcher/filter.h"
+#include "launcher/taint.h"
 #include "common/cleanup.h"
 
 #include <errno.h>
@@ -88,20 +89,40 @@ static void test_systab_undecoded_and_unknown(void **state)
 	assert_null(rec_systab_name(t, 0x12345678, 1));
 }
 
+static bool is_taint_call(const char *name)
+{
+	for (size_t i = 0; lnch_taint_name(i) != NULL; i++)
+		if (strcmp(lnch_taint_name(i), name) == 0)
+			return true;
+	return false;
+}
+
 static void test_systab_entries_shape(void **state)
 {
 	size_t n = 0;
 	const struct rec_sys *e = rec_systab_entries(&n);
 	int seen_exit_group = 0;
 
+	/* every call the launcher must see is in the table, traced always */
+	for (size_t t = 0; lnch_taint_name(t) != NULL; t++) {
+		bool found = false;
+
+		for (size_t i = 0; i < n && !found; i++)
+			found = strcmp(e[i].name, lnch_taint_name(t)) == 0 &&
+				e[i].classes == REC_CLASS_ALWAYS;
+		assert_true(found);
+	}
+
 	assert_true(n > 40);
 	for (size_t i = 0; i < n; i++) {
 		assert_non_null(e[i].name);
 		assert_true(e[i].nargs >= 0 && e[i].nargs <= 6);
-		assert_true(e[i].classes == REC_CLASS_FILE || e[i].classes == REC_CLASS_NETWORK ||
-			    e[i].classes == REC_CLASS_PROCESS ||
-			    (e[i].classes == REC_CLASS_ALWAYS &&
-			     strcmp(e[i].name, "io_uring_setup") == 0));
+		/* always: io_uring_setup, and what launcher/taint.h must see */
+		assert_true(
+			e[i].classes == REC_CLASS_FILE || e[i].classes == REC_CLASS_NETWORK ||
+			e[i].classes == REC_CLASS_PROCESS ||
+			(e[i].classes == REC_CLASS_ALWAYS &&
+			 (strcmp(e[i].name, "io_uring_setup") == 0 || is_taint_call(e[i].name))));
 		/* every name is one libseccomp knows */
 		assert_int_not_equal(seccomp_syscall_resolve_name(e[i].name), __NR_SCMP_ERROR);
 		if (strcmp(e[i].name, "exit_group") == 0) {
@@ -224,7 +245,7 @@ static void test_systab_filter_rules_build(void **state)
 	rec_systab_entries(&total);
 	assert_int_equal(n, total);
 	/* every rule of the table compiles into one filter for all ABIs */
-	assert_int_equal(lnch_filter_build(rules, n, &prog, &err), 0);
+	assert_int_equal(lnch_filter_build(rules, n, false, &prog, &err), 0);
 	assert_null(err);
 	assert_true(prog.len > n);
 	lnch_filter_release(&prog);

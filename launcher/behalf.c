@@ -1,0 +1,348 @@
+/*
+ * Path-only calls performed on a tracee's behalf (launcher/behalf.h).  The
+ * path walk is the kernel's own, through openat2(2) from the tracee's cwd or
+ * dirfd; only the final operation runs on the O_PATH descriptor it yields.
+ */
+#include "launcher/behalf.h"
+#include "launcher/mem.h"
+#include "common/cleanup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum op { OP_STAT, OP_STATX, OP_ACCESS, OP_READLINK };
+
+/* One call, decoded from its arguments (each man page, section 2). */
+struct call {
+	enum op op;
+	int dirfd;
+	uint64_t path_addr;
+	uint64_t out_addr; /* struct stat, struct statx or the readlink buffer */
+	uint64_t size; /* readlink: bufsiz */
+	unsigned flags; /* AT_* */
+	unsigned mask; /* statx: STATX_* */
+	unsigned mode; /* access: R_OK | W_OK | X_OK */
+};
+
+static const char *const supported[] = {
+	"stat",	     "lstat",	   "newfstatat", "statx",      "access",
+	"faccessat", "faccessat2", "readlink",	 "readlinkat",
+};
+
+bool lnch_behalf_supported(const char *name)
+{
+	for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]); i++)
+		if (strcmp(name, supported[i]) == 0)
+			return true;
+	return false;
+}
+
+void lnch_behalf_init(struct lnch_behalf_ctx *ctx)
+{
+	struct stat st;
+
+	ctx->proc_dev = stat("/proc/self", &st) == 0 ? (uint64_t)st.st_dev : 0;
+}
+
+/* The legacy calls exist on x86_64 only; the *at forms everywhere. */
+static bool decode_legacy(int nr, const uint64_t a[6], struct call *c)
+{
+	c->dirfd = AT_FDCWD;
+	c->path_addr = a[0];
+	switch (nr) {
+#ifdef __NR_stat
+	case __NR_stat: c->op = OP_STAT, c->out_addr = a[1]; return true;
+	case __NR_lstat:
+		c->op = OP_STAT, c->out_addr = a[1], c->flags = AT_SYMLINK_NOFOLLOW;
+		return true;
+	case __NR_access: c->op = OP_ACCESS, c->mode = (unsigned)a[1]; return true;
+	case __NR_readlink: c->op = OP_READLINK, c->out_addr = a[1], c->size = a[2]; return true;
+#endif
+	default: return false;
+	}
+}
+
+static bool decode(int nr, const uint64_t a[6], struct call *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (decode_legacy(nr, a, c))
+		return true;
+	c->dirfd = (int)a[0];
+	c->path_addr = a[1];
+	switch (nr) {
+	case __NR_newfstatat:
+		c->op = OP_STAT, c->out_addr = a[2], c->flags = (unsigned)a[3];
+		return true;
+	case __NR_statx:
+		c->op = OP_STATX, c->flags = (unsigned)a[2], c->mask = (unsigned)a[3];
+		c->out_addr = a[4];
+		return true;
+	case __NR_faccessat: c->op = OP_ACCESS, c->mode = (unsigned)a[2]; return true;
+	case __NR_faccessat2:
+		c->op = OP_ACCESS, c->mode = (unsigned)a[2], c->flags = (unsigned)a[3];
+		return true;
+	case __NR_readlinkat: c->op = OP_READLINK, c->out_addr = a[2], c->size = a[3]; return true;
+	default: return false;
+	}
+}
+
+/* Arguments whose handling by the kernel (EINVAL and its order) is not copied here. */
+static bool plain_arguments(const struct call *c)
+{
+	unsigned ok;
+
+	switch (c->op) {
+	case OP_STAT: ok = AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT; break;
+	case OP_STATX:
+		ok = AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE;
+		if ((c->flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE ||
+		    (c->mask & STATX__RESERVED) != 0)
+			return false;
+		break;
+	case OP_ACCESS:
+		ok = AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH;
+		if (c->mode & ~(unsigned)(R_OK | W_OK | X_OK))
+			return false;
+		break;
+	case OP_READLINK:
+		ok = 0;
+		if ((int)c->size <= 0)
+			return false;
+		break;
+	default: return false;
+	}
+	return (c->flags & ~ok) == 0;
+}
+
+/*
+ * The path as getname() reads it: -EFAULT when unreadable before its NUL,
+ * -ENAMETOOLONG when it has no NUL within PATH_MAX bytes, -ESRCH when the
+ * tracee is gone.
+ */
+static int read_path(pid_t tid, uint64_t addr, char *buf)
+{
+	size_t len = 0;
+
+	while (len < PATH_MAX) {
+		size_t want = 4096 - (size_t)((addr + len) % 4096);
+
+		if (want > PATH_MAX - len)
+			want = PATH_MAX - len;
+		if (lnch_mem_read(tid, addr + len, buf + len, want) < 0)
+			return errno == ESRCH ? -ESRCH : -EFAULT;
+		if (memchr(buf + len, '\0', want) != NULL)
+			return 0;
+		len += want;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* /proc/self and /proc/thread-self name the reader: say the tracee instead. */
+static void rewrite_self(const char *path, pid_t tid, pid_t tgid, char *out, size_t cap)
+{
+	static const char self[] = "/proc/self", tself[] = "/proc/thread-self";
+
+	if (strncmp(path, self, sizeof(self) - 1) == 0 &&
+	    (path[sizeof(self) - 1] == '/' || path[sizeof(self) - 1] == '\0'))
+		snprintf(out, cap, "/proc/%d%s", (int)tgid, path + sizeof(self) - 1);
+	else if (strncmp(path, tself, sizeof(tself) - 1) == 0 &&
+		 (path[sizeof(tself) - 1] == '/' || path[sizeof(tself) - 1] == '\0'))
+		snprintf(out, cap, "/proc/%d/task/%d%s", (int)tgid, (int)tid,
+			 path + sizeof(tself) - 1);
+	else
+		snprintf(out, cap, "%s", path);
+}
+
+/*
+ * An object in procfs is the tracee's only when named as /proc or
+ * /proc/<pid>/... without "..": other names there (/proc/mounts is
+ * self/mounts) depend on who reads them.
+ */
+static bool procfs_name_is_absolute(const char *path)
+{
+	const char *p = path + 6;
+
+	if (strcmp(path, "/proc") == 0 || strcmp(path, "/proc/") == 0)
+		return true;
+	if (strncmp(path, "/proc/", 6) != 0 || *p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p != '/' && *p != '\0')
+		return false;
+	return strstr(path, "/..") == NULL;
+}
+
+static void close_if_owned(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define cleanup_fd_owned __attribute__((cleanup(close_if_owned)))
+
+/* The directory a relative path starts from, as an O_PATH fd; -errno when the dirfd is bad. */
+static int open_base(pid_t tid, int dirfd)
+{
+	char link[64];
+	int fd;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	else if (dirfd < 0)
+		return -EBADF;
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+	fd = open(link, O_PATH | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -ESRCH;
+}
+
+struct target {
+	pid_t tid;
+	bool (*still_valid)(void *cookie);
+	void *cookie;
+};
+
+/* Copy bytes into the tracee: 0, -EFAULT like the kernel, or -ESRCH when that is impossible. */
+static int write_out(const struct target *t, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = (void *)buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n;
+
+	if (!t->still_valid(t->cookie))
+		return -ESRCH;
+	n = process_vm_writev(t->tid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0 || errno == EFAULT)
+		return -EFAULT;
+	return -ESRCH;
+}
+
+/* Run the operation on obj; *ret as the syscall returns. Returns false to leave it to the kernel. */
+static bool run_op(const struct call *c, const struct target *t, int obj, uint64_t proc_dev,
+		   bool name_ok, int64_t *ret)
+{
+	struct stat st;
+	struct statx stx;
+	char link[PATH_MAX];
+	ssize_t n;
+	int rc;
+
+	if (c->op == OP_STATX) {
+		if (statx(obj, "", AT_EMPTY_PATH | (c->flags & AT_STATX_SYNC_TYPE), c->mask, &stx) <
+		    0)
+			return *ret = -errno, true;
+		if (proc_dev && makedev(stx.stx_dev_major, stx.stx_dev_minor) == proc_dev &&
+		    !name_ok)
+			return false;
+		rc = write_out(t, c->out_addr, &stx, sizeof(stx));
+		return rc == -ESRCH ? false : (*ret = rc, true);
+	}
+	if (fstat(obj, &st) < 0)
+		return *ret = -errno, true;
+	if (proc_dev && (uint64_t)st.st_dev == proc_dev && !name_ok)
+		return false;
+	if (c->op == OP_READLINK && !S_ISLNK(st.st_mode))
+		return *ret = -EINVAL, true; /* readlinkat(fd, "") says ENOENT there */
+	if (c->op == OP_STAT) {
+		rc = write_out(t, c->out_addr, &st, sizeof(st));
+	} else if (c->op == OP_ACCESS) {
+		rc = faccessat(obj, "", (int)c->mode, AT_EMPTY_PATH | (c->flags & AT_EACCESS));
+		rc = rc < 0 ? -errno : 0;
+	} else {
+		n = readlinkat(obj, "", link, c->size < sizeof(link) ? c->size : sizeof(link));
+		if (n < 0)
+			return *ret = -errno, true;
+		rc = write_out(t, c->out_addr, link, (size_t)n);
+		if (rc == 0)
+			rc = (int)n;
+	}
+	return rc == -ESRCH ? false : (*ret = rc, true);
+}
+
+/*
+ * ELOOP under RESOLVE_NO_MAGICLINKS is a magic link (/proc/N/fd/M, /dev/stdin,
+ * which only the tracee can follow) unless the walk also fails without it:
+ * then it is a loop of ordinary symlinks, and ELOOP the answer.
+ */
+static bool is_symlink_loop(int base, const char *path, const struct open_how *how)
+{
+	struct open_how plain = *how;
+	int fd;
+
+	plain.resolve = 0;
+	fd = (int)syscall(SYS_openat2, base >= 0 ? base : AT_FDCWD, path, &plain, sizeof(plain));
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	errno = ELOOP;
+	return true;
+}
+
+enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, pid_t tid,
+					     pid_t tgid, int nr, const uint64_t args[6],
+					     bool (*still_valid)(void *cookie), void *cookie,
+					     int64_t *ret)
+{
+	char raw[PATH_MAX], path[PATH_MAX + 32];
+	cleanup_fd_owned int base = -1, obj = -1;
+	struct target t = { tid, still_valid, cookie };
+	struct call c;
+	int rc;
+
+	if (!decode(nr, args, &c) || !plain_arguments(&c))
+		return LNCH_BEHALF_KERNEL;
+	rc = read_path(tid, c.path_addr, raw);
+	if (rc == -ESRCH)
+		return LNCH_BEHALF_KERNEL;
+	if (rc < 0)
+		return *ret = rc, LNCH_BEHALF_DONE;
+	if (raw[0] == '\0' && (c.op == OP_READLINK || !(c.flags & AT_EMPTY_PATH)))
+		return c.op == OP_READLINK ? LNCH_BEHALF_KERNEL
+					   : (*ret = -ENOENT, LNCH_BEHALF_DONE);
+	rewrite_self(raw, tid, tgid, path, sizeof(path));
+	if (path[0] != '/') {
+		base = open_base(tid, c.dirfd);
+		if (base == -ESRCH)
+			return LNCH_BEHALF_KERNEL;
+		if (base < 0)
+			return *ret = base, LNCH_BEHALF_DONE;
+	}
+	if (path[0] == '\0') {
+		obj = base, base = -1;
+	} else {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC |
+				 (c.op == OP_READLINK || (c.flags & AT_SYMLINK_NOFOLLOW)
+					  ? O_NOFOLLOW
+					  : 0),
+			.resolve = RESOLVE_NO_MAGICLINKS,
+		};
+
+		obj = (int)syscall(SYS_openat2, base >= 0 ? base : AT_FDCWD, path, &how,
+				   sizeof(how));
+		if (obj < 0 && errno == ELOOP && !is_symlink_loop(base, path, &how))
+			return LNCH_BEHALF_KERNEL;
+		if (obj < 0 &&
+		    (errno == ENOSYS || errno == E2BIG || errno == EAGAIN || errno == EINVAL))
+			return LNCH_BEHALF_KERNEL;
+		if (obj < 0)
+			return *ret = -errno, LNCH_BEHALF_DONE;
+	}
+	return run_op(&c, &t, obj, ctx->proc_dev, procfs_name_is_absolute(path), ret)
+		       ? LNCH_BEHALF_DONE
+		       : LNCH_BEHALF_KERNEL;
+}

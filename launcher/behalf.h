@@ -1,0 +1,53 @@
+#ifndef REPRO_LAUNCHER_BEHALF_H
+#define REPRO_LAUNCHER_BEHALF_H
+
+/*
+ * Path-only calls performed by the tracer on a tracee's behalf, for seccomp
+ * user notification (seccomp_unotify(2)): stat, lstat, newfstatat, statx,
+ * access, faccessat, faccessat2, readlink, readlinkat on the native ABI.
+ * The tracer resolves the path from the tracee's cwd or dirfd (through
+ * /proc/TID/cwd and /proc/TID/fd/N) with its own credentials, which equal
+ * the tracee's as long as the tracee has changed neither credentials, root
+ * nor mounts (the loop tracks that; docs/architecture.md, "Seccomp user
+ * notification").  Whatever the tracer cannot answer exactly as the kernel
+ * would for the tracee -- a path through a magic link or /proc/self, an
+ * unknown flag -- is left to the kernel.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* lnch_behalf_supported - whether a native syscall, by libseccomp name, can be performed here. */
+bool lnch_behalf_supported(const char *name);
+
+/* What lnch_behalf_perform() did. */
+enum lnch_behalf_outcome {
+	LNCH_BEHALF_DONE = 1, /* *ret holds the result; out-buffers are written */
+	LNCH_BEHALF_KERNEL = 0, /* not answerable exactly here: let the kernel run the call */
+};
+
+/* Per-run constants of the tracer side (the procfs device, for the /proc/self check). */
+struct lnch_behalf_ctx {
+	uint64_t proc_dev; /* st_dev of /proc, 0 when unknown */
+};
+
+/* lnch_behalf_init - fill *ctx (reads /proc once). */
+void lnch_behalf_init(struct lnch_behalf_ctx *ctx);
+
+/*
+ * lnch_behalf_perform - perform native syscall nr with args for task tid of
+ * thread group tgid, as the kernel would for it: on success or failure of
+ * the call itself returns LNCH_BEHALF_DONE and sets *ret (the raw return,
+ * -errno on failure; stat buffers and readlink bytes are written into the
+ * tracee with process_vm_writev(2)).  Before writing, still_valid(cookie)
+ * must return true (SECCOMP_IOCTL_NOTIF_ID_VALID: the tracee is still
+ * waiting, so its pid was not reused).  Returns LNCH_BEHALF_KERNEL when the
+ * result could differ from the kernel's: nothing was written then.
+ */
+enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, pid_t tid,
+					     pid_t tgid, int nr, const uint64_t args[6],
+					     bool (*still_valid)(void *cookie), void *cookie,
+					     int64_t *ret);
+
+#endif

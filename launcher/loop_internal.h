@@ -1,0 +1,73 @@
+#ifndef REPRO_LAUNCHER_LOOP_INTERNAL_H
+#define REPRO_LAUNCHER_LOOP_INTERNAL_H
+
+/*
+ * The loop's state, shared by the ptrace loop (loop.c) and the thread that
+ * answers seccomp user notifications (notify.c).  Everything here is used
+ * with mu held: observers and policies never run concurrently.  Internal to
+ * launcher/.
+ */
+
+#include "launcher/launcher.h"
+#include "launcher/behalf.h"
+#include "launcher/taint.h"
+#include "launcher/tasks.h"
+
+#include <pthread.h>
+
+#define MAX_HOOKS 8
+
+struct lnch_loop {
+	const struct lnch_child *child; /* borrowed */
+	bool wait_all;
+	bool (*should_stop)(void *ctx);
+	void *stop_ctx;
+	struct {
+		const struct lnch_observer_ops *ops;
+		void *ctx;
+	} obs[MAX_HOOKS];
+	size_t nobs;
+	struct {
+		const struct lnch_policy_ops *ops;
+		void *ctx;
+	} pol[MAX_HOOKS];
+	size_t npol;
+	struct lnch_tasks tasks;
+	struct lnch_taint_table taint;
+	bool mounts_changed; /* a tracee changed the mount tree: act for nobody */
+	bool any_creds_changed; /* some task has creds_changed */
+	bool stopping;
+	struct lnch_result res;
+	pthread_mutex_t mu;
+};
+
+/* The notification thread (launcher/notify.c). */
+struct lnch_notifier {
+	struct lnch_loop *loop; /* borrowed */
+	int sock; /* where the child sends its listener (borrowed), -1: none */
+	int wake; /* eventfd: the loop is over (owned) */
+	pthread_t thread;
+	bool running;
+	struct lnch_behalf_ctx behalf;
+};
+
+/*
+ * lnch_notifier_start - start the thread that receives the listener from
+ * sock (SCM_RIGHTS, unix(7); borrowed, -1: no thread) and answers
+ * notifications until lnch_notifier_stop().  Signals are blocked in the
+ * thread.  Returns 0, or -1 with errno when eventfd(2) or pthread_create(3)
+ * fails: nobody would answer the tracees then, and the caller kills them.
+ */
+int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int sock);
+
+/* lnch_notifier_stop - end the thread and close its fds. */
+void lnch_notifier_stop(struct lnch_notifier *nt);
+
+/* Shared helpers of loop.c (call with mu held). */
+uint64_t lnch_loop_since_start(const struct lnch_loop *loop);
+bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
+			    struct lnch_verdict *v);
+/* lnch_read_tgid - thread group id from /proc/TID/status ("Tgid:"), or tid when unreadable. */
+pid_t lnch_read_tgid(pid_t tid);
+
+#endif

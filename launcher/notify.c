@@ -1,0 +1,242 @@
+/*
+ * The seccomp user-notification thread (seccomp_unotify(2)).  Path-only calls
+ * of the native ABI reach the tracer here instead of as two ptrace stops:
+ * the thread tells policies and observers of the entry, performs the call on
+ * the tracee's behalf (launcher/behalf.h) and sends the result back, one
+ * round trip.  Calls it cannot answer exactly are let through to the kernel
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and recorded without their result.
+ */
+#include "launcher/loop_internal.h"
+#include "launcher/syscalls.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Wait for fd to be readable or for the loop to end; false at the end. */
+static bool wait_readable(const struct lnch_notifier *nt, int fd)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = nt->wake, .events = POLLIN } };
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		if (p[1].revents != 0)
+			return false;
+		if (p[0].revents & POLLIN)
+			return true;
+		if (p[0].revents != 0)
+			return false; /* POLLHUP: no tracee holds the filter any more */
+	}
+}
+
+/* The listener the child sent over the socket (SCM_RIGHTS), or -1 when it sent none. */
+static int recv_listener(const struct lnch_notifier *nt)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (!wait_readable(nt, nt->sock) || recvmsg(nt->sock, &m, MSG_CMSG_CLOEXEC) <= 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	return fd;
+}
+
+struct pending {
+	int listener;
+	uint64_t id;
+};
+
+static bool id_valid(void *cookie)
+{
+	struct pending *p = cookie;
+
+	return ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &p->id) == 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Entry: look the task up, ask policies and observers.  Returns what observers want. */
+static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *req,
+			   struct lnch_stop *st, struct lnch_verdict *v, bool *imposed,
+			   bool *changed)
+{
+	struct lnch_task *task;
+	unsigned want = 0;
+
+	pthread_mutex_lock(&loop->mu);
+	task = lnch_tasks_get(&loop->tasks, (pid_t)req->pid);
+	memset(st, 0, sizeof(*st));
+	st->tid = (pid_t)req->pid;
+	st->pid = task != NULL ? task->pid : lnch_read_tgid(st->tid);
+	st->is_entry = true;
+	st->arch = req->data.arch;
+	st->nr = req->data.nr;
+	memcpy(st->args, req->data.args, sizeof(st->args));
+	st->t_ns = lnch_loop_since_start(loop);
+	*changed = loop->mounts_changed ||
+		   (task != NULL ? task->creds_changed : loop->any_creds_changed);
+	*imposed = loop->npol > 0 && lnch_loop_ask_policies(loop, st, v);
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_entry != NULL)
+			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, st);
+	pthread_mutex_unlock(&loop->mu);
+	return want;
+}
+
+static void tell_exit(struct lnch_loop *loop, struct lnch_stop *st)
+{
+	pthread_mutex_lock(&loop->mu);
+	st->is_entry = false;
+	st->t_ns = lnch_loop_since_start(loop);
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_exit != NULL)
+			loop->obs[i].ops->on_exit(loop->obs[i].ctx, st);
+	pthread_mutex_unlock(&loop->mu);
+}
+
+static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_notif *req,
+		   struct seccomp_notif_resp *resp)
+{
+	struct pending p = { listener, req->id };
+	struct lnch_verdict v = { 0 };
+	struct lnch_stop st;
+	bool imposed, changed;
+	unsigned want = tell_entry(nt->loop, req, &st, &v, &imposed, &changed);
+	int64_t ret = 0;
+	enum lnch_behalf_outcome done = LNCH_BEHALF_KERNEL;
+
+	if (imposed) {
+		if (v.delay_ns > 0)
+			sleep_ns(v.delay_ns);
+		ret = -(int64_t)v.errnum;
+		st.injected = true;
+		done = LNCH_BEHALF_DONE;
+	} else if (!changed) {
+		done = lnch_behalf_perform(&nt->behalf, st.tid, st.pid, st.nr, st.args, id_valid,
+					   &p, &ret);
+	}
+	resp->id = req->id;
+	if (done == LNCH_BEHALF_DONE) {
+		resp->error = ret < 0 ? (int32_t)ret : 0;
+		resp->val = ret < 0 ? 0 : ret;
+	} else {
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		st.result_unseen = true;
+	}
+	st.ret = ret;
+	/* before the answer: once answered, the tracee's next call may be recorded */
+	if (want & LNCH_WANT_EXIT)
+		tell_exit(nt->loop, &st);
+	/* ENOENT: the tracee was killed, or a signal took it out of the call (seccomp_unotify(2)) */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+}
+
+static void serve(struct lnch_notifier *nt, int listener)
+{
+	struct seccomp_notif_sizes sizes = { 0 };
+	cleanup_free struct seccomp_notif *req = NULL;
+	cleanup_free struct seccomp_notif_resp *resp = NULL;
+	size_t req_size, resp_size;
+	uint64_t sync = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+
+	if (lnch_sys_seccomp(SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return;
+	req_size = sizes.seccomp_notif > sizeof(*req) ? sizes.seccomp_notif : sizeof(*req);
+	resp_size = sizes.seccomp_notif_resp > sizeof(*resp) ? sizes.seccomp_notif_resp
+							     : sizeof(*resp);
+	req = repro_xcalloc(1, req_size);
+	resp = repro_xcalloc(1, resp_size);
+	/* Linux >= 6.6: wake this thread on the tracee's CPU, as a ptrace stop would not */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, sync);
+	while (wait_readable(nt, listener)) {
+		memset(req, 0, req_size);
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			break;
+		}
+		memset(resp, 0, resp_size);
+		answer(nt, listener, req, resp);
+	}
+}
+
+static void *notifier_main(void *arg)
+{
+	struct lnch_notifier *nt = arg;
+	int listener = recv_listener(nt);
+
+	if (listener >= 0) {
+		serve(nt, listener);
+		close(listener);
+	}
+	return NULL;
+}
+
+int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int sock)
+{
+	sigset_t all, old;
+	int rc;
+
+	memset(nt, 0, sizeof(*nt));
+	nt->loop = loop;
+	nt->sock = sock;
+	nt->wake = -1;
+	if (sock < 0)
+		return 0;
+	lnch_behalf_init(&nt->behalf);
+	nt->wake = eventfd(0, EFD_CLOEXEC);
+	if (nt->wake < 0)
+		return -1;
+	/* the thread takes no signal: the loop's waitpid must see every EINTR */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&nt->thread, NULL, notifier_main, nt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return errno = rc, -1;
+	nt->running = true;
+	return 0;
+}
+
+void lnch_notifier_stop(struct lnch_notifier *nt)
+{
+	uint64_t one = 1;
+
+	if (nt->running) {
+		(void)!write(nt->wake, &one, sizeof(one));
+		pthread_join(nt->thread, NULL);
+		nt->running = false;
+	}
+	if (nt->wake >= 0)
+		close(nt->wake);
+	nt->wake = -1;
+}

@@ -1,0 +1,42 @@
+#ifndef REPRO_LAUNCHER_TAINT_H
+#define REPRO_LAUNCHER_TAINT_H
+
+/*
+ * Calls after which the tracer may no longer act for a tracee (launcher/behalf.h):
+ * they change its credentials, its root or the mount tree, so a path walk
+ * by the tracer could end elsewhere or be allowed differently.  Internal to
+ * launcher/.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lnch_taint_scope {
+	LNCH_TAINT_NONE = 0,
+	LNCH_TAINT_TASK, /* the calling thread and what it starts (setuid, capset, unshare ...) */
+	LNCH_TAINT_PROCESS, /* every thread of the process (chroot: the fs_struct is shared) */
+	LNCH_TAINT_ALL, /* every tracee (mount, umount2, pivot_root ...: one mount namespace) */
+};
+
+/* lnch_taint_name - the name (libseccomp's) of entry i, or NULL past the end. */
+const char *lnch_taint_name(size_t i);
+
+#define LNCH_TAINT_MAX 64
+
+/* The taint calls resolved to numbers for each ABI of the filter. */
+struct lnch_taint_table {
+	struct {
+		uint32_t arch;
+		int nr;
+		enum lnch_taint_scope scope;
+	} e[LNCH_TAINT_MAX];
+	size_t n;
+};
+
+/* lnch_taint_table_init - resolve every taint call for every ABI of lnch_arch_filter_arches(). */
+void lnch_taint_table_init(struct lnch_taint_table *t);
+
+/* lnch_taint_scope_of - the scope of call nr of ABI arch, LNCH_TAINT_NONE for others. */
+enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr);
+
+#endif

@@ -25,6 +25,7 @@ enum op { OP_STAT, OP_STATX, OP_ACCESS, OP_READLINK };
 struct call {
 	enum op op;
 	int dirfd;
+	int path_argi; /* which argument the path is */
 	uint64_t path_addr;
 	uint64_t out_addr; /* struct stat, struct statx or the readlink buffer */
 	uint64_t size; /* readlink: bufsiz */
@@ -46,6 +47,11 @@ bool lnch_behalf_supported(const char *name)
 	return false;
 }
 
+bool lnch_behalf_entry_only(const char *name)
+{
+	return strcmp(name, "close") == 0;
+}
+
 void lnch_behalf_init(struct lnch_behalf_ctx *ctx)
 {
 	struct stat st;
@@ -57,6 +63,7 @@ void lnch_behalf_init(struct lnch_behalf_ctx *ctx)
 static bool decode_legacy(int nr, const uint64_t a[6], struct call *c)
 {
 	c->dirfd = AT_FDCWD;
+	c->path_argi = 0;
 	c->path_addr = a[0];
 	switch (nr) {
 #ifdef __NR_stat
@@ -77,6 +84,7 @@ static bool decode(int nr, const uint64_t a[6], struct call *c)
 	if (decode_legacy(nr, a, c))
 		return true;
 	c->dirfd = (int)a[0];
+	c->path_argi = 1;
 	c->path_addr = a[1];
 	switch (nr) {
 	case __NR_newfstatat:
@@ -292,24 +300,36 @@ static bool is_symlink_loop(int base, const char *path, const struct open_how *h
 	return true;
 }
 
+void lnch_behalf_read_path(pid_t tid, int nr, const uint64_t args[6], struct lnch_behalf_path *p)
+{
+	struct call c;
+
+	_Static_assert(sizeof(p->text) == PATH_MAX, "a path buffer holds PATH_MAX bytes");
+	p->argi = -1;
+	p->rc = -ESRCH;
+	p->text[0] = '\0';
+	if (!decode(nr, args, &c))
+		return;
+	p->argi = c.path_argi;
+	p->rc = read_path(tid, c.path_addr, p->text);
+}
+
 enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, pid_t tid,
 					     pid_t tgid, int nr, const uint64_t args[6],
+					     const struct lnch_behalf_path *p,
 					     bool (*still_valid)(void *cookie), void *cookie,
 					     int64_t *ret)
 {
-	char raw[PATH_MAX], path[PATH_MAX + 32];
+	const char *raw = p->text;
+	char path[PATH_MAX + 32];
 	cleanup_fd_owned int base = -1, obj = -1;
 	struct target t = { tid, still_valid, cookie };
 	struct call c;
-	int rc;
 
-	if (!decode(nr, args, &c) || !plain_arguments(&c))
+	if (!decode(nr, args, &c) || !plain_arguments(&c) || p->argi < 0 || p->rc == -ESRCH)
 		return LNCH_BEHALF_KERNEL;
-	rc = read_path(tid, c.path_addr, raw);
-	if (rc == -ESRCH)
-		return LNCH_BEHALF_KERNEL;
-	if (rc < 0)
-		return *ret = rc, LNCH_BEHALF_DONE;
+	if (p->rc < 0)
+		return *ret = p->rc, LNCH_BEHALF_DONE;
 	if (raw[0] == '\0' && (c.op == OP_READLINK || !(c.flags & AT_EMPTY_PATH)))
 		return c.op == OP_READLINK ? LNCH_BEHALF_KERNEL
 					   : (*ret = -ENOENT, LNCH_BEHALF_DONE);

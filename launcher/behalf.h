@@ -21,6 +21,13 @@
 /* lnch_behalf_supported - whether a native syscall, by libseccomp name, can be performed here. */
 bool lnch_behalf_supported(const char *name);
 
+/*
+ * lnch_behalf_entry_only - whether a native syscall is notified only to be
+ * seen at its entry and then run by the kernel (close(2): observers keep
+ * few of them, and none needs its result).  Cheaper than a ptrace stop.
+ */
+bool lnch_behalf_entry_only(const char *name);
+
 /* What lnch_behalf_perform() did. */
 enum lnch_behalf_outcome {
 	LNCH_BEHALF_DONE = 1, /* *ret holds the result; out-buffers are written */
@@ -35,9 +42,20 @@ struct lnch_behalf_ctx {
 /* lnch_behalf_init - fill *ctx (reads /proc once). */
 void lnch_behalf_init(struct lnch_behalf_ctx *ctx);
 
+/* A call's path argument, read from the tracee as getname() reads it. */
+struct lnch_behalf_path {
+	int argi; /* index of the path argument, -1 for a call not performed here */
+	int rc; /* 0, -EFAULT (unreadable before its NUL), -ENAMETOOLONG, -ESRCH (tracee gone) */
+	char text[4096]; /* PATH_MAX bytes; NUL-terminated when rc == 0 */
+};
+
+/* lnch_behalf_read_path - fill *p for native syscall nr with args of task tid. */
+void lnch_behalf_read_path(pid_t tid, int nr, const uint64_t args[6], struct lnch_behalf_path *p);
+
 /*
  * lnch_behalf_perform - perform native syscall nr with args for task tid of
- * thread group tgid, as the kernel would for it: on success or failure of
+ * thread group tgid, as the kernel would for it, with its path as read by
+ * lnch_behalf_read_path(): on success or failure of
  * the call itself returns LNCH_BEHALF_DONE and sets *ret (the raw return,
  * -errno on failure; stat buffers and readlink bytes are written into the
  * tracee with process_vm_writev(2)).  Before writing, still_valid(cookie)
@@ -47,6 +65,7 @@ void lnch_behalf_init(struct lnch_behalf_ctx *ctx);
  */
 enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, pid_t tid,
 					     pid_t tgid, int nr, const uint64_t args[6],
+					     const struct lnch_behalf_path *path,
 					     bool (*still_valid)(void *cookie), void *cookie,
 					     int64_t *ret);
 

@@ -11,7 +11,7 @@
  * (seccomp(2), SECCOMP_RET_TRACE for each rule, SECCOMP_RET_ALLOW otherwise)
  * with libseccomp, for the native and compat ABIs of lnch_arch_filter_arches().
  * With notify, the native ABI's path-only calls that launcher/behalf.h can
- * perform return SECCOMP_RET_USER_NOTIF instead (seccomp_unotify(2)), and
+ * perform, and its entry-only calls (close), return SECCOMP_RET_USER_NOTIF instead (seccomp_unotify(2)), and
  * the calls that change credentials, root or mounts (launcher/taint.h) are
  * traced even when no rule names them.
  * A name that does not exist on an ABI is skipped for that ABI; a name that

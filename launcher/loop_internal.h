@@ -14,6 +14,7 @@
 #include "launcher/tasks.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #define MAX_HOOKS 8
 
@@ -45,18 +46,23 @@ struct lnch_loop {
 struct lnch_notifier {
 	struct lnch_loop *loop; /* borrowed */
 	int sock; /* where the child sends its listener (borrowed), -1: none */
-	int wake; /* eventfd: the loop is over (owned) */
+	atomic_bool stop; /* the loop is over */
 	pthread_t thread;
 	bool running;
 	struct lnch_behalf_ctx behalf;
+	struct lnch_behalf_path
+		path; /* the current call's path (PATH_MAX bytes: not on the stack) */
 };
 
 /*
  * lnch_notifier_start - start the thread that receives the listener from
  * sock (SCM_RIGHTS, unix(7); borrowed, -1: no thread) and answers
- * notifications until lnch_notifier_stop().  Signals are blocked in the
- * thread.  Returns 0, or -1 with errno when eventfd(2) or pthread_create(3)
- * fails: nobody would answer the tracees then, and the caller kills them.
+ * notifications until lnch_notifier_stop().  All signals are blocked in
+ * the thread but SIGRTMIN, for which a handler that does nothing is
+ * installed (process-wide): lnch_notifier_stop() sends it to end a blocking
+ * recvmsg(2) or SECCOMP_IOCTL_NOTIF_RECV with EINTR.  Returns 0, or -1 with
+ * errno when sigaction(2) or pthread_create(3) fails: nobody would answer
+ * the tracees then, and the caller kills them.
  */
 int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int sock);
 

@@ -12,35 +12,21 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Wait for fd to be readable or for the loop to end; false at the end. */
-static bool wait_readable(const struct lnch_notifier *nt, int fd)
-{
-	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-			       { .fd = nt->wake, .events = POLLIN } };
+/* The signal that takes the thread out of a blocking recvmsg or RECV at the end. */
+#define WAKE_SIG SIGRTMIN
 
-	for (;;) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
-		}
-		if (p[1].revents != 0)
-			return false;
-		if (p[0].revents & POLLIN)
-			return true;
-		if (p[0].revents != 0)
-			return false; /* POLLHUP: no tracee holds the filter any more */
-	}
+static void on_wake(int sig)
+{
+	(void)sig; /* only interrupts: the thread then sees nt->stop */
 }
 
 /* The listener the child sent over the socket (SCM_RIGHTS), or -1 when it sent none. */
@@ -52,9 +38,13 @@ static int recv_listener(const struct lnch_notifier *nt)
 		.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)
 	};
 	struct cmsghdr *c;
+	ssize_t n;
 	int fd;
 
-	if (!wait_readable(nt, nt->sock) || recvmsg(nt->sock, &m, MSG_CMSG_CLOEXEC) <= 0)
+	do
+		n = recvmsg(nt->sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR && !atomic_load(&nt->stop));
+	if (n <= 0)
 		return -1;
 	c = CMSG_FIRSTHDR(&m);
 	if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -86,8 +76,8 @@ static void sleep_ns(uint64_t ns)
 
 /* Entry: look the task up, ask policies and observers.  Returns what observers want. */
 static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *req,
-			   struct lnch_stop *st, struct lnch_verdict *v, bool *imposed,
-			   bool *changed)
+			   const struct lnch_behalf_path *path, struct lnch_stop *st,
+			   struct lnch_verdict *v, bool *imposed, bool *changed)
 {
 	struct lnch_task *task;
 	unsigned want = 0;
@@ -102,6 +92,10 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 	st->nr = req->data.nr;
 	memcpy(st->args, req->data.args, sizeof(st->args));
 	st->t_ns = lnch_loop_since_start(loop);
+	if (path->argi >= 0 && path->rc == 0) {
+		st->path = path->text;
+		st->path_argi = path->argi;
+	}
 	*changed = loop->mounts_changed ||
 		   (task != NULL ? task->creds_changed : loop->any_creds_changed);
 	*imposed = loop->npol > 0 && lnch_loop_ask_policies(loop, st, v);
@@ -116,6 +110,7 @@ static void tell_exit(struct lnch_loop *loop, struct lnch_stop *st)
 {
 	pthread_mutex_lock(&loop->mu);
 	st->is_entry = false;
+	st->path = NULL;
 	st->t_ns = lnch_loop_since_start(loop);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
@@ -130,9 +125,13 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 	struct lnch_verdict v = { 0 };
 	struct lnch_stop st;
 	bool imposed, changed;
-	unsigned want = tell_entry(nt->loop, req, &st, &v, &imposed, &changed);
+	unsigned want;
 	int64_t ret = 0;
 	enum lnch_behalf_outcome done = LNCH_BEHALF_KERNEL;
+
+	lnch_behalf_read_path((pid_t)req->pid, req->data.nr, (const uint64_t *)req->data.args,
+			      &nt->path);
+	want = tell_entry(nt->loop, req, &nt->path, &st, &v, &imposed, &changed);
 
 	if (imposed) {
 		if (v.delay_ns > 0)
@@ -141,8 +140,8 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 		st.injected = true;
 		done = LNCH_BEHALF_DONE;
 	} else if (!changed) {
-		done = lnch_behalf_perform(&nt->behalf, st.tid, st.pid, st.nr, st.args, id_valid,
-					   &p, &ret);
+		done = lnch_behalf_perform(&nt->behalf, st.tid, st.pid, st.nr, st.args, &nt->path,
+					   id_valid, &p, &ret);
 	}
 	resp->id = req->id;
 	if (done == LNCH_BEHALF_DONE) {
@@ -177,7 +176,7 @@ static void serve(struct lnch_notifier *nt, int listener)
 	resp = repro_xcalloc(1, resp_size);
 	/* Linux >= 6.6: wake this thread on the tracee's CPU, as a ptrace stop would not */
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, sync);
-	while (wait_readable(nt, listener)) {
+	while (!atomic_load(&nt->stop)) {
 		memset(req, 0, req_size);
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 			if (errno == EINTR || errno == ENOENT)
@@ -192,7 +191,13 @@ static void serve(struct lnch_notifier *nt, int listener)
 static void *notifier_main(void *arg)
 {
 	struct lnch_notifier *nt = arg;
-	int listener = recv_listener(nt);
+	sigset_t wake;
+	int listener;
+
+	sigemptyset(&wake);
+	sigaddset(&wake, WAKE_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	listener = recv_listener(nt);
 
 	if (listener >= 0) {
 		serve(nt, listener);
@@ -203,20 +208,21 @@ static void *notifier_main(void *arg)
 
 int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int sock)
 {
+	struct sigaction sa = { .sa_handler = on_wake }; /* no SA_RESTART: calls end in EINTR */
 	sigset_t all, old;
 	int rc;
 
 	memset(nt, 0, sizeof(*nt));
 	nt->loop = loop;
 	nt->sock = sock;
-	nt->wake = -1;
+	atomic_init(&nt->stop, false);
 	if (sock < 0)
 		return 0;
 	lnch_behalf_init(&nt->behalf);
-	nt->wake = eventfd(0, EFD_CLOEXEC);
-	if (nt->wake < 0)
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(WAKE_SIG, &sa, NULL) < 0)
 		return -1;
-	/* the thread takes no signal: the loop's waitpid must see every EINTR */
+	/* the thread takes no signal but WAKE_SIG: the loop's waitpid must see every EINTR */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&nt->thread, NULL, notifier_main, nt);
@@ -229,14 +235,20 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 
 void lnch_notifier_stop(struct lnch_notifier *nt)
 {
-	uint64_t one = 1;
+	struct timespec deadline;
 
-	if (nt->running) {
-		(void)!write(nt->wake, &one, sizeof(one));
-		pthread_join(nt->thread, NULL);
-		nt->running = false;
-	}
-	if (nt->wake >= 0)
-		close(nt->wake);
-	nt->wake = -1;
+	if (!nt->running)
+		return;
+	atomic_store(&nt->stop, true);
+	/* a signal sent just before the thread blocks is lost: send again until it is out */
+	do {
+		pthread_kill(nt->thread, WAKE_SIG);
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_nsec += 10 * 1000 * 1000;
+		if (deadline.tv_nsec >= 1000000000) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000;
+		}
+	} while (pthread_timedjoin_np(nt->thread, NULL, &deadline) == ETIMEDOUT);
+	nt->running = false;
 }

@@ -128,8 +128,8 @@ static int loopback_up(void)
 struct child_args {
 	const struct lnch_spawn_opts *opts;
 	const char *exec_path;
-	struct sock_fprog *prog; /* SECCOMP_RET_TRACE only */
-	struct sock_fprog *notify_prog; /* with SECCOMP_RET_USER_NOTIF, or NULL */
+	struct sock_fprog *prog; /* the filter; with SECCOMP_RET_USER_NOTIF when notify */
+	bool notify;
 	int notify_fd; /* socket to send the listener on, or -1 */
 	int ready_fd; /* child writes one byte when its namespaces exist */
 	int go_fd; /* parent writes one byte when maps are written and the child is seized */
@@ -182,26 +182,34 @@ static int send_listener(int sock, int listener)
 	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
+/* Every SECCOMP_RET_USER_NOTIF of the program becomes SECCOMP_RET_TRACE (in place: no allocation). */
+static void notify_to_trace(struct sock_fprog *prog)
+{
+	for (unsigned short i = 0; i < prog->len; i++)
+		if (prog->filter[i].code == (BPF_RET | BPF_K) &&
+		    prog->filter[i].k == SECCOMP_RET_USER_NOTIF)
+			prog->filter[i].k = SECCOMP_RET_TRACE;
+}
+
 /*
- * The filter with a notification listener when asked and possible; the
- * ptrace-only one when the kernel refuses a listener (EBUSY: an outer
- * filter already has one, as under another supervisor; EINVAL: older than
- * Linux 5.0).  WAIT_KILLABLE_RECV (Linux >= 5.19) keeps signals from
- * interrupting a call the tracer is answering.
+ * The filter with a notification listener when asked and possible; made
+ * ptrace-only when the kernel refuses a listener (EBUSY: an outer filter
+ * already has one, as under another supervisor; EINVAL: older than Linux
+ * 5.0).  WAIT_KILLABLE_RECV (Linux >= 5.19) keeps signals from interrupting
+ * a call the tracer is answering.
  */
 static void install_filter(const struct child_args *a)
 {
 	int listener = -1;
 
-	if (a->notify_prog != NULL) {
+	if (a->notify) {
 		listener = lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER,
 					    SECCOMP_FILTER_FLAG_NEW_LISTENER |
 						    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-					    a->notify_prog);
+					    a->prog);
 		if (listener < 0 && errno == EINVAL)
 			listener = lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER,
-						    SECCOMP_FILTER_FLAG_NEW_LISTENER,
-						    a->notify_prog);
+						    SECCOMP_FILTER_FLAG_NEW_LISTENER, a->prog);
 	}
 	if (listener >= 0) {
 		if (send_listener(a->notify_fd, listener) < 0)
@@ -209,6 +217,8 @@ static void install_filter(const struct child_args *a)
 		close(listener);
 		return;
 	}
+	if (a->notify)
+		notify_to_trace(a->prog);
 	if (lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER, 0, a->prog) < 0)
 		child_fail(a->err_fd, LNCH_STEP_SECCOMP, errno);
 }
@@ -287,11 +297,13 @@ static int seize(pid_t pid, struct repro_err **err)
 	unsigned long o = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			  PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL |
 			  PTRACE_O_TRACESYSGOOD;
-	int scope;
+	int scope, errnum;
 
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)o) == 0)
 		return 0;
+	errnum = errno; /* reading the scope may change errno */
 	scope = read_ptrace_scope();
+	errno = errnum;
 	if (errno == EPERM && scope > 0)
 		return repro_err_set(err, EPERM,
 				     "cannot trace the program: ptrace is restricted "
@@ -353,7 +365,7 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 		     struct repro_err **err)
 {
 	cleanup_free char *exec_path = resolve_program(opts->argv[0], err);
-	cleanup_prog struct sock_fprog prog = { 0 }, notify_prog = { 0 };
+	cleanup_prog struct sock_fprog prog = { 0 };
 	cleanup_pipes struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	uint64_t t0, bounding;
 	int cap_last;
@@ -361,9 +373,7 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 
 	if (exec_path == NULL)
 		return -1;
-	if (lnch_filter_build(opts->rules, opts->nrules, false, &prog, err) < 0 ||
-	    (opts->notify &&
-	     lnch_filter_build(opts->rules, opts->nrules, true, &notify_prog, err) < 0))
+	if (lnch_filter_build(opts->rules, opts->nrules, opts->notify, &prog, err) < 0)
 		return repro_err_wrap(err, "cannot build the seccomp filter");
 	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 ||
 	    pipe2(p.err, O_CLOEXEC) < 0)
@@ -380,7 +390,7 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 			.opts = opts,
 			.exec_path = exec_path,
 			.prog = &prog,
-			.notify_prog = opts->notify ? &notify_prog : NULL,
+			.notify = opts->notify,
 			.notify_fd = p.notify[1],
 			.ready_fd = p.ready[1],
 			.go_fd = p.go[0],

@@ -23,6 +23,13 @@ struct lnch_stop {
 	bool injected; /* exit only: a policy imposed ret; the call did not run */
 	bool result_unseen; /* exit only: the kernel ran the call out of the tracer's sight; ret is 0 */
 	uint64_t t_ns; /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
+	/*
+	 * Entry only, may be NULL: argument path_argi as the launcher already
+	 * read it from the tracee (a complete NUL-terminated string, borrowed
+	 * for the callback), so that observers need not read it again.
+	 */
+	const char *path;
+	int path_argi;
 };
 
 /* What an observer's entry callback asks of the loop. */

@@ -54,6 +54,14 @@ static const char *capture_string(struct rec_capture *c, const struct lnch_stop 
 
 	if (buf == NULL)
 		return NULL;
+	if (st->path != NULL && st->path_argi == i) {
+		/* the launcher read it already (a seccomp notification) */
+		size_t len = strlen(st->path);
+
+		memcpy(buf, st->path, len + 1);
+		rec_capture_commit(c, len);
+		return buf;
+	}
 	n = lnch_mem_read_str(st->tid, st->args[i], buf, PATH_MAX, &truncated);
 	if (n < 0) {
 		c->ev.nblobs--; /* unreadable (NULL or EFAULT): rendered as the address */

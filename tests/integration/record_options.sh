@@ -1,10 +1,12 @@
 #!/bin/bash
-# record_options.sh REPRO: what each `repro record` option promises (README,
-# `repro record --help`), on the real binary: --wait=main, --no-sandbox,
-# --trace, --hash-max, --redact-hostname; and one-line errors (exit 2, no
-# bundle) for bad values.
+# record_options.sh REPRO PROGRAMS: what each `repro record` option promises
+# (README, `repro record --help`), on the real binary: --wait=main,
+# --no-sandbox, --trace, --hash-max, --redact-hostname, --ptrace-only (and
+# the same without a seccomp listener to be had); and one-line errors
+# (exit 2, no bundle) for bad values.  PROGRAMS: tests/programs' build dir.
 set -u
 repro=$1
+programs=$2
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-opts.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -54,6 +56,21 @@ check "--hash-max=0: data.txt has none" test "$(hash_of h0.repro)" = None
 HOSTNAME=my-secret-host "$repro" record --redact-hostname -o host.repro -- true
 check "--redact-hostname: hostname and \$HOSTNAME are redacted" \
 	sh -c "! tar --zstd -xOf host.repro host.json | grep -q 'my-secret-host' && tar --zstd -xOf host.repro host.json | grep -q '\"hostname\": \"<redacted>\"'"
+
+# path-only calls: answered by repro (seccomp user notification), or with
+# --ptrace-only, or when a supervisor's listener is already in place
+# (EBUSY), by ptrace stops: the same output and results either way
+unseen() { tar --zstd -xOf "$1" events.jsonl | grep -c '"result_unseen":true'; }
+stat_of() { tar --zstd -xOf "$1" events.jsonl | grep '"path":"/etc/hostname"' | grep -o '"ret":[-0-9a-z]*' | head -1; }
+a=$("$repro" record -o notify.repro -- stat -L -c %s /dev/stdin /etc/hostname </dev/null)
+b=$("$repro" record --ptrace-only -o ptrace.repro -- stat -L -c %s /dev/stdin /etc/hostname </dev/null)
+c=$("$programs/with_listener" "$repro" record -o busy.repro -- stat -L -c %s /dev/stdin /etc/hostname </dev/null)
+check "notification, --ptrace-only and a busy listener print the same" test "$a" = "$b" -a "$a" = "$c"
+check "notification: /dev/stdin (a magic link) is left to the kernel" test "$(unseen notify.repro)" = 1
+check "--ptrace-only: every result is seen" test "$(unseen ptrace.repro)" = 0
+check "busy listener: every result is seen (ptrace stops)" test "$(unseen busy.repro)" = 0
+check "the stat of /etc/hostname has its result in all three" \
+	test "$(stat_of notify.repro)" = '"ret":0' -a "$(stat_of ptrace.repro)" = '"ret":0' -a "$(stat_of busy.repro)" = '"ret":0'
 
 # bad values: one line, exit 2, nothing written
 for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' -o; do

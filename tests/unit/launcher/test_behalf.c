@@ -35,11 +35,13 @@ static enum lnch_behalf_outcome perform(int nr, uint64_t a0, uint64_t a1, uint64
 					uint64_t a4, int64_t *ret)
 {
 	const uint64_t args[6] = { a0, a1, a2, a3, a4, 0 };
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	static struct lnch_behalf_path path;
 	bool yes = true;
 
 	*ret = 12345;
-	return lnch_behalf_perform(&ctx, (pid_t)syscall(SYS_gettid), getpid(), nr, args, valid,
-				   &yes, ret);
+	lnch_behalf_read_path(tid, nr, args, &path);
+	return lnch_behalf_perform(&ctx, tid, getpid(), nr, args, &path, valid, &yes, ret);
 }
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
@@ -149,12 +151,17 @@ static void test_gone_tracee_writes_nothing(void **state)
 {
 	struct stat st;
 	const uint64_t args[6] = { (uint64_t)AT_FDCWD, U("/etc/passwd"), U(&st), 0, 0, 0 };
+	static struct lnch_behalf_path path;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 	bool no = false;
 	int64_t ret = 7;
 
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(lnch_behalf_perform(&ctx, (pid_t)syscall(SYS_gettid), getpid(),
-					     SYS_newfstatat, args, valid, &no, &ret),
+	lnch_behalf_read_path(tid, SYS_newfstatat, args, &path);
+	assert_int_equal(path.argi, 1);
+	assert_string_equal(path.text, "/etc/passwd");
+	assert_int_equal(lnch_behalf_perform(&ctx, tid, getpid(), SYS_newfstatat, args, &path,
+					     valid, &no, &ret),
 			 LNCH_BEHALF_KERNEL);
 	assert_int_equal(st.st_ino, 0);
 }

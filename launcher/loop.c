@@ -32,6 +32,9 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	loop->stop_ctx = stop_ctx;
 	lnch_tasks_init(&loop->tasks);
 	lnch_taint_table_init(&loop->taint);
+	loop->check_exec_creds = lnch_taint_exec_may_change();
+	if (loop->check_exec_creds)
+		lnch_taint_creds_text(0, loop->creds, sizeof(loop->creds));
 	pthread_mutex_init(&loop->mu, NULL);
 	return loop;
 }
@@ -243,6 +246,20 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	resume(lnch_tasks_get(&loop->tasks, ptid), 0);
 }
 
+/* A set-user-ID program run by root, or an LSM domain transition, changes what a path walk is checked against. */
+static void note_exec_creds(struct lnch_loop *loop, struct lnch_task *task)
+{
+	char now[sizeof(loop->creds)];
+
+	if (!loop->check_exec_creds || task->creds_changed)
+		return;
+	lnch_taint_creds_text(task->tid, now, sizeof(now));
+	if (strcmp(now, loop->creds) != 0) {
+		task->creds_changed = true;
+		loop->any_creds_changed = true;
+	}
+}
+
 static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 {
 	unsigned long msg = 0;
@@ -262,6 +279,7 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 		}
 	}
 	former = msg ? (pid_t)msg : tid;
+	note_exec_creds(loop, task);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exec != NULL)
 			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former,

@@ -37,6 +37,8 @@ struct lnch_loop {
 	struct lnch_taint_table taint;
 	bool mounts_changed; /* a tracee changed the mount tree: act for nobody */
 	bool any_creds_changed; /* some task has creds_changed */
+	bool check_exec_creds; /* an exec may change them: compare after each (launcher/taint.h) */
+	char creds[512]; /* the tracer's, as lnch_taint_creds_text() gives them */
 	bool stopping;
 	struct lnch_result res;
 	pthread_mutex_t mu;

@@ -244,7 +244,7 @@ void lnch_notifier_stop(struct lnch_notifier *nt)
 	do {
 		pthread_kill(nt->thread, WAKE_SIG);
 		clock_gettime(CLOCK_REALTIME, &deadline);
-		deadline.tv_nsec += 10 * 1000 * 1000;
+		deadline.tv_nsec += 1000 * 1000;
 		if (deadline.tv_nsec >= 1000000000) {
 			deadline.tv_sec++;
 			deadline.tv_nsec -= 1000000000;

@@ -1,7 +1,11 @@
 #include "launcher/taint.h"
 #include "launcher/abi.h"
 
+#include <fcntl.h>
 #include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *name;
@@ -49,4 +53,64 @@ enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint
 		if (t->e[i].nr == nr && t->e[i].arch == arch)
 			return t->e[i].scope;
 	return LNCH_TAINT_NONE;
+}
+
+/* Read /proc/PID/NAME (pid 0: self) into buf; returns its length, or -1. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	else
+		snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static void append_line(char *out, size_t cap, const char *status, const char *key)
+{
+	const char *p = strstr(status, key);
+	size_t used = strlen(out), len;
+
+	if (p == NULL || (p != status && p[-1] != '\n'))
+		return;
+	len = strcspn(p, "\n");
+	if (used + len + 2 > cap)
+		return;
+	memcpy(out + used, p, len);
+	out[used + len] = '\n';
+	out[used + len + 1] = '\0';
+}
+
+void lnch_taint_creds_text(pid_t pid, char *buf, size_t cap)
+{
+	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapEff:" };
+	char status[4096], label[256];
+
+	buf[0] = '\0';
+	if (cap < 2 || read_proc(pid, "status", status, sizeof(status)) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		append_line(buf, cap, status, keys[i]);
+	if (read_proc(pid, "attr/current", label, sizeof(label)) > 0 &&
+	    strlen(buf) + strlen(label) + 1 < cap)
+		strcat(buf, label);
+}
+
+bool lnch_taint_exec_may_change(void)
+{
+	char label[256];
+
+	/* attr/current fails with EINVAL when no LSM keeps a label */
+	return geteuid() == 0 || read_proc(0, "attr/current", label, sizeof(label)) > 0;
 }

@@ -8,8 +8,10 @@
  * launcher/.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum lnch_taint_scope {
 	LNCH_TAINT_NONE = 0,
@@ -38,5 +40,19 @@ void lnch_taint_table_init(struct lnch_taint_table *t);
 
 /* lnch_taint_scope_of - the scope of call nr of ABI arch, LNCH_TAINT_NONE for others. */
 enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr);
+
+/*
+ * lnch_taint_creds_text - what the kernel checks a path walk of pid against,
+ * as text: the Uid, Gid, Groups and CapEff lines of /proc/PID/status
+ * (proc(5)) and the LSM label of /proc/PID/attr/current when there is one;
+ * pid 0 is the caller.  Written to buf (cap bytes, NUL-terminated; "" when
+ * unreadable).  An exec can change them (a set-user-ID program run by
+ * root, an AppArmor or SELinux domain transition): the loop compares them
+ * after each exec when that is possible.
+ */
+void lnch_taint_creds_text(pid_t pid, char *buf, size_t cap);
+
+/* lnch_taint_exec_may_change - whether an exec can change credentials here: repro runs as root, or an LSM labels processes. */
+bool lnch_taint_exec_may_change(void);
 
 #endif

@@ -61,9 +61,9 @@ char *rec_oflags_format(uint64_t flags, char *buf, size_t cap)
 
 char *rec_atflags_format(uint64_t flags, char *buf, size_t cap)
 {
+	/* 0x200 is AT_EACCESS here; AT_REMOVEDIR shares it, for unlinkat only (rec_unlinkflags_format) */
 	static const struct rec_flag tab[] = {
 		F(AT_SYMLINK_NOFOLLOW),
-		F(AT_REMOVEDIR),
 		F(AT_SYMLINK_FOLLOW),
 		F(AT_NO_AUTOMOUNT),
 		F(AT_EMPTY_PATH),

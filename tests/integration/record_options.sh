@@ -72,6 +72,21 @@ check "busy listener: every result is seen (ptrace stops)" test "$(unseen busy.r
 check "the stat of /etc/hostname has its result in all three" \
 	test "$(stat_of notify.repro)" = '"ret":0' -a "$(stat_of ptrace.repro)" = '"ret":0' -a "$(stat_of busy.repro)" = '"ret":0'
 
+# a set-user-ID program run by root acts with another uid: repro must not
+# answer its path calls with root's credentials (launcher/taint.h)
+suid_dir=$(mktemp -d /var/tmp/repro-suid.XXXXXX)
+cp "$programs/eaccess" "$suid_dir/" && chown 65534 "$suid_dir/eaccess" && chmod 4755 "$suid_dir/eaccess"
+chmod 0755 "$suid_dir"
+bare=$("$suid_dir/eaccess" /etc/shadow)
+case $bare in
+"euid 65534 "*)
+	rec=$("$repro" record -o suid.repro -- "$suid_dir/eaccess" /etc/shadow)
+	check "set-user-ID program: the same answer as without repro ($bare)" test "$rec" = "$bare"
+	;;
+*) echo "skip: set-user-ID programs do not run set-user-ID here ($bare)" ;;
+esac
+rm -rf "$suid_dir"
+
 # bad values: one line, exit 2, nothing written
 for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' -o; do
 	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt

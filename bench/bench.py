@@ -3,7 +3,8 @@
 
 Each workload runs natively, under `strace -f -qq --seccomp-bpf -e
 trace=file,network,process -o FILE`, under the same strace without
---seccomp-bpf, and under `repro record -o FILE`, interleaved (every tool
+--seccomp-bpf, under `repro record -o FILE` and under `repro record
+--ptrace-only -o FILE` (every call a ptrace stop), interleaved (every tool
 once per repetition, in a rotating order), and the report gives per
 workload the median wall and CPU time as ratios to native, repro's
 overhead (time - native) as a fraction of strace --seccomp-bpf's, the
@@ -141,6 +142,8 @@ def tool_cmd(tool, cmd, out, repro):
         return ["strace", "-f", "-qq", "--seccomp-bpf", "-e", TRACE, "-o", out] + cmd
     if tool == "strace":
         return ["strace", "-f", "-qq", "-e", TRACE, "-o", out] + cmd
+    if tool == "repro-ptrace":
+        return [repro, "record", "--ptrace-only", "-o", out, "--"] + cmd
     return [repro, "record", "-o", out, "--"] + cmd
 
 
@@ -275,7 +278,7 @@ def main():
     repro = os.path.abspath(args.repro)
     if not os.access(repro, os.X_OK):
         sys.exit("bench: no repro at %s (./dev.sh build, or --repro PATH)" % repro)
-    tools = ["native", "strace-seccomp", "strace", "repro"]
+    tools = ["native", "strace-seccomp", "strace", "repro", "repro-ptrace"]
     if shutil.which("strace") is None:
         sys.exit("bench: strace is not installed (./dev.sh deps)")
     tmp = tempfile.mkdtemp(prefix="repro-bench.")

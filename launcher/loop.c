@@ -219,12 +219,36 @@ static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
 	resume(task, 0);
 }
 
+/*
+ * A fork, clone or exec event tells how the call the task is stopped in
+ * ends (ptrace(2)): give observers that result now and resume without the
+ * syscall-exit stop.  ret is what the call returns to this task.
+ */
+static void end_call_at_event(struct lnch_loop *loop, struct lnch_task *task, int64_t ret)
+{
+	struct lnch_stop st;
+
+	if (!task->in_syscall || task->injected)
+		return;
+	memset(&st, 0, sizeof(st));
+	st.tid = task->tid;
+	st.pid = task->pid;
+	st.arch = lnch_arch_audit_token();
+	st.nr = -1;
+	st.ret = ret;
+	st.t_ns = lnch_loop_since_start(loop);
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_exit != NULL)
+			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
+	task->in_syscall = false;
+}
+
 static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int event)
 {
 	unsigned long msg = 0;
 	struct lnch_task *child;
 	pid_t ptid = parent->tid, ppid = parent->pid, ctid;
-	bool is_thread;
+	bool is_thread, parent_changed = parent->creds_changed;
 
 	if (ptrace(PTRACE_GETEVENTMSG, ptid, NULL, &msg) < 0) {
 		resume(parent, 0);
@@ -237,13 +261,15 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 		child->pid = event == PTRACE_EVENT_CLONE ? lnch_read_tgid(ctid) : ctid;
 	}
 	is_thread = child->pid == ppid && ctid != ppid;
-	child->creds_changed |= parent->creds_changed;
+	child->creds_changed |= parent_changed;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_spawn != NULL)
 			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid,
 						   is_thread, lnch_loop_since_start(loop));
 	/* the table may have moved: look the parent up again */
-	resume(lnch_tasks_get(&loop->tasks, ptid), 0);
+	parent = lnch_tasks_get(&loop->tasks, ptid);
+	end_call_at_event(loop, parent, ctid);
+	resume(parent, 0);
 }
 
 /* A set-user-ID program run by root, or an LSM domain transition, changes what a path walk is checked against. */
@@ -284,6 +310,7 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 		if (loop->obs[i].ops->on_exec != NULL)
 			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former,
 						  lnch_loop_since_start(loop));
+	end_call_at_event(loop, task, 0);
 	resume(task, 0);
 }
 

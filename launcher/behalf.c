@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,9 +48,33 @@ bool lnch_behalf_supported(const char *name)
 	return false;
 }
 
+static const char *const entry_only[] = { "close" };
+
 bool lnch_behalf_entry_only(const char *name)
 {
-	return strcmp(name, "close") == 0;
+	for (size_t i = 0; i < sizeof(entry_only) / sizeof(entry_only[0]); i++)
+		if (strcmp(name, entry_only[i]) == 0)
+			return true;
+	return false;
+}
+
+size_t lnch_behalf_native_nrs(int *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]) && n < max; i++) {
+		int nr = seccomp_syscall_resolve_name(supported[i]);
+
+		if (nr >= 0)
+			out[n++] = nr;
+	}
+	for (size_t i = 0; i < sizeof(entry_only) / sizeof(entry_only[0]) && n < max; i++) {
+		int nr = seccomp_syscall_resolve_name(entry_only[i]);
+
+		if (nr >= 0)
+			out[n++] = nr;
+	}
+	return n;
 }
 
 void lnch_behalf_init(struct lnch_behalf_ctx *ctx)
@@ -281,8 +306,8 @@ static bool run_op(const struct call *c, const struct target *t, int obj, uint64
 }
 
 /*
- * ELOOP under RESOLVE_NO_MAGICLINKS is a magic link (/proc/N/fd/M, /dev/stdin,
- * which only the tracee can follow) unless the walk also fails without it:
+ * ELOOP under RESOLVE_NO_MAGICLINKS is a magic link (/proc/N/fd/M, which
+ * only the tracee can follow) unless the walk also gives ELOOP without it:
  * then it is a loop of ordinary symlinks, and ELOOP the answer.
  */
 static bool is_symlink_loop(int base, const char *path, const struct open_how *how)
@@ -296,8 +321,32 @@ static bool is_symlink_loop(int base, const char *path, const struct open_how *h
 		close(fd);
 		return false;
 	}
-	errno = ELOOP;
-	return true;
+	return errno == ELOOP;
+}
+
+/*
+ * Paths whose walk depends on who walks them, by name: /dev/fd and
+ * /dev/std* lead to /proc/self/fd, /etc/mtab and /proc/mounts to
+ * /proc/self/mounts, /proc/net to /proc/self/net (repro's network
+ * namespace, not the program's under --net=none); and /proc/self,
+ * /proc/thread-self themselves when the call does not follow them.  Such a
+ * walk can fail in repro's view where it would not in the program's, so no
+ * check of the object found is enough.
+ */
+static bool reader_dependent(const char *path, bool follow)
+{
+	static const char *const prefixes[] = { "/dev/fd", "/dev/std", "/etc/mtab", "/proc/mounts",
+						"/proc/net" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (strncmp(path, prefixes[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/' || strcmp(prefixes[i], "/dev/std") == 0))
+			return true;
+	}
+	return !follow &&
+	       (strcmp(path, "/proc/self") == 0 || strcmp(path, "/proc/thread-self") == 0);
 }
 
 void lnch_behalf_read_path(pid_t tid, int nr, const uint64_t args[6], struct lnch_behalf_path *p)
@@ -333,6 +382,8 @@ enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, 
 	if (raw[0] == '\0' && (c.op == OP_READLINK || !(c.flags & AT_EMPTY_PATH)))
 		return c.op == OP_READLINK ? LNCH_BEHALF_KERNEL
 					   : (*ret = -ENOENT, LNCH_BEHALF_DONE);
+	if (reader_dependent(raw, c.op != OP_READLINK && !(c.flags & AT_SYMLINK_NOFOLLOW)))
+		return LNCH_BEHALF_KERNEL;
 	rewrite_self(raw, tid, tgid, path, sizeof(path));
 	if (path[0] != '/') {
 		base = open_base(tid, c.dirfd);

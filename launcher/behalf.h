@@ -28,6 +28,13 @@ bool lnch_behalf_supported(const char *name);
  */
 bool lnch_behalf_entry_only(const char *name);
 
+/*
+ * lnch_behalf_native_nrs - the native numbers of the calls the filter sends
+ * to the listener (those of lnch_behalf_supported() and
+ * lnch_behalf_entry_only()), at most max of them into out.  Returns how many.
+ */
+size_t lnch_behalf_native_nrs(int *out, size_t max);
+
 /* What lnch_behalf_perform() did. */
 enum lnch_behalf_outcome {
 	LNCH_BEHALF_DONE = 1, /* *ret holds the result; out-buffers are written */

@@ -6,6 +6,7 @@
  */
 #include "launcher/loop_internal.h"
 #include "launcher/arch/arch.h"
+#include "launcher/mem.h"
 #include "launcher/syscalls.h"
 #include "launcher/tasks.h"
 #include "common/cleanup.h"
@@ -13,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,15 +141,27 @@ static void impose(struct lnch_task *task, const struct lnch_verdict *v)
 }
 
 /* A call that changes credentials, root or mounts ends acting on the caller's behalf (launcher/taint.h). */
+/* Whether a clone (flags in args[0]) or clone3 (flags first in struct clone_args) makes new namespaces. */
+static bool clone_new_ns(const struct lnch_stop *st, bool is_clone3)
+{
+	uint64_t flags = st->args[0];
+
+	if (is_clone3 && lnch_mem_read(st->tid, st->args[0], &flags, sizeof(flags)) < 0)
+		return true; /* unreadable: assume the worst */
+	return (flags & (CLONE_NEWUSER | CLONE_NEWNS)) != 0;
+}
+
 static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const struct lnch_stop *st)
 {
-	switch (lnch_taint_scope_of(&loop->taint, st->arch, st->nr)) {
+	enum lnch_taint_scope scope = lnch_taint_scope_of(&loop->taint, st->arch, st->nr);
+
+	switch (scope) {
 	case LNCH_TAINT_NONE: return;
 	case LNCH_TAINT_ALL: loop->mounts_changed = true; break;
-	case LNCH_TAINT_PROCESS:
-		for (size_t i = 0; i < loop->tasks.cap; i++)
-			if (loop->tasks.slots[i].tid > 0 && loop->tasks.slots[i].pid == task->pid)
-				loop->tasks.slots[i].creds_changed = true;
+	case LNCH_TAINT_CLONE:
+	case LNCH_TAINT_CLONE3:
+		if (!clone_new_ns(st, scope == LNCH_TAINT_CLONE3))
+			return;
 		break;
 	case LNCH_TAINT_TASK: break;
 	}
@@ -343,7 +357,11 @@ static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
 	} else if (event != 0) {
 		resume(task, 0);
 	} else {
-		resume(task, sig); /* signal-delivery-stop: deliver it as it would be */
+		/* signal-delivery-stop: deliver it as it would be, to a call that would not have been interrupted */
+		if (loop->n_notified > 0)
+			(void)lnch_arch_restart_interrupted(tid, loop->notified_nrs,
+							    loop->n_notified, NULL);
+		resume(task, sig);
 	}
 }
 
@@ -393,6 +411,8 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 	int rc = 0;
 
 	first->pid = loop->child->pid;
+	if (loop->child->notify_sock >= 0)
+		loop->n_notified = lnch_behalf_native_nrs(loop->notified_nrs, 16);
 	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0) {
 		rc = repro_err_set(err, errno, "cannot start the seccomp notification thread");
 		kill(loop->child->pid, SIGKILL);

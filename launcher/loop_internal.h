@@ -39,6 +39,9 @@ struct lnch_loop {
 	bool any_creds_changed; /* some task has creds_changed */
 	bool check_exec_creds; /* an exec may change them: compare after each (launcher/taint.h) */
 	char creds[512]; /* the tracer's, as lnch_taint_creds_text() gives them */
+	int notified_nrs
+		[16]; /* native numbers of the calls the filter notifies (none: 0 of them) */
+	size_t n_notified;
 	bool stopping;
 	struct lnch_result res;
 	pthread_mutex_t mu;

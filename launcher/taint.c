@@ -17,9 +17,10 @@ static const struct {
 	{ "setfsuid", LNCH_TAINT_TASK },  { "setfsgid", LNCH_TAINT_TASK },
 	{ "setgroups", LNCH_TAINT_TASK }, { "capset", LNCH_TAINT_TASK },
 	{ "unshare", LNCH_TAINT_TASK },	  { "setns", LNCH_TAINT_TASK },
-	{ "chroot", LNCH_TAINT_PROCESS }, { "mount", LNCH_TAINT_ALL },
+	{ "chroot", LNCH_TAINT_ALL },	  { "mount", LNCH_TAINT_ALL },
 	{ "umount2", LNCH_TAINT_ALL },	  { "pivot_root", LNCH_TAINT_ALL },
 	{ "move_mount", LNCH_TAINT_ALL }, { "mount_setattr", LNCH_TAINT_ALL },
+	{ "clone", LNCH_TAINT_CLONE },	  { "clone3", LNCH_TAINT_CLONE3 },
 };
 
 const char *lnch_taint_name(size_t i)

@@ -16,8 +16,15 @@
 enum lnch_taint_scope {
 	LNCH_TAINT_NONE = 0,
 	LNCH_TAINT_TASK, /* the calling thread and what it starts (setuid, capset, unshare ...) */
-	LNCH_TAINT_PROCESS, /* every thread of the process (chroot: the fs_struct is shared) */
-	LNCH_TAINT_ALL, /* every tracee (mount, umount2, pivot_root ...: one mount namespace) */
+	/* clone: the caller and the child when the child gets a new user or mount namespace */
+	LNCH_TAINT_CLONE,
+	LNCH_TAINT_CLONE3, /* the same for clone3(2), whose flags are in struct clone_args */
+	/*
+	 * every tracee: mount, umount2, pivot_root ... change the one mount
+	 * namespace; chroot changes an fs_struct that other processes may
+	 * share (clone(CLONE_FS)).
+	 */
+	LNCH_TAINT_ALL,
 };
 
 /* lnch_taint_name - the name (libseccomp's) of entry i, or NULL past the end. */

@@ -29,4 +29,18 @@ int lnch_arch_set_syscall_nr(pid_t tid, int nr, struct repro_err **err);
  */
 int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err);
 
+/*
+ * lnch_arch_restart_interrupted - at a signal-delivery-stop of tid: when the
+ * call it was in returned -ERESTARTSYS and is native syscall nrs[i] (one of
+ * n), make it -ERESTARTNOINTR, so that the kernel restarts it after the
+ * signal handler whatever SA_RESTART says (signal(7), "Interruption of
+ * system calls and library functions by signal handlers").  A call waiting
+ * for a seccomp notification ends that way when a signal comes before the
+ * tracer has received it (seccomp_unotify(2)); the same call without a
+ * tracer would not have been interrupted.  Calls of 32-bit processes are
+ * left alone.  Returns 1 when it changed the result, 0 when not, -1 with
+ * *err when the registers cannot be read or written.
+ */
+int lnch_arch_restart_interrupted(pid_t tid, const int *nrs, size_t n, struct repro_err **err);
+
 #endif

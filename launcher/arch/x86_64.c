@@ -75,3 +75,25 @@ int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err)
 	regs.rax = (unsigned long long)ret;
 	return set_regs(tid, &regs, err);
 }
+
+/* include/linux/errno.h: kernel-internal restart codes, never seen by programs. */
+#define ERESTARTSYS_ 512
+#define ERESTARTNOINTR_ 513
+#define USER32_CS 0x23 /* the code segment of 32-bit processes */
+
+int lnch_arch_restart_interrupted(pid_t tid, const int *nrs, size_t n, struct repro_err **err)
+{
+	struct user_regs_struct regs;
+
+	if (get_regs(tid, &regs, err) < 0)
+		return -1;
+	if ((long long)regs.rax != -ERESTARTSYS_ || regs.cs == USER32_CS)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((long long)regs.orig_rax == nrs[i]) {
+			regs.rax = (unsigned long long)-ERESTARTNOINTR_;
+			return set_regs(tid, &regs, err) < 0 ? -1 : 1;
+		}
+	}
+	return 0;
+}

@@ -181,7 +181,8 @@ static void test_taint_scopes(void **state)
 
 	lnch_taint_table_init(&t);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_setuid), LNCH_TAINT_TASK);
-	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_chroot), LNCH_TAINT_PROCESS);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_chroot), LNCH_TAINT_ALL);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_clone3), LNCH_TAINT_CLONE3);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_mount), LNCH_TAINT_ALL);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_openat), LNCH_TAINT_NONE);
 	assert_non_null(lnch_taint_name(0));

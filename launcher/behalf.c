@@ -349,6 +349,134 @@ static bool reader_dependent(const char *path, bool follow)
 	       (strcmp(path, "/proc/self") == 0 || strcmp(path, "/proc/thread-self") == 0);
 }
 
+/* Entries of a procfs root that name the reader ("net" and "mounts" lead to "self"). */
+static bool is_self_entry(const char *name, size_t len)
+{
+	static const char *const names[] = { "self", "thread-self", "net", "mounts" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && memcmp(name, names[i], len) == 0)
+			return true;
+	return false;
+}
+
+static bool in_procfs(const struct lnch_behalf_ctx *ctx, int fd)
+{
+	struct stat st;
+
+	return ctx->proc_dev == 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_dev == ctx->proc_dev;
+}
+
+#define MAX_SYMLINKS 40 /* the kernel's limit (path_resolution(7)) */
+
+/*
+ * Walk path from base one component at a time, following symlinks by their
+ * text as the kernel would, and say whether the walk reaches an entry of
+ * procfs that names the reader (self, thread-self, net, mounts), or any
+ * symlink inside procfs: then repro's walk may differ from the program's.
+ * Stops with false (does not depend) where a component is missing: that is
+ * where both walks fail.  Costs two or three syscalls per component, so it
+ * runs only for walks that failed and met a symlink.
+ */
+static bool walk_meets_self(const struct lnch_behalf_ctx *ctx, int base, const char *path,
+			    bool follow_last)
+{
+	char bufs[2][PATH_MAX], comp[NAME_MAX + 1];
+	const char *rest = path;
+	int in_buf = -1, links = 0, cur;
+	bool depends = true;
+
+	cur = path[0] != '/' && base >= 0
+		      ? dup(base)
+		      : open(path[0] == '/' ? "/" : ".", O_PATH | O_CLOEXEC | O_DIRECTORY);
+	while (cur >= 0) {
+		struct stat st;
+		size_t len;
+		bool last;
+		int next;
+
+		rest += strspn(rest, "/");
+		if (*rest == '\0') {
+			depends = false; /* walked to the end without meeting one */
+			break;
+		}
+		len = strcspn(rest, "/");
+		if (len > NAME_MAX) {
+			depends = false; /* ENAMETOOLONG here in both walks */
+			break;
+		}
+		memcpy(comp, rest, len);
+		comp[len] = '\0';
+		rest += len;
+		last = rest[strspn(rest, "/")] == '\0';
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") != 0 && is_self_entry(comp, len) && in_procfs(ctx, cur))
+			break;
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st) < 0) {
+			if (next >= 0)
+				close(next);
+			depends = false; /* the walk fails here, whoever makes it */
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(next, "", target, sizeof(target) - 1);
+			bool procfs = in_procfs(ctx, next);
+			int out = in_buf == 0 ? 1 : 0;
+
+			close(next);
+			if (procfs || n <= 0 || ++links > MAX_SYMLINKS ||
+			    (size_t)n + strlen(rest) + 1 > PATH_MAX)
+				break; /* a magic link, or one repro cannot follow */
+			memcpy(bufs[out], target, (size_t)n);
+			memcpy(bufs[out] + n, rest, strlen(rest) + 1);
+			rest = bufs[out];
+			in_buf = out;
+			if (target[0] == '/') { /* from the root again */
+				close(cur);
+				cur = open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
+			}
+			continue;
+		}
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+	return depends;
+}
+
+/*
+ * A walk that failed with errnum gives the program's answer when it cannot
+ * have passed through an entry of procfs that names the reader.  Without
+ * symlinks the walk is what the path says: it depends only when a component
+ * is such an entry.  With symlinks, walk_meets_self() follows them.
+ */
+static bool failure_is_readers_own(const struct lnch_behalf_ctx *ctx, int base, const char *path,
+				   const struct open_how *how, int errnum)
+{
+	struct open_how strict = *how;
+	const char *p = path;
+	int fd;
+
+	strict.resolve = RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(SYS_openat2, base >= 0 ? base : AT_FDCWD, path, &strict, sizeof(strict));
+	if (fd >= 0) {
+		close(fd); /* cannot happen: the walk with symlinks failed */
+		return false;
+	}
+	if (errno != errnum)
+		return !walk_meets_self(ctx, base, path, !(how->flags & O_NOFOLLOW));
+	while ((p = strstr(p, "self")) != NULL) {
+		if ((p == path || p[-1] == '/') && (p[4] == '\0' || p[4] == '/'))
+			return false;
+		p += 4;
+	}
+	return strstr(path, "thread-self") == NULL;
+}
+
 void lnch_behalf_read_path(pid_t tid, int nr, const uint64_t args[6], struct lnch_behalf_path *p)
 {
 	struct call c;
@@ -410,8 +538,14 @@ enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, 
 		if (obj < 0 &&
 		    (errno == ENOSYS || errno == E2BIG || errno == EAGAIN || errno == EINVAL))
 			return LNCH_BEHALF_KERNEL;
-		if (obj < 0)
-			return *ret = -errno, LNCH_BEHALF_DONE;
+		if (obj < 0) {
+			int errnum = errno;
+
+			/* a failed walk may have failed in repro's /proc/self: show it was not */
+			if (!failure_is_readers_own(ctx, base, path, &how, errnum))
+				return LNCH_BEHALF_KERNEL;
+			return *ret = -errnum, LNCH_BEHALF_DONE;
+		}
 	}
 	return run_op(&c, &t, obj, ctx->proc_dev, procfs_name_is_absolute(path), ret)
 		       ? LNCH_BEHALF_DONE

@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -159,6 +160,19 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 }
 
+/*
+ * No task uses the filter any more (every tracee is gone): the listener
+ * polls POLLHUP (seccomp_unotify(2)), and RECV fails with ENOENT without
+ * waiting.  A call withdrawn by a dying tracee also gives ENOENT; then the
+ * listener does not hang up.
+ */
+static bool orphaned(int listener)
+{
+	struct pollfd p = { .fd = listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) && !(p.revents & POLLIN);
+}
+
 static void serve(struct lnch_notifier *nt, int listener)
 {
 	struct seccomp_notif_sizes sizes = { 0 };
@@ -179,6 +193,8 @@ static void serve(struct lnch_notifier *nt, int listener)
 	while (!atomic_load(&nt->stop)) {
 		memset(req, 0, req_size);
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == ENOENT && orphaned(listener))
+				break; /* RECV would fail at once from now on: do not spin */
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			break;

@@ -224,6 +224,16 @@ int main(void)
 	stat_abs("/etc/passwd");
 	stat_kernel_only("/dev/stdin");
 	stat_kernel_only("/proc/mounts");
+	/* /proc/self/fd/77 by other names: only the program's fd 77 exists */
+	if (dup2(filefd, 77) == 77 && symlink("/dev/fd/77", "lfd77") == 0 && chdir("/dev") == 0) {
+		stat_kernel_only("fd/77");
+		stat_kernel_only("//dev/fd/77");
+		stat_kernel_only("/proc/./self/fd/77");
+		if (chdir(base) == 0)
+			stat_kernel_only("lfd77");
+		unlink("lfd77");
+		close(77);
+	}
 
 	close(filefd);
 	close(dirfd);

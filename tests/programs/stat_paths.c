@@ -75,6 +75,18 @@ static void stat_kernel_only(const char *path)
 	       rc == 0 ? (unsigned)(st.st_mode & S_IFMT) : 0u);
 }
 
+static void lstat_kernel_only(const char *path)
+{
+	char buf[64];
+	struct stat st;
+	int rc = lstat(path, &st);
+
+	printf("# lstat %s: %s type %o, readlink %s\n", path,
+	       rc == 0 ? "ok" : strerrorname_np(errno),
+	       rc == 0 ? (unsigned)(st.st_mode & S_IFMT) : 0u,
+	       readlink(path, buf, sizeof(buf)) > 0 ? "ok" : strerrorname_np(errno));
+}
+
 static void statx_rel(const char *rel)
 {
 	struct statx stx;
@@ -224,6 +236,9 @@ int main(void)
 	stat_abs("/etc/passwd");
 	stat_kernel_only("/dev/stdin");
 	stat_kernel_only("/proc/mounts");
+	/* /proc/self itself is a symlink; through /proc/self/cwd a missing name is missing */
+	lstat_kernel_only("/proc/self");
+	stat_kernel_only("/proc/self/cwd/nonexistent");
 	/* /proc/self/fd/77 by other names: only the program's fd 77 exists */
 	if (dup2(filefd, 77) == 77 && symlink("/dev/fd/77", "lfd77") == 0 && chdir("/dev") == 0) {
 		stat_kernel_only("fd/77");

@@ -1,24 +1,83 @@
 #include "cli/signals.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t forward_pid;
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t pending_sig; /* sent before the program existed */
 
+/* The hex mask after "key" in a /proc/PID/status text (proc(5)), 0 when absent. */
+static unsigned long long status_mask(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	unsigned long long v = 0;
+
+	for (p = p ? p + strlen(key) : NULL; p != NULL && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (; p != NULL && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); p++)
+		v = v * 16 + (unsigned long long)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	return v;
+}
+
+/*
+ * Whether the program already has sig from sender: a kill(2) of repro's
+ * whole process group (kill -INT 0, timeout(1)) signals the program too,
+ * newest member first, so by now it is pending there (SigPnd, ShdPnd of
+ * /proc/PID/status) or the program waits in its signal-delivery-stop for
+ * this tracer (PTRACE_GETSIGINFO).  No allocation and no locks: only
+ * system calls and scanning of the text read.
+ */
+static bool program_has(pid_t pid, int sig, pid_t sender)
+{
+	char path[64], text[2048];
+	unsigned long long bit = 1ull << (sig - 1);
+	siginfo_t si;
+	ssize_t n;
+	int fd, len = 0;
+
+	for (pid_t v = pid; v > 0; v /= 10)
+		len++;
+	memcpy(path, "/proc/", 6);
+	for (int i = 0, v = (int)pid; i < len; i++, v /= 10)
+		path[6 + len - 1 - i] = (char)('0' + v % 10);
+	memcpy(path + 6 + len, "/status", 8);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		text[n] = '\0';
+		if ((status_mask(text, "SigPnd:") | status_mask(text, "ShdPnd:")) & bit)
+			return true;
+	}
+	return ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_signo == sig &&
+	       si.si_code <= 0 && si.si_pid == sender;
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
+	int saved = errno;
+
 	(void)uctx;
 	stop_requested = 1;
 	/* from kill(2) (SI_USER/SI_QUEUE/SI_TKILL): pass on; from the tty (SI_KERNEL): it got there already */
-	if (info == NULL || info->si_code > 0)
+	if (info == NULL || info->si_code > 0) {
+		errno = saved;
 		return;
-	if (forward_pid > 0)
-		kill((pid_t)forward_pid, sig);
-	else
+	}
+	if (forward_pid > 0) {
+		if (!program_has((pid_t)forward_pid, sig, info->si_pid))
+			kill((pid_t)forward_pid, sig);
+	} else {
 		pending_sig = sig;
+	}
+	errno = saved;
 }
 
 static void on_tick(int sig)

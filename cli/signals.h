@@ -5,8 +5,8 @@
  * Signals sent to repro while it records (the only process-wide state of
  * repro, hence in cli/).  SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1 and
  * SIGUSR2 sent to repro by kill(2) are passed on to the program; the same
- * signals from the terminal already reach the program through its process
- * group, so they are not sent twice.  One that arrives after the program has
+ * signals from the terminal, or from a kill(2) of the whole process group,
+ * already reach the program, so they are not sent twice.  One that arrives after the program has
  * ended (while processes it left running are still recorded) stops the
  * recording: those processes are killed and the bundle written.
  */

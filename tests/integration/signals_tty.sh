@@ -1,21 +1,27 @@
 #!/bin/bash
-# signals_tty.sh REPRO [user]: the terminal, signals sent to repro, and a
-# killed recorder (README "Use"; DESIGN "record" promises).
+# signals_tty.sh REPRO [user] [COUNT_SIGINT]: the terminal, signals sent to
+# repro, and a killed recorder (README "Use"; DESIGN "record" promises).
+# COUNT_SIGINT: tests/programs/count_sigint (section 5 is skipped without).
 #  1. under a pseudo-terminal (script(1)) the program still has its tty;
 #  2. SIGTERM sent to repro reaches the program, which exits as it chooses,
 #     repro exits with that status and the bundle is written;
 #  3. SIGINT sent to repro kills a program that does not catch it: 130;
 #  4. repro killed with SIGKILL: the program dies with it (PTRACE_O_EXITKILL),
-#     the spool stays and `repro pack` makes a bundle of it.
+#     the spool stays and `repro pack` makes a bundle of it;
+#  5. a kill(2) of the whole process group (kill -INT 0, as timeout(1) does)
+#     reaches the program once, as without repro, not a second time through
+#     repro.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
 repro=$1
 variant=${2:-root}
+counter=${3:-}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
 	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
 	stage=$(mktemp -d /tmp/repro-sig.XXXXXX)
-	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
+	cp "$repro" "$0" ${counter:+"$counter"} "$stage/" && chmod 755 "$stage" "$stage"/*
+	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
+		${counter:+"$stage/$(basename "$counter")"}
 	rc=$?
 	rm -rf "$stage"
 	exit $rc
@@ -87,4 +93,16 @@ check "the spool is left behind in \$TMPDIR" test -s "$spool/events.spool"
 check "repro pack makes a bundle of it" test -s "$work/killed.repro"
 check "the packed bundle has the failed lookup" sh -c "tar --zstd -xOf '$work/killed.repro' events.jsonl | grep -q no-such-file-here"
 check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']")" = None
+# 5. a signal to the whole process group reaches the program once
+group_kill() { # group_kill CMD...: the program's exit status (its SIGINT count)
+	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 100); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; echo $?' group "$@"
+}
+if [ -n "$counter" ]; then
+	for run in 1 2 3; do
+		bare=$(group_kill "$counter")
+		rec=$(group_kill "$repro" record -o "$work/group.repro" -- "$counter")
+		check "a group SIGINT reaches the program once, bare ($bare) and recorded ($rec), run $run" \
+			test "$bare" = 1 -a "$rec" = 1
+	done
+fi
 exit $fail

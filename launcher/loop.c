@@ -9,11 +9,9 @@
 #include "launcher/mem.h"
 #include "launcher/syscalls.h"
 #include "launcher/tasks.h"
-#include "common/cleanup.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,16 +71,11 @@ uint64_t lnch_loop_since_start(const struct lnch_loop *loop)
 
 pid_t lnch_read_tgid(pid_t tid)
 {
-	char path[64], buf[1024];
-	cleanup_close int fd = -1;
-	ssize_t n;
+	char buf[1024];
 	char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+	if (lnch_proc_read(tid, "status", buf, sizeof(buf)) <= 0)
 		return tid;
-	buf[n] = '\0';
 	p = strstr(buf, "\nTgid:");
 	return p ? (pid_t)atoi(p + 6) : tid;
 }
@@ -195,7 +188,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	resume(task, 0);
 }
 
-static void sleep_ns(uint64_t ns)
+void lnch_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
 			       .tv_nsec = (long)(ns % 1000000000u) };
@@ -220,7 +213,7 @@ static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
 	st.ret = si.exit.rval;
 	if (task->injected) {
 		if (task->inject_delay_ns > 0)
-			sleep_ns(task->inject_delay_ns);
+			lnch_sleep_ns(task->inject_delay_ns);
 		st.ret = -(int64_t)task->inject_errnum;
 		st.injected = true;
 		(void)lnch_arch_set_return(task->tid, st.ret, NULL);

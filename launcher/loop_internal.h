@@ -78,6 +78,8 @@ void lnch_notifier_stop(struct lnch_notifier *nt);
 uint64_t lnch_loop_since_start(const struct lnch_loop *loop);
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_verdict *v);
+/* lnch_sleep_ns - sleep ns nanoseconds, through EINTR (nanosleep(2)). */
+void lnch_sleep_ns(uint64_t ns);
 /* lnch_read_tgid - thread group id from /proc/TID/status ("Tgid:"), or tid when unreadable. */
 pid_t lnch_read_tgid(pid_t tid);
 

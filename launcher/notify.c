@@ -66,15 +66,6 @@ static bool id_valid(void *cookie)
 	return ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &p->id) == 0;
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Entry: look the task up, ask policies and observers.  Returns what observers want. */
 static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *req,
 			   const struct lnch_behalf_path *path, struct lnch_stop *st,
@@ -136,7 +127,7 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 
 	if (imposed) {
 		if (v.delay_ns > 0)
-			sleep_ns(v.delay_ns);
+			lnch_sleep_ns(v.delay_ns);
 		ret = -(int64_t)v.errnum;
 		st.injected = true;
 		done = LNCH_BEHALF_DONE;

@@ -30,34 +30,29 @@ const char *lnch_taint_name(size_t i)
 
 void lnch_taint_table_init(struct lnch_taint_table *t)
 {
-	uint32_t arches[4];
-	size_t narches = lnch_arch_filter_arches(arches, 4);
+	memset(t, 0, sizeof(*t));
+	t->narch = lnch_arch_filter_arches(t->arch, LNCH_TAINT_ABIS);
+	for (size_t a = 0; a < t->narch; a++) {
+		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+			int nr = seccomp_syscall_resolve_name_arch(t->arch[a], calls[i].name);
 
-	t->n = 0;
-	for (size_t a = 0; a < narches; a++) {
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && t->n < LNCH_TAINT_MAX;
-		     i++) {
-			int nr = seccomp_syscall_resolve_name_arch(arches[a], calls[i].name);
-
-			if (nr < 0)
-				continue;
-			t->e[t->n].arch = arches[a];
-			t->e[t->n].nr = nr;
-			t->e[t->n++].scope = calls[i].scope;
+			if (nr >= 0 && nr < LNCH_TAINT_NRS)
+				t->scope[a][nr] = (uint8_t)calls[i].scope;
 		}
 	}
 }
 
 enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->e[i].nr == nr && t->e[i].arch == arch)
-			return t->e[i].scope;
+	for (size_t a = 0; a < t->narch; a++)
+		if (t->arch[a] == arch)
+			return nr >= 0 && nr < LNCH_TAINT_NRS
+				       ? (enum lnch_taint_scope)t->scope[a][nr]
+				       : LNCH_TAINT_NONE;
 	return LNCH_TAINT_NONE;
 }
 
-/* Read /proc/PID/NAME (pid 0: self) into buf; returns its length, or -1. */
-static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+ssize_t lnch_proc_read(pid_t pid, const char *name, char *buf, size_t cap)
 {
 	char path[64];
 	ssize_t n;
@@ -99,11 +94,11 @@ void lnch_taint_creds_text(pid_t pid, char *buf, size_t cap)
 	char status[4096], label[256];
 
 	buf[0] = '\0';
-	if (cap < 2 || read_proc(pid, "status", status, sizeof(status)) < 0)
+	if (cap < 2 || lnch_proc_read(pid, "status", status, sizeof(status)) < 0)
 		return;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		append_line(buf, cap, status, keys[i]);
-	if (read_proc(pid, "attr/current", label, sizeof(label)) > 0 &&
+	if (lnch_proc_read(pid, "attr/current", label, sizeof(label)) > 0 &&
 	    strlen(buf) + strlen(label) + 1 < cap)
 		strcat(buf, label);
 }
@@ -113,5 +108,5 @@ bool lnch_taint_exec_may_change(void)
 	char label[256];
 
 	/* attr/current fails with EINVAL when no LSM keeps a label */
-	return geteuid() == 0 || read_proc(0, "attr/current", label, sizeof(label)) > 0;
+	return geteuid() == 0 || lnch_proc_read(0, "attr/current", label, sizeof(label)) > 0;
 }

@@ -30,16 +30,17 @@ enum lnch_taint_scope {
 /* lnch_taint_name - the name (libseccomp's) of entry i, or NULL past the end. */
 const char *lnch_taint_name(size_t i);
 
-#define LNCH_TAINT_MAX 64
+#define LNCH_TAINT_ABIS 4
+#define LNCH_TAINT_NRS 1024 /* syscall numbers below this are looked up directly */
 
-/* The taint calls resolved to numbers for each ABI of the filter. */
+/*
+ * The taint calls resolved to numbers for each ABI of the filter, as a
+ * scope per number: the loop looks every seccomp stop up, so in O(1).
+ */
 struct lnch_taint_table {
-	struct {
-		uint32_t arch;
-		int nr;
-		enum lnch_taint_scope scope;
-	} e[LNCH_TAINT_MAX];
-	size_t n;
+	uint32_t arch[LNCH_TAINT_ABIS];
+	size_t narch;
+	uint8_t scope[LNCH_TAINT_ABIS][LNCH_TAINT_NRS]; /* enum lnch_taint_scope */
 };
 
 /* lnch_taint_table_init - resolve every taint call for every ABI of lnch_arch_filter_arches(). */
@@ -47,6 +48,14 @@ void lnch_taint_table_init(struct lnch_taint_table *t);
 
 /* lnch_taint_scope_of - the scope of call nr of ABI arch, LNCH_TAINT_NONE for others. */
 enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr);
+
+/*
+ * lnch_proc_read - read /proc/PID/NAME (pid 0: the caller's) into buf (cap
+ * bytes, NUL-terminated, no allocation: one read(2), enough for the
+ * status-like files of proc(5)).  Returns the length in bytes, or -1 with
+ * errno.
+ */
+ssize_t lnch_proc_read(pid_t pid, const char *name, char *buf, size_t cap);
 
 /*
  * lnch_taint_creds_text - what the kernel checks a path walk of pid against,

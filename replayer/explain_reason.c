@@ -460,6 +460,12 @@ static void put_secs(FILE *f, json_int_t ns)
 		(double)ns / 1e9);
 }
 
+/* An outcome without a sentence of its own: its errno, or its name. */
+static void put_outcome(FILE *f, json_t *n, const char *o)
+{
+	fputs(str(n, "errno") ? str(n, "errno") : o ? o : "failed", f);
+}
+
 static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
 			    const struct xp_facts *facts)
 {
@@ -488,7 +494,7 @@ static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
 	} else if (is(o, "denied")) {
 		fputs("denied by a firewall rule or a sandbox", f);
 	} else {
-		fprintf(f, "%s", str(n, "errno") ? str(n, "errno") : o ? o : "failed");
+		put_outcome(f, n, o);
 	}
 	json_object_set(r, "attempt", n);
 }
@@ -505,7 +511,7 @@ static void explain_bind(FILE *f, json_t *r, const struct xp_finding *x)
 		      "net.ipv4.ip_unprivileged_port_start)",
 		      f);
 	else
-		fprintf(f, "%s", str(n, "errno") ? str(n, "errno") : o ? o : "failed");
+		put_outcome(f, n, o);
 	json_object_set_new(r, "what", json_string(o != NULL ? o : "failed"));
 	json_object_set(r, "attempt", n);
 }

@@ -50,7 +50,7 @@ struct bndl_run_info {
 	int core_dumped;
 	const char *trace_classes; /* borrowed: "file,network,process" */
 	const char *net_mode; /* borrowed: "host" or "none" */
-	const char *sandbox; /* borrowed: "userns+mntns[+netns]" or "none" */
+	const char *sandbox; /* borrowed: "[userns+]mntns[+netns]" or "none" */
 	const char *tool_version; /* borrowed: "repro 0.1.0" */
 	const char *warnings; /* borrowed, may be NULL: "; "-separated notes */
 	/*

@@ -1,5 +1,5 @@
 /*
- * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--no-sandbox] [--ptrace-only]
+ * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--sandbox=MODE] [--ptrace-only]
  *              [--wait=all|main] -- CMD [ARG...]
  * Runs CMD under the tracer and writes a bundle (docs/bundle-format.md).
  */
@@ -47,7 +47,7 @@ struct record_opts {
 	bool deny_io_uring;
 	unsigned classes;
 	bool net_none;
-	bool sandbox;
+	enum lnch_sandbox_mode sandbox;
 	bool ptrace_only;
 	bool wait_all;
 	bool verbose;
@@ -65,7 +65,11 @@ static const char usage_text[] =
 	"      --trace CLASSES   comma list of file, network, process (default: all)\n"
 	"      --net MODE        host (default) or none: a network namespace with\n"
 	"                        only loopback, so nothing leaves the machine\n"
-	"      --no-sandbox      no user/mount namespaces (where they are unavailable)\n"
+	"      --sandbox MODE    auto (default): a private mount namespace (and a user\n"
+	"                        namespace unless repro runs as root), or none where\n"
+	"                        the kernel refuses them, said in one line; require:\n"
+	"                        refuse to run without them; none: no namespaces\n"
+	"      --no-sandbox      the same as --sandbox=none\n"
 	"      --ptrace-only     stop at every traced call with ptrace, also where repro\n"
 	"                        would answer stat/access/readlink calls itself through\n"
 	"                        seccomp user notification (slower)\n"
@@ -126,7 +130,20 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 					     optarg);
 		o->net_none = strcmp(optarg, "none") == 0;
 		return 0;
-	case 'S': o->sandbox = false; return 0;
+	case 'S': o->sandbox = LNCH_SANDBOX_NONE; return 0;
+	case 's':
+		if (strcmp(optarg, "auto") == 0)
+			o->sandbox = LNCH_SANDBOX_AUTO;
+		else if (strcmp(optarg, "require") == 0)
+			o->sandbox = LNCH_SANDBOX_REQUIRE;
+		else if (strcmp(optarg, "none") == 0)
+			o->sandbox = LNCH_SANDBOX_NONE;
+		else
+			return repro_err_set(
+				err, EINVAL,
+				"record --sandbox: expected 'auto', 'require' or 'none', got '%s'",
+				optarg);
+		return 0;
 	case 'P': o->ptrace_only = true; return 0;
 	case 'w':
 		if (strcmp(optarg, "all") != 0 && strcmp(optarg, "main") != 0)
@@ -167,6 +184,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "trace", required_argument, NULL, 't' },
 		{ "net", required_argument, NULL, 'n' },
 		{ "no-sandbox", no_argument, NULL, 'S' },
+		{ "sandbox", required_argument, NULL, 's' },
 		{ "ptrace-only", no_argument, NULL, 'P' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -180,9 +198,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	};
 	int c;
 
-	*o = (struct record_opts){
-		.classes = REC_CLASS_ALL, .sandbox = true, .wait_all = true, .hash_max = 64ull << 20
-	};
+	*o = (struct record_opts){ .classes = REC_CLASS_ALL,
+				   .sandbox = LNCH_SANDBOX_AUTO,
+				   .wait_all = true,
+				   .hash_max = 64ull << 20 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -296,6 +315,7 @@ struct session {
 };
 
 static int host_join(struct session *s, struct repro_err **err);
+static void add_warning(struct session *s, const char *note);
 
 static void session_release(struct session *s)
 {
@@ -332,9 +352,7 @@ static void fill_info(struct session *s)
 		.started_at_ns = now.tv_nsec,
 		.trace_classes = s->classes,
 		.net_mode = s->o->net_none ? "none" : "host",
-		.sandbox = !s->o->sandbox   ? "none"
-			   : s->o->net_none ? "userns+mntns+netns"
-					    : "userns+mntns",
+		.sandbox = "pending", /* set once the child exists (launcher: what it could make) */
 		.tool_version = "repro " REPRO_VERSION,
 	};
 }
@@ -451,6 +469,13 @@ static int start(struct session *s, struct repro_err **err)
 	so.rules = rules;
 	if (lnch_child_spawn(&so, &s->child, err) < 0)
 		return -1;
+	s->info.sandbox = s->child.sandbox;
+	if (s->child.fallback[0] != '\0') {
+		fprintf(stderr, "repro: %s\n", s->child.fallback);
+		add_warning(s, s->child.fallback);
+	}
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)
+		return -1;
 	host_start(s);
 	s->rec = rec_recorder_new(s->spool, s->tab, s->child.pid);
 	s->loop = lnch_loop_new(&s->child, s->o->wait_all, cli_signals_stop_requested, NULL);
@@ -545,9 +570,19 @@ static int outcome(struct session *s, struct repro_err **err)
 	enum lnch_step step;
 	int errnum, st = s->res.main_status;
 
-	if (lnch_child_setup_error(&s->child, &step, &errnum))
-		return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')",
-				     lnch_step_name(step), s->o->argv[0], s->o->output);
+	if (lnch_child_setup_error(&s->child, &step, &errnum)) {
+		if (step != LNCH_STEP_EXEC || !WIFEXITED(st))
+			return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')",
+					     lnch_step_name(step), s->o->argv[0], s->o->output);
+		/* as a shell says it, with the shell's status: 127 not found, 126 not executable */
+		if (s->child.not_in_path && errnum == ENOENT)
+			fprintf(stderr, "repro: %s: command not found (recorded in '%s')\n",
+				s->o->argv[0], s->o->output);
+		else
+			fprintf(stderr, "repro: cannot execute '%s': %s (recorded in '%s')\n",
+				s->o->argv[0], strerror(errnum), s->o->output);
+		return WEXITSTATUS(st);
+	}
 	if (s->o->verbose || isatty(STDERR_FILENO))
 		fprintf(stderr, "repro: recorded %llu events into '%s'\n",
 			(unsigned long long)rec_recorder_count(s->rec), s->o->output);

@@ -28,12 +28,27 @@ enum lnch_step {
 	LNCH_STEP_NO_NEW_PRIVS,
 	LNCH_STEP_SECCOMP,
 	LNCH_STEP_EXEC,
+	LNCH_STEP_ID_MAP, /* the tracer's: writing uid_map/gid_map failed */
+};
+
+/*
+ * What the program runs in (docs/architecture.md, "Sandbox").  A caller
+ * holding CAP_SYS_ADMIN (root, or root of a user namespace such as
+ * `unshare -Ur`) gets a private mount namespace without a user namespace,
+ * so the program keeps every privilege it has without repro (ports below
+ * 1024, raw sockets, set-user-ID programs); others get a user namespace
+ * that maps their own ids.
+ */
+enum lnch_sandbox_mode {
+	LNCH_SANDBOX_NONE = 0, /* no namespaces */
+	LNCH_SANDBOX_AUTO, /* namespaces where the kernel allows them, else none (said in fallback) */
+	LNCH_SANDBOX_REQUIRE, /* namespaces, or fail */
 };
 
 struct lnch_spawn_opts {
 	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
-	bool sandbox; /* new user + mount namespaces */
-	bool net_none; /* plus a network namespace with only loopback up */
+	enum lnch_sandbox_mode sandbox;
+	bool net_none; /* a network namespace with only loopback up (never dropped by AUTO) */
 	bool notify; /* path-only calls through seccomp user notification (launcher/behalf.h) */
 	const struct lnch_filter_rule *rules; /* borrowed */
 	size_t nrules;
@@ -44,19 +59,33 @@ struct lnch_child {
 	pid_t pid;
 	int err_fd; /* read end of the child's error pipe (owned) */
 	int notify_sock; /* where the child sends its seccomp listener (owned), or -1 */
-	char *exec_path; /* owned: the resolved program path */
+	char *exec_path; /* owned: the resolved program path, or the name when PATH has none */
+	bool not_in_path; /* argv[0] had no '/' and no PATH entry holds it: exit 127 */
 	uint64_t t0_ns; /* CLOCK_MONOTONIC at spawn */
+	/* static string: "none", "mntns", "mntns+netns", "userns+mntns", "userns+mntns+netns" */
+	const char *sandbox;
+	char fallback[256]; /* why AUTO ran without namespaces (one line), or "" */
+	const struct lnch_filter_rule *rules; /* borrowed from the spawn options */
+	size_t nrules;
 };
 
 /*
- * lnch_child_spawn - fork the program described by opts, enter namespaces,
- * write uid/gid maps (identity: the full range for root, the caller's own
- * uid/gid otherwise), PTRACE_SEIZE it (TRACESECCOMP, TRACEFORK/VFORK/CLONE,
- * TRACEEXEC, EXITKILL, TRACESYSGOOD), install the seccomp filter and let it
- * exec.  On success fills *child (release with lnch_child_release()).
- * Errors: ENOENT/EACCES when the program is not found in PATH; the errno and
- * step of the first failing set-up step, with a hint (e.g. --no-sandbox) in
- * the message.
+ * lnch_child_spawn - fork the program described by opts, enter namespaces
+ * (enum lnch_sandbox_mode), write uid/gid maps when a user namespace is made
+ * (identity maps of what the caller's own namespace maps when it may map
+ * more than its own ids, else its own uid and gid), PTRACE_SEIZE it
+ * (TRACESECCOMP, TRACEFORK/VFORK/CLONE, TRACEEXEC, EXITKILL, TRACESYSGOOD),
+ * install the seccomp filter and let it exec.  With LNCH_SANDBOX_AUTO and
+ * no --net=none, a kernel that refuses the namespaces or the maps (EPERM,
+ * EINVAL, ENOSPC, ENOSYS: disabled user namespaces, a container profile, a
+ * chroot) gives a second try without them, and child->fallback says why.
+ * A program that cannot be executed is not an error here: its execve fails
+ * in the traced child (recorded), which exits 127 (missing) or 126 (found
+ * but not executable) as a shell would; lnch_child_setup_error() tells.
+ * A file the kernel refuses with ENOEXEC (no #! line) is run by /bin/sh,
+ * as execvp(3) does.  On success fills *child (release with
+ * lnch_child_release()).  Errors: the errno and step of the first failing
+ * set-up step, with a hint (e.g. --sandbox=none) in the message.
  */
 int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
 		     struct repro_err **err);

@@ -6,12 +6,14 @@
 #include "launcher/launcher.h"
 #include "launcher/filter.h"
 #include "launcher/syscalls.h"
+#include "launcher/taint.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
@@ -53,6 +55,7 @@ const char *lnch_step_name(enum lnch_step step)
 	case LNCH_STEP_CAPS: return "cannot limit capabilities to the caller's bounding set";
 	case LNCH_STEP_SECCOMP: return "cannot install the seccomp filter";
 	case LNCH_STEP_EXEC: return "cannot execute";
+	case LNCH_STEP_ID_MAP: return "cannot map user and group ids into the user namespace";
 	case LNCH_STEP_NONE: break;
 	}
 	return "set-up";
@@ -65,18 +68,22 @@ static bool is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* PATH lookup as execvp(3) does it, done in the tracer so the tracee does no probing of ours. */
-static char *resolve_program(const char *name, struct repro_err **err)
+/*
+ * PATH lookup as execvp(3) does it, done in the tracer so the tracee does no
+ * probing of ours.  Returns the path to execute (owned): argv[0] itself when
+ * it has a '/' (the kernel says whether it exists), the first executable
+ * PATH entry, else the first one that exists (execve then reports EACCES);
+ * NULL with *not_found when no PATH entry holds it (the child then walks
+ * PATH itself, so that each failed execve is recorded).
+ */
+static char *resolve_program(const char *name, bool *not_found)
 {
 	const char *path = getenv("PATH");
 	char *found_noexec = NULL;
 
-	if (strchr(name, '/') != NULL) {
-		/* a missing program is bad input; one that exists but fails to exec is recorded */
-		if (access(name, F_OK) < 0)
-			return repro_err_set(err, errno, "cannot execute '%s'", name), NULL;
+	*not_found = false;
+	if (strchr(name, '/') != NULL)
 		return repro_xstrdup(name);
-	}
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path != '\0') {
@@ -94,9 +101,8 @@ static char *resolve_program(const char *name, struct repro_err **err)
 			free(cand);
 		path = *end ? end + 1 : end;
 	}
-	if (found_noexec != NULL)
-		return found_noexec; /* let execve report EACCES, and record it */
-	return repro_err_set(err, ENOENT, "cannot execute '%s'", name), NULL;
+	*not_found = found_noexec == NULL;
+	return found_noexec;
 }
 
 static void child_fail(int err_fd, enum lnch_step step, int errnum)
@@ -127,7 +133,11 @@ static int loopback_up(void)
 
 struct child_args {
 	const struct lnch_spawn_opts *opts;
-	const char *exec_path;
+	const char *exec_path; /* NULL: walk PATH for argv[0] (nothing there holds it) */
+	char *const *sh_argv; /* "/bin/sh", exec_path, argv[1..]: for ENOEXEC, as execvp(3) */
+	int ns_flags; /* for unshare(2); 0: no namespaces */
+	bool userns; /* ns_flags has CLONE_NEWUSER */
+	bool nnp; /* the filter needs no_new_privs (no CAP_SYS_ADMIN where it is installed) */
 	struct sock_fprog *prog; /* the filter; with SECCOMP_RET_USER_NOTIF when notify */
 	bool notify;
 	int notify_fd; /* socket to send the listener on, or -1 */
@@ -223,29 +233,87 @@ static void install_filter(const struct child_args *a)
 		child_fail(a->err_fd, LNCH_STEP_SECCOMP, errno);
 }
 
+/*
+ * A failed exec ends the child as a shell would end (bash(1), "COMMAND
+ * EXECUTION"): 127 when the program does not exist, 126 when it exists but
+ * cannot be run.  No allocation: this is after fork.
+ */
+static void exec_fail(const struct child_args *a, int errnum, const char *path)
+{
+	struct lnch_child_err ce = { .step = LNCH_STEP_EXEC, .errnum = errnum };
+	bool exists = path != NULL && access(path, F_OK) == 0;
+
+	(void)!write(a->err_fd, &ce, sizeof(ce));
+	_exit(exists || errnum == EACCES ? 126 : 127);
+}
+
+/*
+ * argv[0] is in no PATH directory: try each as execvp(3) does, so that each
+ * attempt is a recorded execve (they fail with ENOENT, or EACCES for a
+ * directory without search permission).  Returns the errno to report.
+ */
+static int exec_in_path(const struct child_args *a)
+{
+	const char *path = getenv("PATH");
+	const char *name = a->opts->argv[0];
+	size_t nlen = strlen(name);
+	bool denied = false;
+	char buf[4096];
+
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		const char *end = strchrnul(path, ':');
+		size_t dlen = end > path ? (size_t)(end - path) : 1;
+
+		if (dlen + 1 + nlen < sizeof(buf)) {
+			memcpy(buf, end > path ? path : ".", dlen);
+			buf[dlen] = '/';
+			memcpy(buf + dlen + 1, name, nlen + 1);
+			execve(buf, a->opts->argv, environ);
+			denied |= errno == EACCES;
+		}
+		if (*end == '\0')
+			break;
+		path = end + 1;
+	}
+	return denied ? EACCES : ENOENT;
+}
+
+static void child_exec(const struct child_args *a)
+{
+	int errnum;
+
+	if (a->exec_path == NULL)
+		exec_fail(a, exec_in_path(a), NULL);
+	execve(a->exec_path, a->opts->argv, environ);
+	errnum = errno;
+	if (errnum == ENOEXEC && a->sh_argv != NULL)
+		execve(a->sh_argv[0], a->sh_argv, environ);
+	exec_fail(a, errnum, a->exec_path);
+}
+
 static void child_main(const struct child_args *a)
 {
 	char byte = 0;
-	int flags = CLONE_NEWUSER | CLONE_NEWNS | (a->opts->net_none ? CLONE_NEWNET : 0);
 
-	if (a->opts->sandbox && unshare(flags) < 0)
+	if (a->ns_flags != 0 && unshare(a->ns_flags) < 0)
 		child_fail(a->err_fd, LNCH_STEP_UNSHARE, errno);
 	if (write(a->ready_fd, &byte, 1) != 1 || read(a->go_fd, &byte, 1) != 1)
 		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
 	close(a->ready_fd);
 	close(a->go_fd);
-	if (a->opts->sandbox && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (a->ns_flags != 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(a->err_fd, LNCH_STEP_MOUNT_PRIVATE, errno);
-	if (a->opts->sandbox && drop_to_bounding(a) < 0)
+	if (a->userns && drop_to_bounding(a) < 0)
 		child_fail(a->err_fd, LNCH_STEP_CAPS, errno);
-	if (a->opts->sandbox && a->opts->net_none && loopback_up() < 0)
+	if ((a->ns_flags & CLONE_NEWNET) && loopback_up() < 0)
 		child_fail(a->err_fd, LNCH_STEP_LOOPBACK, errno);
-	/* Inside a user namespace we hold CAP_SYS_ADMIN there, which lets us skip no_new_privs. */
-	if (!a->opts->sandbox && geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
+	if (a->nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);
 	install_filter(a);
-	execve(a->exec_path, a->opts->argv, environ);
-	child_fail(a->err_fd, LNCH_STEP_EXEC, errno);
+	child_exec(a);
 }
 
 static int write_proc_file(pid_t pid, const char *name, const char *text, struct repro_err **err)
@@ -262,25 +330,68 @@ static int write_proc_file(pid_t pid, const char *name, const char *text, struct
 	return 0;
 }
 
-/* Identity maps: root keeps every id (so it can still act on files of any owner), others their own. */
+/* Whether the caller holds capability cap in its effective set (CapEff of proc(5) status). */
+static bool has_cap(int cap)
+{
+	char buf[2048];
+	const char *p;
+
+	if (lnch_proc_read(0, "status", buf, sizeof(buf)) <= 0 ||
+	    (p = strstr(buf, "\nCapEff:")) == NULL)
+		return false;
+	return (strtoull(p + 8, NULL, 16) >> cap) & 1;
+}
+
+/*
+ * The map for a new user namespace that gives every id the caller's own
+ * namespace has as itself: "A A N" for each line "A B N" of its
+ * /proc/self/uid_map or gid_map (user_namespaces(7)).  Only a writer with
+ * CAP_SETUID (CAP_SETGID) in that namespace may write more than its own id.
+ * Returns the text length, or -1 when the file is unreadable or too long.
+ * Cost: linear in the file (at most 340 lines).
+ */
+static ssize_t mirror_map(const char *name, char *out, size_t cap)
+{
+	char buf[16384];
+	size_t used = 0;
+	char *line, *save = NULL;
+
+	if (lnch_proc_read(0, name, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long in, outside, count;
+		int n;
+
+		if (sscanf(line, "%llu %llu %llu", &in, &outside, &count) != 3)
+			return -1;
+		n = snprintf(out + used, cap - used, "%llu %llu %llu\n", in, in, count);
+		if (n < 0 || (size_t)n >= cap - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return used > 0 ? (ssize_t)used : -1;
+}
+
+/*
+ * Identity maps: a caller that may map ids (root of its namespace) maps
+ * every id its namespace has, so that it still acts on files of every
+ * owner; others map their own uid and gid (with setgroups denied, as the
+ * kernel requires of them).
+ */
 static int write_id_maps(pid_t pid, struct repro_err **err)
 {
-	char map[64];
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
+	char map[16384];
+	bool map_uids = has_cap(CAP_SETUID) && mirror_map("uid_map", map, sizeof(map)) > 0;
 
-	if (uid == 0) {
-		if (write_proc_file(pid, "uid_map", "0 0 4294967295\n", err) < 0 ||
-		    write_proc_file(pid, "gid_map", "0 0 4294967295\n", err) < 0)
-			return -1;
-		return 0;
-	}
-	if (write_proc_file(pid, "setgroups", "deny\n", err) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (!map_uids)
+		snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
 	if (write_proc_file(pid, "uid_map", map, err) < 0)
 		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (has_cap(CAP_SETGID) && mirror_map("gid_map", map, sizeof(map)) > 0)
+		return write_proc_file(pid, "gid_map", map, err);
+	if (write_proc_file(pid, "setgroups", "deny\n", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
 	return write_proc_file(pid, "gid_map", map, err);
 }
 
@@ -314,18 +425,19 @@ static int seize(pid_t pid, struct repro_err **err)
 			     "(a container's seccomp profile may block ptrace)");
 }
 
-/* Reads the child's error record when it died before signalling readiness. */
-static int child_setup_failed(int err_fd, struct repro_err **err)
+/* Reads the child's error record when it died before signalling readiness; *step names it. */
+static int child_setup_failed(int err_fd, enum lnch_step *step, struct repro_err **err)
 {
 	struct lnch_child_err ce = { 0 };
 
 	if (read(err_fd, &ce, sizeof(ce)) != (ssize_t)sizeof(ce))
 		return repro_err_set(err, EPIPE, "the program's set-up process died");
+	*step = (enum lnch_step)ce.step;
 	if (ce.step == LNCH_STEP_UNSHARE)
 		return repro_err_set(err, ce.errnum,
-				     "cannot create user and mount namespaces (user "
-				     "namespaces are disabled here, or repro runs in a chroot; use "
-				     "--no-sandbox to record without them)");
+				     "cannot create the sandbox's namespaces (user namespaces are "
+				     "disabled here, or repro runs in a chroot or a container that "
+				     "forbids them; --sandbox=none records without them)");
 	return repro_err_set(err, ce.errnum, "%s", lnch_step_name(ce.step));
 }
 
@@ -345,15 +457,17 @@ static void close_pipes(struct pipes *p)
 #define cleanup_pipes __attribute__((cleanup(close_pipes)))
 #define cleanup_prog __attribute__((cleanup(lnch_filter_release)))
 
-static int parent_setup(const struct lnch_spawn_opts *opts, pid_t pid, struct pipes *p,
-			struct repro_err **err)
+static int parent_setup(const struct child_args *a, pid_t pid, struct pipes *p,
+			enum lnch_step *step, struct repro_err **err)
 {
 	char byte;
 
 	if (read(p->ready[0], &byte, 1) != 1)
-		return child_setup_failed(p->err[0], err);
-	if (opts->sandbox && write_id_maps(pid, err) < 0)
+		return child_setup_failed(p->err[0], step, err);
+	if (a->userns && write_id_maps(pid, err) < 0) {
+		*step = LNCH_STEP_ID_MAP;
 		return repro_err_wrap(err, "cannot map user and group ids into the user namespace");
+	}
 	if (seize(pid, err) < 0)
 		return -1;
 	if (write(p->go[1], &byte, 1) != 1)
@@ -361,52 +475,61 @@ static int parent_setup(const struct lnch_spawn_opts *opts, pid_t pid, struct pi
 	return 0;
 }
 
-int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
-		     struct repro_err **err)
+/*
+ * Which namespaces to make (enum lnch_sandbox_mode): with CAP_SYS_ADMIN
+ * (root, or root of its own user namespace) a mount namespace needs no
+ * user namespace, and without one the program keeps every privilege it has
+ * outside (CAP_NET_BIND_SERVICE, CAP_NET_RAW in the host's network
+ * namespace; set-user-ID programs).  Fills the flags of a and returns the
+ * name of the sandbox (static).
+ */
+static const char *plan_namespaces(bool sandbox, bool net_none, struct child_args *a)
 {
-	cleanup_free char *exec_path = resolve_program(opts->argv[0], err);
-	cleanup_prog struct sock_fprog prog = { 0 };
+	bool admin = has_cap(CAP_SYS_ADMIN);
+
+	a->ns_flags = 0;
+	a->userns = false;
+	a->nnp = !admin;
+	if (!sandbox)
+		return "none";
+	a->nnp = false;
+	a->userns = !admin;
+	a->ns_flags = CLONE_NEWNS | (net_none ? CLONE_NEWNET : 0) | (a->userns ? CLONE_NEWUSER : 0);
+	if (a->userns)
+		return net_none ? "userns+mntns+netns" : "userns+mntns";
+	return net_none ? "mntns+netns" : "mntns";
+}
+
+/* Fork the child of a and set it up; on failure the child is reaped and *step says where. */
+static int spawn_once(struct child_args *a, struct lnch_child *child, enum lnch_step *step,
+		      struct repro_err **err)
+{
 	cleanup_pipes struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	uint64_t t0, bounding;
-	int cap_last;
+	uint64_t t0;
 	pid_t pid;
 
-	if (exec_path == NULL)
-		return -1;
-	if (lnch_filter_build(opts->rules, opts->nrules, opts->notify, &prog, err) < 0)
-		return repro_err_wrap(err, "cannot build the seccomp filter");
+	*step = LNCH_STEP_NONE;
 	if (pipe2(p.ready, O_CLOEXEC) < 0 || pipe2(p.go, O_CLOEXEC) < 0 ||
 	    pipe2(p.err, O_CLOEXEC) < 0)
 		return repro_err_set(err, errno, "pipe2");
-	if (opts->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p.notify) < 0)
+	if (a->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p.notify) < 0)
 		return repro_err_set(err, errno, "socketpair");
-	bounding = read_bounding(&cap_last);
+	a->notify_fd = p.notify[1];
+	a->ready_fd = p.ready[1];
+	a->go_fd = p.go[0];
+	a->err_fd = p.err[1];
 	t0 = lnch_now_ns();
 	pid = fork();
 	if (pid < 0)
 		return repro_err_set(err, errno, "fork");
-	if (pid == 0) {
-		struct child_args a = {
-			.opts = opts,
-			.exec_path = exec_path,
-			.prog = &prog,
-			.notify = opts->notify,
-			.notify_fd = p.notify[1],
-			.ready_fd = p.ready[1],
-			.go_fd = p.go[0],
-			.err_fd = p.err[1],
-			.bounding = bounding,
-			.cap_last = cap_last,
-		};
-
-		child_main(&a);
-	}
+	if (pid == 0)
+		child_main(a);
 	close(steal_fd(&p.ready[1]));
 	close(steal_fd(&p.go[0]));
 	close(steal_fd(&p.err[1]));
 	if (p.notify[1] >= 0)
 		close(steal_fd(&p.notify[1]));
-	if (parent_setup(opts, pid, &p, err) < 0) {
+	if (parent_setup(a, pid, &p, step, err) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
 		return -1;
@@ -414,8 +537,83 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	child->pid = pid;
 	child->err_fd = steal_fd(&p.err[0]);
 	child->notify_sock = p.notify[0] >= 0 ? steal_fd(&p.notify[0]) : -1;
-	child->exec_path = steal_ptr(&exec_path);
 	child->t0_ns = t0;
+	return 0;
+}
+
+/* Whether AUTO may retry without namespaces after this failure: the kernel refused them. */
+static bool may_fall_back(const struct lnch_spawn_opts *opts, enum lnch_step step,
+			  const struct repro_err *e)
+{
+	int n = e != NULL ? e->errnum : 0;
+
+	if (opts->sandbox != LNCH_SANDBOX_AUTO || opts->net_none)
+		return false;
+	if (step != LNCH_STEP_UNSHARE && step != LNCH_STEP_MOUNT_PRIVATE &&
+	    step != LNCH_STEP_ID_MAP)
+		return false;
+	return n == EPERM || n == EINVAL || n == ENOSPC || n == ENOSYS || n == EACCES ||
+	       n == EUSERS;
+}
+
+/* "/bin/sh", path, argv[1..], NULL (owned, and its strings borrowed): execvp(3)'s ENOEXEC rule. */
+static char **shell_argv(const char *path, char *const *argv)
+{
+	size_t n = 0;
+	char **v;
+
+	while (argv[n] != NULL)
+		n++;
+	v = repro_xcalloc(n + 2, sizeof(char *));
+	v[0] = (char *)"/bin/sh";
+	v[1] = (char *)path;
+	for (size_t i = 1; i < n; i++)
+		v[i + 1] = argv[i];
+	return v;
+}
+
+int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
+		     struct repro_err **err)
+{
+	bool not_found;
+	cleanup_free char *exec_path = resolve_program(opts->argv[0], &not_found);
+	cleanup_free char **sh_argv = exec_path ? shell_argv(exec_path, opts->argv) : NULL;
+	cleanup_prog struct sock_fprog prog = { 0 };
+	struct repro_err *first = NULL;
+	enum lnch_step step;
+	struct child_args a = {
+		.opts = opts,
+		.exec_path = exec_path,
+		.sh_argv = sh_argv,
+		.prog = &prog,
+		.notify = opts->notify,
+	};
+
+	if (lnch_filter_build(opts->rules, opts->nrules, opts->notify, &prog, err) < 0)
+		return repro_err_wrap(err, "cannot build the seccomp filter");
+	a.bounding = read_bounding(&a.cap_last);
+	child->sandbox = plan_namespaces(opts->sandbox != LNCH_SANDBOX_NONE, opts->net_none, &a);
+	child->fallback[0] = '\0';
+	if (spawn_once(&a, child, &step, &first) < 0) {
+		if (!may_fall_back(opts, step, first)) {
+			*err = first;
+			return -1;
+		}
+		snprintf(child->fallback, sizeof(child->fallback),
+			 "%s (%s): recording without the sandbox (--sandbox=require refuses "
+			 "instead)",
+			 step == LNCH_STEP_ID_MAP ? "cannot map ids into a user namespace"
+						  : "namespaces are not available here",
+			 strerror(first->errnum));
+		repro_err_free(&first);
+		child->sandbox = plan_namespaces(false, false, &a);
+		if (spawn_once(&a, child, &step, err) < 0)
+			return -1;
+	}
+	child->not_in_path = not_found;
+	child->exec_path = exec_path ? steal_ptr(&exec_path) : repro_xstrdup(opts->argv[0]);
+	child->rules = opts->rules;
+	child->nrules = opts->nrules;
 	return 0;
 }
 

@@ -88,10 +88,15 @@ esac
 rm -rf "$suid_dir"
 
 # bad values: one line, exit 2, nothing written
-for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' -o; do
+for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' --sandbox=maybe; do
 	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt
 	rc=$?
 	check "record $bad: exit 2, one 'repro:' line, no bundle" \
 		sh -c "test $rc = 2 && test \$(wc -l <err.txt) = 1 && grep -q '^repro: ' err.txt && test ! -s out.txt && test ! -e bad.repro"
 done
+# -o without a value
+"$repro" record -o >out.txt 2>err.txt
+rc=$?
+check "record -o (no value): exit 2, one 'repro:' line" \
+	sh -c "test $rc = 2 && test \$(wc -l <err.txt) = 1 && grep -q '^repro: ' err.txt && test ! -s out.txt"
 exit $fail

@@ -41,6 +41,11 @@ enum bndl_event_flag {
 	BNDL_EV_COMPAT = 1u << 3, /* made through the 32-bit entry (int $0x80) */
 	BNDL_EV_THREAD = 1u << 4, /* PROC_START: the new task is a thread */
 	BNDL_EV_RESULT_UNSEEN = 1u << 5, /* the kernel ran the call out of the tracer's sight */
+	/* with RESULT_UNSEEN, why (none of the three: the reason is not known) */
+	BNDL_EV_UNSEEN_KERNEL_WALK = 1u << 6, /* a magic link or /proc/self on the path */
+	BNDL_EV_UNSEEN_CREDENTIALS = 1u << 7, /* the task had changed credentials, root, mounts */
+	BNDL_EV_UNSEEN_ENTRY_ONLY = 1u << 8, /* seen at entry only (close) */
+	BNDL_EV_FILTER_DENIED = 1u << 9, /* another seccomp filter (the program's) failed it */
 };
 
 enum bndl_blob_kind {

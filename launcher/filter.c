@@ -111,13 +111,14 @@ static struct lnch_filter_rule *with_taint_rules(const struct lnch_filter_rule *
 	memcpy(all, rules, nrules * sizeof(*rules));
 	*n = nrules;
 	for (size_t i = 0; i < extra; i++) {
-		const char *name = lnch_taint_name(i);
+		struct lnch_filter_rule t;
 		bool listed = false;
 
+		(void)lnch_taint_rule(i, &t);
 		for (size_t j = 0; j < nrules && !listed; j++)
-			listed = strcmp(rules[j].name, name) == 0 && rules[j].arg < 0;
+			listed = strcmp(rules[j].name, t.name) == 0 && rules[j].arg < 0;
 		if (!listed)
-			all[(*n)++] = (struct lnch_filter_rule){ .name = name, .arg = -1 };
+			all[(*n)++] = t;
 	}
 	return all;
 }
@@ -156,4 +157,63 @@ void lnch_filter_release(struct sock_fprog *prog)
 	free(prog->filter);
 	prog->filter = NULL;
 	prog->len = 0;
+}
+
+void lnch_filter_view_init(struct lnch_filter_view *v, const struct lnch_filter_rule *rules,
+			   size_t nrules, bool notify)
+{
+	memset(v, 0, sizeof(*v));
+	v->all = with_taint_rules(rules, nrules, true, &v->nall);
+	v->notify = notify;
+	v->narch = lnch_arch_filter_arches(v->arch, LNCH_VIEW_ABIS);
+	for (size_t a = 0; a < v->narch; a++) {
+		for (size_t i = 0; i < v->nall && i < UINT16_MAX; i++) {
+			int nr = seccomp_syscall_resolve_name_arch(v->arch[a], v->all[i].name);
+			uint16_t *slot;
+
+			if (nr < 0 || nr >= LNCH_VIEW_NRS)
+				continue;
+			slot = &v->rule[a][nr];
+			/* a rule without a condition covers one with a condition (libseccomp ORs them) */
+			if (*slot == 0 || v->all[i].arg < 0)
+				*slot = (uint16_t)(i + 1);
+		}
+	}
+}
+
+void lnch_filter_view_release(struct lnch_filter_view *v)
+{
+	free(v->all);
+	v->all = NULL;
+	v->nall = 0;
+}
+
+static bool condition_holds(const struct lnch_filter_rule *r, const uint64_t args[6])
+{
+	if (r->arg < 0 || r->arg > 5)
+		return true;
+	if (r->is_ne)
+		return args[r->arg] != r->value;
+	return (args[r->arg] & r->mask) == r->value;
+}
+
+enum lnch_filter_action lnch_filter_view_action(const struct lnch_filter_view *v, uint32_t arch,
+						int nr, const uint64_t args[6])
+{
+	bool native = arch == lnch_arch_audit_token();
+
+	for (size_t a = 0; a < v->narch; a++) {
+		const struct lnch_filter_rule *r;
+
+		if (v->arch[a] != arch)
+			continue;
+		if (nr < 0 || nr >= LNCH_VIEW_NRS || v->rule[a][nr] == 0)
+			return LNCH_FILTER_ALLOW;
+		r = &v->all[v->rule[a][nr] - 1];
+		if (native && !condition_holds(r, args))
+			return LNCH_FILTER_ALLOW;
+		return v->notify && native && lnch_behalf_supported(r->name) ? LNCH_FILTER_NOTIFY
+									     : LNCH_FILTER_TRACE;
+	}
+	return LNCH_FILTER_ALLOW;
 }

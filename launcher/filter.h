@@ -23,4 +23,46 @@ int lnch_filter_build(const struct lnch_filter_rule *rules, size_t nrules, bool 
 
 void lnch_filter_release(struct sock_fprog *prog);
 
+/* What repro's filter does with a call. */
+enum lnch_filter_action {
+	LNCH_FILTER_ALLOW = 0, /* runs without a stop */
+	LNCH_FILTER_TRACE, /* a seccomp stop (SECCOMP_RET_TRACE) */
+	LNCH_FILTER_NOTIFY, /* a notification (SECCOMP_RET_USER_NOTIF) */
+};
+
+#define LNCH_VIEW_ABIS 4
+#define LNCH_VIEW_NRS 1024 /* syscall numbers below this are looked up directly */
+
+/*
+ * The filter lnch_filter_build() makes, as a table the loop can ask in
+ * O(1) per call: which calls repro's filter stops, so that a call that
+ * should have stopped and did not was decided by another filter (the
+ * program's own: seccomp(2), "the action of highest precedence wins").
+ */
+struct lnch_filter_view {
+	uint32_t arch[LNCH_VIEW_ABIS];
+	size_t narch;
+	uint16_t rule[LNCH_VIEW_ABIS][LNCH_VIEW_NRS]; /* 1 + index into all; 0: no rule */
+	struct lnch_filter_rule *all; /* owned: the rules and the taint calls */
+	size_t nall;
+	bool notify;
+};
+
+/*
+ * lnch_filter_view_init - the view of the filter that lnch_filter_build()
+ * makes of the same arguments (rules borrowed for the view's life).
+ * Release with lnch_filter_view_release().  Cost: linear in the rules.
+ */
+void lnch_filter_view_init(struct lnch_filter_view *v, const struct lnch_filter_rule *rules,
+			   size_t nrules, bool notify);
+void lnch_filter_view_release(struct lnch_filter_view *v);
+
+/*
+ * lnch_filter_view_action - what the filter does with call nr of ABI arch
+ * and these arguments (argument conditions on the native ABI only, as
+ * built).  O(1).
+ */
+enum lnch_filter_action lnch_filter_view_action(const struct lnch_filter_view *v, uint32_t arch,
+						int nr, const uint64_t args[6]);
+
 #endif

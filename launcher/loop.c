@@ -12,11 +12,13 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	loop->stop_ctx = stop_ctx;
 	lnch_tasks_init(&loop->tasks);
 	lnch_taint_table_init(&loop->taint);
+	lnch_filter_view_init(&loop->view, child->rules, child->nrules, child->notify_sock >= 0);
 	loop->check_exec_creds = lnch_taint_exec_may_change();
 	if (loop->check_exec_creds)
 		lnch_taint_creds_text(0, loop->creds, sizeof(loop->creds));
@@ -60,6 +63,7 @@ void lnch_loop_free(struct lnch_loop *loop)
 	if (loop == NULL)
 		return;
 	lnch_tasks_release(&loop->tasks);
+	lnch_filter_view_release(&loop->view);
 	pthread_mutex_destroy(&loop->mu);
 	free(loop);
 }
@@ -80,11 +84,22 @@ pid_t lnch_read_tgid(pid_t tid)
 	return p ? (pid_t)atoi(p + 6) : tid;
 }
 
-/* Resume a task; ESRCH means it died meanwhile and waitpid will tell. */
-static void resume(struct lnch_task *task, int sig)
+bool lnch_loop_task_full(const struct lnch_loop *loop, const struct lnch_task *task)
 {
-	int req = task->in_syscall ? PTRACE_SYSCALL : PTRACE_CONT;
+	return task->creds_changed || task->own_filter || loop->mounts_changed;
+}
 
+/*
+ * Resume a task; ESRCH means it died meanwhile and waitpid will tell.  A
+ * task traced by stops (struct lnch_task.full) goes on with PTRACE_SYSCALL,
+ * so its next call stops at entry and exit (ptrace(2), "Syscall-stops").
+ */
+static void resume(struct lnch_loop *loop, struct lnch_task *task, int sig)
+{
+	int req;
+
+	task->full = lnch_loop_task_full(loop, task);
+	req = task->in_syscall || task->full ? PTRACE_SYSCALL : PTRACE_CONT;
 	(void)ptrace(req, task->tid, NULL, (void *)(long)sig);
 }
 
@@ -98,6 +113,7 @@ static struct lnch_task *task_for(struct lnch_loop *loop, pid_t tid)
 		task->pid = lnch_read_tgid(tid);
 		/* its parent is not known yet: assume the worst once anyone has changed credentials */
 		task->creds_changed = loop->any_creds_changed;
+		task->own_filter = loop->any_own_filter;
 	}
 	return task;
 }
@@ -144,12 +160,36 @@ static bool clone_new_ns(const struct lnch_stop *st, bool is_clone3)
 	return (flags & (CLONE_NEWUSER | CLONE_NEWNS)) != 0;
 }
 
+/*
+ * The task installs a seccomp filter of its own (seccomp(2)
+ * SECCOMP_SET_MODE_FILTER, prctl(2) PR_SET_SECCOMP + SECCOMP_MODE_FILTER).
+ * Noted at entry, whether or not the install then succeeds: tracing a task
+ * by stops is never wrong, only slower.  SECCOMP_FILTER_FLAG_TSYNC puts the
+ * filter on every thread of the process.
+ */
+static void note_own_filter(struct lnch_loop *loop, struct lnch_task *task,
+			    const struct lnch_stop *st, bool is_prctl)
+{
+	bool tsync = !is_prctl && (st->args[1] & SECCOMP_FILTER_FLAG_TSYNC);
+
+	if (is_prctl ? st->args[0] != PR_SET_SECCOMP || st->args[1] != SECCOMP_MODE_FILTER
+		     : st->args[0] != SECCOMP_SET_MODE_FILTER)
+		return;
+	task->own_filter = true;
+	loop->any_own_filter = true;
+	for (size_t i = 0; tsync && i < loop->tasks.cap; i++)
+		if (loop->tasks.slots[i].tid > 0 && loop->tasks.slots[i].pid == task->pid)
+			loop->tasks.slots[i].own_filter = true;
+}
+
 static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const struct lnch_stop *st)
 {
 	enum lnch_taint_scope scope = lnch_taint_scope_of(&loop->taint, st->arch, st->nr);
 
 	switch (scope) {
 	case LNCH_TAINT_NONE: return;
+	case LNCH_TAINT_SECCOMP:
+	case LNCH_TAINT_PRCTL: note_own_filter(loop, task, st, scope == LNCH_TAINT_PRCTL); return;
 	case LNCH_TAINT_ALL: loop->mounts_changed = true; break;
 	case LNCH_TAINT_CLONE:
 	case LNCH_TAINT_CLONE3:
@@ -171,9 +211,10 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
 	    si.op != PTRACE_SYSCALL_INFO_SECCOMP) {
-		resume(task, 0);
+		resume(loop, task, 0);
 		return;
 	}
+	task->stop_seen = true;
 	fill_stop(loop, task, &si, &st);
 	st.is_entry = true;
 	st.nr = (int)si.seccomp.nr;
@@ -185,7 +226,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
 	task->in_syscall = task->injected || (want & LNCH_WANT_EXIT);
-	resume(task, 0);
+	resume(loop, task, 0);
 }
 
 void lnch_sleep_ns(uint64_t ns)
@@ -197,20 +238,14 @@ void lnch_sleep_ns(uint64_t ns)
 		;
 }
 
-static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
+/* The exit of a call whose entry asked for it (in_syscall): tell observers the result. */
+static void report_exit(struct lnch_loop *loop, struct lnch_task *task,
+			const struct __ptrace_syscall_info *si)
 {
-	struct __ptrace_syscall_info si;
 	struct lnch_stop st;
 
-	if (!task->in_syscall ||
-	    ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
-	    si.op != PTRACE_SYSCALL_INFO_EXIT) {
-		task->in_syscall = false;
-		resume(task, 0);
-		return;
-	}
-	fill_stop(loop, task, &si, &st);
-	st.ret = si.exit.rval;
+	fill_stop(loop, task, si, &st);
+	st.ret = si->exit.rval;
 	if (task->injected) {
 		if (task->inject_delay_ns > 0)
 			lnch_sleep_ns(task->inject_delay_ns);
@@ -221,9 +256,83 @@ static void on_syscall_exit(struct lnch_loop *loop, struct lnch_task *task)
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
-	task->in_syscall = false;
 	task->injected = false;
-	resume(task, 0);
+}
+
+/*
+ * A call of a task traced by stops that repro's filter would have stopped
+ * and did not: another filter decided it first (the program's own returned
+ * an errno, seccomp(2)), and the call did not run.  Observers see its entry
+ * as it was at the syscall-entry stop and its result now.
+ */
+static void report_denied(struct lnch_loop *loop, struct lnch_task *task,
+			  const struct __ptrace_syscall_info *si)
+{
+	struct lnch_stop st;
+	unsigned want = 0;
+
+	fill_stop(loop, task, si, &st);
+	st.is_entry = true;
+	st.arch = task->entry_arch;
+	st.nr = task->entry_nr;
+	st.t_ns = task->entry_t_ns;
+	memcpy(st.args, task->entry_args, sizeof(st.args));
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_entry != NULL)
+			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
+	if (!(want & LNCH_WANT_EXIT))
+		return;
+	st.is_entry = false;
+	st.t_ns = lnch_loop_since_start(loop);
+	st.ret = si->exit.rval;
+	st.denied_by_filter = true;
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_exit != NULL)
+			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
+}
+
+/* A syscall-entry stop of a task traced by stops: remember the call until its exit. */
+static void note_entry(struct lnch_loop *loop, struct lnch_task *task,
+		       const struct __ptrace_syscall_info *si)
+{
+	task->pending = true;
+	task->stop_seen = false;
+	task->entry_arch = si->arch;
+	task->entry_nr = (int)si->entry.nr;
+	memcpy(task->entry_args, si->entry.args, sizeof(task->entry_args));
+	task->entry_t_ns = lnch_loop_since_start(loop);
+}
+
+/*
+ * A syscall-stop (SIGTRAP|0x80, PTRACE_O_TRACESYSGOOD): the exit of a call
+ * that asked for it, or, for a task traced by stops, the entry or exit of
+ * any call.  In that order for a traced call: entry, seccomp stop (or the
+ * notification), exit (ptrace(2): seccomp runs after the entry stop).
+ */
+static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
+{
+	struct __ptrace_syscall_info si;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
+	    (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)) {
+		task->in_syscall = task->pending = task->injected = false;
+		resume(loop, task, 0);
+		return;
+	}
+	if (si.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		note_entry(loop, task, &si);
+		resume(loop, task, 0);
+		return;
+	}
+	if (task->in_syscall)
+		report_exit(loop, task, &si);
+	else if (task->pending && !task->stop_seen &&
+		 lnch_filter_view_action(&loop->view, task->entry_arch, task->entry_nr,
+					 task->entry_args) != LNCH_FILTER_ALLOW)
+		report_denied(loop, task, &si);
+	task->in_syscall = false;
+	task->pending = false;
+	resume(loop, task, 0);
 }
 
 /*
@@ -255,10 +364,10 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	unsigned long msg = 0;
 	struct lnch_task *child;
 	pid_t ptid = parent->tid, ppid = parent->pid, ctid;
-	bool is_thread, parent_changed = parent->creds_changed;
+	bool is_thread, parent_changed = parent->creds_changed, parent_filter = parent->own_filter;
 
 	if (ptrace(PTRACE_GETEVENTMSG, ptid, NULL, &msg) < 0) {
-		resume(parent, 0);
+		resume(loop, parent, 0);
 		return;
 	}
 	ctid = (pid_t)msg;
@@ -269,6 +378,7 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	}
 	is_thread = child->pid == ppid && ctid != ppid;
 	child->creds_changed |= parent_changed;
+	child->own_filter |= parent_filter; /* filters are inherited (seccomp(2)) */
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_spawn != NULL)
 			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid,
@@ -276,7 +386,7 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	/* the table may have moved: look the parent up again */
 	parent = lnch_tasks_get(&loop->tasks, ptid);
 	end_call_at_event(loop, parent, ctid);
-	resume(parent, 0);
+	resume(loop, parent, 0);
 }
 
 /* A set-user-ID program run by root, or an LSM domain transition, changes what a path walk is checked against. */
@@ -318,7 +428,7 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 			loop->obs[i].ops->on_exec(loop->obs[i].ctx, task->pid, former,
 						  lnch_loop_since_start(loop));
 	end_call_at_event(loop, task, 0);
-	resume(task, 0);
+	resume(loop, task, 0);
 }
 
 static bool is_stop_signal(int sig)
@@ -333,13 +443,13 @@ static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
 	int event = (unsigned)status >> 16;
 
 	if (sig == (SIGTRAP | 0x80)) {
-		on_syscall_exit(loop, task);
+		on_syscall_stop(loop, task);
 	} else if (event == PTRACE_EVENT_STOP) {
 		/* group-stop: PTRACE_LISTEN keeps it stopped yet lets SIGCONT through (job control) */
 		if (is_stop_signal(sig))
 			(void)ptrace(PTRACE_LISTEN, tid, NULL, NULL);
 		else
-			resume(task, 0);
+			resume(loop, task, 0);
 	} else if (sig == SIGTRAP && event == PTRACE_EVENT_SECCOMP) {
 		on_seccomp(loop, task);
 	} else if (sig == SIGTRAP && (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
@@ -348,13 +458,13 @@ static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
 	} else if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
 		on_exec(loop, task);
 	} else if (event != 0) {
-		resume(task, 0);
+		resume(loop, task, 0);
 	} else {
 		/* signal-delivery-stop: deliver it as it would be, to a call that would not have been interrupted */
 		if (loop->n_notified > 0)
 			(void)lnch_arch_restart_interrupted(tid, loop->notified_nrs,
 							    loop->n_notified, NULL);
-		resume(task, sig);
+		resume(loop, task, sig);
 	}
 }
 

@@ -10,6 +10,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/behalf.h"
+#include "launcher/filter.h"
 #include "launcher/taint.h"
 #include "launcher/tasks.h"
 
@@ -35,8 +36,10 @@ struct lnch_loop {
 	size_t npol;
 	struct lnch_tasks tasks;
 	struct lnch_taint_table taint;
+	struct lnch_filter_view view; /* what repro's filter stops */
 	bool mounts_changed; /* a tracee changed the mount tree: act for nobody */
 	bool any_creds_changed; /* some task has creds_changed */
+	bool any_own_filter; /* some task has own_filter */
 	bool check_exec_creds; /* an exec may change them: compare after each (launcher/taint.h) */
 	char creds[512]; /* the tracer's, as lnch_taint_creds_text() gives them */
 	int notified_nrs
@@ -80,6 +83,12 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_verdict *v);
 /* lnch_sleep_ns - sleep ns nanoseconds, through EINTR (nanosleep(2)). */
 void lnch_sleep_ns(uint64_t ns);
+/*
+ * lnch_loop_task_full - whether task is traced by stops at every call
+ * (struct lnch_task.full): it changed credentials, root or namespaces, it
+ * runs under a seccomp filter of its own, or a tracee changed the mount tree.
+ */
+bool lnch_loop_task_full(const struct lnch_loop *loop, const struct lnch_task *task);
 /* lnch_read_tgid - thread group id from /proc/TID/status ("Tgid:"), or tid when unreadable. */
 pid_t lnch_read_tgid(pid_t tid);
 

@@ -4,7 +4,9 @@
  * the thread tells policies and observers of the entry, performs the call on
  * the tracee's behalf (launcher/behalf.h) and sends the result back, one
  * round trip.  Calls it cannot answer exactly are let through to the kernel
- * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and recorded without their result.
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and recorded without their result,
+ * except those of a task traced by stops (struct lnch_task.full): the loop
+ * takes their result at the syscall-exit stop.
  */
 #include "launcher/loop_internal.h"
 #include "launcher/syscalls.h"
@@ -66,10 +68,15 @@ static bool id_valid(void *cookie)
 	return ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &p->id) == 0;
 }
 
-/* Entry: look the task up, ask policies and observers.  Returns what observers want. */
+/*
+ * Entry: look the task up, ask policies and observers.  Returns what
+ * observers want.  *changed: the task changed credentials, root or mounts
+ * (repro may not act for it); *by_stops: it is traced by stops, and the
+ * loop reports the exit of this call (unless a policy imposed its result).
+ */
 static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *req,
 			   const struct lnch_behalf_path *path, struct lnch_stop *st,
-			   struct lnch_verdict *v, bool *imposed, bool *changed)
+			   struct lnch_verdict *v, bool *imposed, bool *changed, bool *by_stops)
 {
 	struct lnch_task *task;
 	unsigned want = 0;
@@ -94,6 +101,12 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, st);
+	/* resumed with PTRACE_SYSCALL: its exit stop comes once the kernel has run the call */
+	*by_stops = task != NULL && task->full && !*imposed;
+	if (task != NULL && task->full) {
+		task->stop_seen = true;
+		task->in_syscall = *by_stops && (want & LNCH_WANT_EXIT);
+	}
 	pthread_mutex_unlock(&loop->mu);
 	return want;
 }
@@ -116,14 +129,14 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 	struct pending p = { listener, req->id };
 	struct lnch_verdict v = { 0 };
 	struct lnch_stop st;
-	bool imposed, changed;
+	bool imposed, changed, by_stops;
 	unsigned want;
 	int64_t ret = 0;
 	enum lnch_behalf_outcome done = LNCH_BEHALF_KERNEL;
 
 	lnch_behalf_read_path((pid_t)req->pid, req->data.nr, (const uint64_t *)req->data.args,
 			      &nt->path);
-	want = tell_entry(nt->loop, req, &nt->path, &st, &v, &imposed, &changed);
+	want = tell_entry(nt->loop, req, &nt->path, &st, &v, &imposed, &changed, &by_stops);
 
 	if (imposed) {
 		if (v.delay_ns > 0)
@@ -131,7 +144,7 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 		ret = -(int64_t)v.errnum;
 		st.injected = true;
 		done = LNCH_BEHALF_DONE;
-	} else if (!changed) {
+	} else if (!changed && !by_stops) {
 		done = lnch_behalf_perform(&nt->behalf, st.tid, st.pid, st.nr, st.args, &nt->path,
 					   id_valid, &p, &ret);
 	}
@@ -141,11 +154,14 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 		resp->val = ret < 0 ? 0 : ret;
 	} else {
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		st.result_unseen = true;
+		st.result_unseen = !by_stops;
+		st.unseen_reason = changed	       ? LNCH_UNSEEN_CREDENTIALS
+				   : nt->path.argi < 0 ? LNCH_UNSEEN_ENTRY_ONLY
+						       : LNCH_UNSEEN_KERNEL_WALK;
 	}
 	st.ret = ret;
 	/* before the answer: once answered, the tracee's next call may be recorded */
-	if (want & LNCH_WANT_EXIT)
+	if ((want & LNCH_WANT_EXIT) && !by_stops)
 		tell_exit(nt->loop, &st);
 	/* ENOENT: the tracee was killed, or a signal took it out of the call (seccomp_unotify(2)) */
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);

@@ -12,6 +12,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Why a call's result was not seen (struct lnch_stop.result_unseen). */
+enum lnch_unseen_reason {
+	LNCH_UNSEEN_NONE = 0,
+	/* the path leads through a magic link or /proc/self: only the kernel walks it as the program would */
+	LNCH_UNSEEN_KERNEL_WALK,
+	/* the program had changed credentials, root or mounts, and was not yet traced by stops */
+	LNCH_UNSEEN_CREDENTIALS,
+	LNCH_UNSEEN_ENTRY_ONLY, /* a call seen at entry only (close): the kernel runs it after */
+};
+
 struct lnch_stop {
 	pid_t tid;
 	pid_t pid; /* thread group id */
@@ -22,6 +32,14 @@ struct lnch_stop {
 	int64_t ret; /* exit only: raw return, -errno on failure */
 	bool injected; /* exit only: a policy imposed ret; the call did not run */
 	bool result_unseen; /* exit only: the kernel ran the call out of the tracer's sight; ret is 0 */
+	enum lnch_unseen_reason unseen_reason; /* exit only, with result_unseen: why */
+	/*
+	 * exit only: another seccomp filter (the program's own, or an outer
+	 * supervisor's) decided the call before repro's could stop it: ret is
+	 * that filter's errno, and the call did not run (seccomp(2): the
+	 * action of highest precedence wins)
+	 */
+	bool denied_by_filter;
 	uint64_t t_ns; /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
 	/*
 	 * Entry only, may be NULL: argument path_argi as the launcher already

@@ -2,6 +2,7 @@
 #include "launcher/abi.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,18 +11,33 @@
 static const struct {
 	const char *name;
 	enum lnch_taint_scope scope;
+	int arg; /* an argument condition as in struct lnch_filter_rule (0 here: none) */
+	uint64_t value;
 } calls[] = {
-	{ "setuid", LNCH_TAINT_TASK },	  { "setgid", LNCH_TAINT_TASK },
-	{ "setreuid", LNCH_TAINT_TASK },  { "setregid", LNCH_TAINT_TASK },
-	{ "setresuid", LNCH_TAINT_TASK }, { "setresgid", LNCH_TAINT_TASK },
-	{ "setfsuid", LNCH_TAINT_TASK },  { "setfsgid", LNCH_TAINT_TASK },
-	{ "setgroups", LNCH_TAINT_TASK }, { "capset", LNCH_TAINT_TASK },
-	{ "unshare", LNCH_TAINT_TASK },	  { "setns", LNCH_TAINT_TASK },
-	{ "chroot", LNCH_TAINT_ALL },	  { "mount", LNCH_TAINT_ALL },
-	{ "umount2", LNCH_TAINT_ALL },	  { "pivot_root", LNCH_TAINT_ALL },
-	{ "move_mount", LNCH_TAINT_ALL }, { "mount_setattr", LNCH_TAINT_ALL },
-	{ "clone", LNCH_TAINT_CLONE },	  { "clone3", LNCH_TAINT_CLONE3 },
+	{ "setuid", LNCH_TAINT_TASK, 0, 0 },	 { "setgid", LNCH_TAINT_TASK, 0, 0 },
+	{ "setreuid", LNCH_TAINT_TASK, 0, 0 },	 { "setregid", LNCH_TAINT_TASK, 0, 0 },
+	{ "setresuid", LNCH_TAINT_TASK, 0, 0 },	 { "setresgid", LNCH_TAINT_TASK, 0, 0 },
+	{ "setfsuid", LNCH_TAINT_TASK, 0, 0 },	 { "setfsgid", LNCH_TAINT_TASK, 0, 0 },
+	{ "setgroups", LNCH_TAINT_TASK, 0, 0 },	 { "capset", LNCH_TAINT_TASK, 0, 0 },
+	{ "unshare", LNCH_TAINT_TASK, 0, 0 },	 { "setns", LNCH_TAINT_TASK, 0, 0 },
+	{ "chroot", LNCH_TAINT_ALL, 0, 0 },	 { "mount", LNCH_TAINT_ALL, 0, 0 },
+	{ "umount2", LNCH_TAINT_ALL, 0, 0 },	 { "pivot_root", LNCH_TAINT_ALL, 0, 0 },
+	{ "move_mount", LNCH_TAINT_ALL, 0, 0 },	 { "mount_setattr", LNCH_TAINT_ALL, 0, 0 },
+	{ "clone", LNCH_TAINT_CLONE, 0, 0 },	 { "clone3", LNCH_TAINT_CLONE3, 0, 0 },
+	{ "seccomp", LNCH_TAINT_SECCOMP, 0, 0 }, { "prctl", LNCH_TAINT_PRCTL, 1, PR_SET_SECCOMP },
 };
+
+bool lnch_taint_rule(size_t i, struct lnch_filter_rule *out)
+{
+	if (i >= sizeof(calls) / sizeof(calls[0]))
+		return false;
+	*out = (struct lnch_filter_rule){ .name = calls[i].name, .arg = calls[i].arg - 1 };
+	if (out->arg >= 0) {
+		out->mask = 0xffffffffu;
+		out->value = calls[i].value;
+	}
+	return true;
+}
 
 const char *lnch_taint_name(size_t i)
 {

@@ -25,10 +25,26 @@ enum lnch_taint_scope {
 	 * share (clone(CLONE_FS)).
 	 */
 	LNCH_TAINT_ALL,
+	/*
+	 * seccomp(2) SECCOMP_SET_MODE_FILTER, prctl(2) PR_SET_SECCOMP with
+	 * SECCOMP_MODE_FILTER: the task installs a filter of its own, which
+	 * may decide calls before repro's filter sees them (and its children
+	 * inherit it; SECCOMP_FILTER_FLAG_TSYNC puts it on every thread)
+	 */
+	LNCH_TAINT_SECCOMP,
+	LNCH_TAINT_PRCTL,
 };
+
+#include "launcher/filter_rule.h"
 
 /* lnch_taint_name - the name (libseccomp's) of entry i, or NULL past the end. */
 const char *lnch_taint_name(size_t i);
+
+/*
+ * lnch_taint_rule - entry i as a filter rule (name, and the argument
+ * condition: prctl(2) only with PR_SET_SECCOMP) into *out; false past the end.
+ */
+bool lnch_taint_rule(size_t i, struct lnch_filter_rule *out);
 
 #define LNCH_TAINT_ABIS 4
 #define LNCH_TAINT_NRS 1024 /* syscall numbers below this are looked up directly */

@@ -17,6 +17,21 @@ struct lnch_task {
 	uint64_t inject_delay_ns;
 	bool seen_spawn; /* the parent's fork/clone event has been handled */
 	bool creds_changed; /* it changed credentials, root or namespaces (launcher/taint.h) */
+	bool own_filter; /* it (or its parent) installed a seccomp filter of its own */
+	/*
+	 * Resumed with PTRACE_SYSCALL at every stop, so that every call stops
+	 * at entry and exit: its path-only calls go to the kernel and their
+	 * results are taken at the exit stop, and a call another filter decides
+	 * is seen (docs/architecture.md, "Tasks traced by stops").
+	 */
+	bool full;
+	/* full only: a syscall-entry stop was seen and its exit is still to come */
+	bool pending;
+	bool stop_seen; /* since that entry, repro's filter stopped it (seccomp stop or notification) */
+	uint32_t entry_arch;
+	int entry_nr;
+	uint64_t entry_args[6];
+	uint64_t entry_t_ns;
 };
 
 struct lnch_tasks {

@@ -137,6 +137,17 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 	return LNCH_WANT_EXIT;
 }
 
+static uint32_t unseen_flag(enum lnch_unseen_reason why)
+{
+	switch (why) {
+	case LNCH_UNSEEN_KERNEL_WALK: return BNDL_EV_UNSEEN_KERNEL_WALK;
+	case LNCH_UNSEEN_CREDENTIALS: return BNDL_EV_UNSEEN_CREDENTIALS;
+	case LNCH_UNSEEN_ENTRY_ONLY: return BNDL_EV_UNSEEN_ENTRY_ONLY;
+	case LNCH_UNSEEN_NONE: break;
+	}
+	return 0;
+}
+
 static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 {
 	struct rec_recorder *r = ctx;
@@ -149,7 +160,9 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	if (st->injected)
 		c->ev.flags |= BNDL_EV_INJECTED;
 	if (st->result_unseen)
-		c->ev.flags |= BNDL_EV_RESULT_UNSEEN;
+		c->ev.flags |= BNDL_EV_RESULT_UNSEEN | unseen_flag(st->unseen_reason);
+	if (st->denied_by_filter)
+		c->ev.flags |= BNDL_EV_FILTER_DENIED;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
 	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)

@@ -312,6 +312,18 @@ static void render_arg(struct argctx *a)
 	}
 }
 
+/* The "unseen_reason" of events.jsonl (docs/bundle-format.md), or NULL. */
+static const char *unseen_reason(uint32_t flags)
+{
+	if (flags & BNDL_EV_UNSEEN_KERNEL_WALK)
+		return "kernel_walk";
+	if (flags & BNDL_EV_UNSEEN_CREDENTIALS)
+		return "credentials_changed";
+	if (flags & BNDL_EV_UNSEEN_ENTRY_ONLY)
+		return "entry_only";
+	return NULL;
+}
+
 static void render_result(const struct bndl_event *ev, const struct rec_sys *sys, json_t *obj,
 			  FILE *txt)
 {
@@ -321,8 +333,12 @@ static void render_result(const struct bndl_event *ev, const struct rec_sys *sys
 		json_object_set_new(obj, "ret", json_null());
 		if (ev->flags & BNDL_EV_UNFINISHED)
 			json_object_set_new(obj, "unfinished", json_true());
-		if (ev->flags & BNDL_EV_RESULT_UNSEEN)
+		if (ev->flags & BNDL_EV_RESULT_UNSEEN) {
 			json_object_set_new(obj, "result_unseen", json_true());
+			if (unseen_reason(ev->flags) != NULL)
+				json_object_set_new(obj, "unseen_reason",
+						    json_string(unseen_reason(ev->flags)));
+		}
 		fputs(" = ?", txt);
 		return;
 	}
@@ -356,6 +372,8 @@ static json_t *event_header(const struct bndl_event *ev, const char *name)
 		json_object_set_new(o, "arch", json_string(lnch_arch_name(ev->arch)));
 	if (ev->flags & BNDL_EV_INJECTED)
 		json_object_set_new(o, "injected", json_true());
+	if (ev->flags & BNDL_EV_FILTER_DENIED)
+		json_object_set_new(o, "denied_by_filter", json_true());
 	return o;
 }
 

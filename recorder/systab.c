@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #define A(kind, key)           \
@@ -212,6 +213,10 @@ static void add_condition(struct lnch_filter_rule *r)
 		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
 		r->mask = AT_EMPTY_PATH;
 		r->value = 0;
+	} else if (strcmp(r->name, "prctl") == 0) {
+		r->arg = 0; /* only PR_SET_SECCOMP: the program installs a filter of its own */
+		r->mask = 0xffffffffu;
+		r->value = PR_SET_SECCOMP;
 	} else if (strcmp(r->name, "getsockopt") == 0) {
 		r->arg = 2; /* only SO_ERROR, where a non-blocking connect's outcome shows */
 		r->mask = 0xffffffffu;

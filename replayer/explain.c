@@ -268,10 +268,16 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	uint64_t seq = (uint64_t)bndl_json_int(ev, "seq", 0);
 	struct xp_finding *x;
 	enum xp_op op;
+	bool denied;
 	char *key;
 
 	if (sc == NULL)
 		return 0;
+	if (st->facts.filter_seq == 0 && bndl_json_int(ev, "ret", -1) == 0 &&
+	    (strcmp(sc, "seccomp") == 0 || strcmp(sc, "prctl") == 0)) {
+		st->facts.filter_seq = seq;
+		st->facts.filter_pid = pid;
+	}
 	if (e == NULL) {
 		if (path != NULL)
 			ok_note(&st->ok, pid, path, seq);
@@ -285,9 +291,16 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	}
 	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
 			  : XP_OP_OTHER;
+	denied = json_is_true(json_object_get(ev, "denied_by_filter"));
 	/* one finding per (process, what it meant to do, path, errno): execve then access(X_OK) */
-	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s", (int)pid, (int)op, path, e)
-			   : repro_xasprintf("%d\x1f%s\x1f\x1f%s", (int)pid, sc, e);
+	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s%s", (int)pid, (int)op, path, e,
+					     denied ? "\x1f"
+						      "F"
+						    : "")
+			   : repro_xasprintf("%d\x1f%s\x1f\x1f%s%s", (int)pid, sc, e,
+					     denied ? "\x1f"
+						      "F"
+						    : "");
 	x = finding_add(st, key);
 	free(key);
 	if (x == NULL)
@@ -299,6 +312,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->errname = repro_xstrdup(e);
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
+		x->filter_denied = denied;
 	}
 	occurrence(x, seq, bndl_json_int(ev, "t_ns", 0));
 	return 0;
@@ -364,6 +378,27 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	return 0;
 }
 
+/*
+ * A wrapper that ends with the status of a child that failed (su, runuser,
+ * setpriv's exec'd shell, `sh -c`, a script waiting for its last command)
+ * failed because of that child: the child's failures explain it better
+ * than the wrapper's own.  One pass over the processes.
+ */
+static void mark_passed_on(struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct xp_proc *c = &st->procs[i];
+		struct xp_proc *p = c->ppid != 0 ? (struct xp_proc *)proc_of(st, c->ppid) : NULL;
+
+		if (p == NULL || p == c || !p->failed || !c->failed)
+			continue;
+		if (p->exit_code == c->exit_code &&
+		    (p->exit_signal == NULL) == (c->exit_signal == NULL) &&
+		    (p->exit_signal == NULL || strcmp(p->exit_signal, c->exit_signal) == 0))
+			p->passed_on = true;
+	}
+}
+
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
 	int has;
@@ -371,6 +406,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
 		return -1;
 	label_inherit(st);
+	mark_passed_on(st);
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
 		return -1;
 	if (has && (st->facts.host = bndl_reader_load(r, "host.json", err)) == NULL)
@@ -403,6 +439,8 @@ static double base_score(const struct xp_finding *x)
 
 	if (x->kind == XP_CONNECT || x->kind == XP_BIND || x->kind == XP_DNS)
 		return 45;
+	if (x->filter_denied)
+		return 60; /* a policy said no: never a probe */
 	if (x->kind == XP_OTHER)
 		return 10;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -422,6 +460,8 @@ static void classify(struct xp_state *st)
 			continue;
 		}
 		xp_noise_classify(x);
+		if (x->filter_denied)
+			x->noise = false;
 		if (!x->noise && x->path != NULL &&
 		    (x->op == XP_OP_FIND || x->op == XP_OP_READ || x->op == XP_OP_RUN) &&
 		    ok_elsewhere_after(&st->ok, x->pid, x->path, x->seq)) {
@@ -462,7 +502,7 @@ static void score(struct xp_state *st)
 		if (x->kind == XP_EXEC)
 			x->score += 10;
 		if (p != NULL && p->failed)
-			x->score += 25;
+			x->score += p->passed_on ? 10 : 25;
 		else if (p != NULL && run_failed && p->has_exit)
 			x->score -= 10; /* its process coped and exited 0 */
 		if (!x->noise)

@@ -53,6 +53,8 @@ struct xp_finding {
 	json_t *net; /* owned: the network.jsonl record, network findings only */
 	bool noise;
 	const char *noise_why; /* static text */
+	/* events.jsonl "denied_by_filter": a seccomp filter other than repro's failed it */
+	bool filter_denied;
 	double score;
 	char *sentence; /* owned, filled when ranked */
 	json_t *reason; /* owned: the facts behind the sentence */
@@ -64,6 +66,8 @@ struct xp_proc {
 	char *label; /* owned: "python3 webui.py" from its last exec, its parent's + " (fork)", or "pid N" */
 	int64_t end_ns; /* -1 when unknown */
 	bool failed; /* exited non-zero or killed */
+	/* failed with the status of a child that failed (su, runuser, sh -c pass it on) */
+	bool passed_on;
 	bool has_exit;
 	int exit_code, exit_signal_num;
 	char *exit_signal; /* owned: "SIGSEGV" or NULL */
@@ -74,6 +78,9 @@ struct xp_facts {
 	json_t *host; /* host.json, or NULL */
 	json_t *files; /* path -> files.jsonl record (failed paths), owned */
 	const char *net_mode; /* manifest options.net ("none", "host") or NULL */
+	/* the first filter a traced process installed (seccomp, prctl PR_SET_SECCOMP), 0: none */
+	uint64_t filter_seq;
+	int32_t filter_pid;
 };
 
 /* xp_noise_classify - decide f->noise and f->noise_why from its own fields (probe patterns). */

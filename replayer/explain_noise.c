@@ -106,6 +106,20 @@ static bool resolver_socket(json_t *n)
 	return p != NULL && (has(p, "/nscd/socket") || has(p, "/systemd/resolve/"));
 }
 
+/*
+ * The syslog socket: syslog(3) (PAM in su, runuser, login; sudo; cron)
+ * connects to /dev/log and, when nothing listens, drops the message and
+ * goes on; the program does not fail because of it.
+ */
+static bool syslog_socket(json_t *n)
+{
+	const char *p = str(n, "path");
+
+	return p != NULL &&
+	       (strcmp(p, "/dev/log") == 0 || strcmp(p, "/run/systemd/journal/dev-log") == 0 ||
+		strcmp(p, "/run/systemd/journal/socket") == 0);
+}
+
 /* key "PID|PORT" or "PID|NAME" for the index of connects that worked */
 static void conn_key(char *buf, size_t cap, json_t *n, bool by_name)
 {
@@ -176,6 +190,8 @@ void xp_net_noise(struct xp_finding *f, const struct xp_netidx *idx)
 
 	if (f->kind == XP_CONNECT && resolver_socket(f->net))
 		why = "the resolver trying nscd or systemd-resolved before DNS";
+	else if (f->kind == XP_CONNECT && syslog_socket(f->net))
+		why = "syslog(3) finding no logging daemon (it drops the message and goes on)";
 	else if (f->kind == XP_CONNECT && later_success(f->net, idx))
 		why = "another address of the same service answered";
 	else if (f->kind == XP_DNS && answered_elsewhere(f->net, idx))

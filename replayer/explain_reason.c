@@ -589,6 +589,35 @@ static void put_ending(FILE *f, const struct xp_finding *x, const struct xp_proc
 		fprintf(f, "it exited with status %d", p->exit_code);
 }
 
+/*
+ * A call that a seccomp filter other than repro's failed (events.jsonl
+ * "denied_by_filter"): the program's own, when a traced process installed
+ * one, else an outer one (a container runtime's profile).  The call never
+ * ran, so no file or mode explains it.
+ */
+static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
+			     const struct xp_facts *facts)
+{
+	if (x->kind == XP_OTHER)
+		fputs(" — ", f);
+	fprintf(f, "%s was refused by a seccomp filter, not by the kernel: the call never ran",
+		x->syscall);
+	if (facts->filter_seq != 0)
+		fprintf(f, " (pid %d installed the filter, event %llu)", (int)facts->filter_pid,
+			(unsigned long long)facts->filter_seq);
+	else
+		fputs(" (a filter that was in place before the run: a container's or a service "
+		      "manager's seccomp profile)",
+		      f);
+	if (is(x->syscall, "clone3") && is(x->errname, "EPERM"))
+		fputs("; glibc creates threads with clone3 and falls back to clone only on ENOSYS, "
+		      "so a profile that answers EPERM breaks pthread_create",
+		      f);
+	reason_set(r, "seccomp_filter", x->path, NULL);
+	if (facts->filter_seq != 0)
+		json_object_set_new(r, "filter_event", json_integer((json_int_t)facts->filter_seq));
+}
+
 void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct xp_facts *facts)
 {
 	char *buf = NULL;
@@ -599,6 +628,17 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	if (f == NULL)
 		return;
 	put_subject(f, x, p);
+	if (x->filter_denied) {
+		if (x->kind != XP_OTHER)
+			fputs(" — ", f);
+		explain_filtered(f, x->reason, x, facts);
+		put_ending(f, x, p);
+		if (fclose(f) == 0)
+			x->sentence = buf;
+		else
+			free(buf);
+		return;
+	}
 	if (x->kind != XP_OTHER)
 		fputs(" — ", f);
 	switch (x->kind) {

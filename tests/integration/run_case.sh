@@ -385,6 +385,9 @@ main() {
 	if [ "${CASE_NEEDS_NONROOT:-0}" = 1 ] && [ "$(id -u)" -eq 0 ]; then
 		skip "root bypasses the permission this case is about"
 	fi
+	if [ "${CASE_NEEDS_ROOT:-0}" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+		skip "this case is about what root does (stepping down, privileged ports)"
+	fi
 	PORT=$(free_port)
 	eval "rargs=($(expand "$row_args"))"
 	set_run_env

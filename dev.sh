@@ -18,7 +18,7 @@ PACKAGES=(
 	libseccomp-dev libcap-dev libarchive-dev libzstd-dev liburing-dev
 	libjansson-dev libcmocka-dev libxxhash-dev
 	strace curl python3 git jq zstd clang-format
-	passwd util-linux iproute2 procps file
+	passwd util-linux iproute2 procps file nginx-light iputils-ping
 )
 DEPS_DONE=0
 

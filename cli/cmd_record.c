@@ -316,6 +316,7 @@ struct session {
 
 static int host_join(struct session *s, struct repro_err **err);
 static void add_warning(struct session *s, const char *note);
+static void waiting_notice(void *ctx, const pid_t *pids, size_t shown, size_t n);
 
 static void session_release(struct session *s)
 {
@@ -480,6 +481,8 @@ static int start(struct session *s, struct repro_err **err)
 	s->rec = rec_recorder_new(s->spool, s->tab, s->child.pid);
 	s->loop = lnch_loop_new(&s->child, s->o->wait_all, cli_signals_stop_requested, NULL);
 	lnch_loop_add_observer(s->loop, rec_recorder_ops(), s->rec);
+	if (s->o->wait_all)
+		lnch_loop_set_waiting_notice(s->loop, 1000000000u, waiting_notice, s);
 	if (s->o->deny_io_uring) {
 		s->deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
 		if (s->deny == NULL)
@@ -487,6 +490,18 @@ static int start(struct session *s, struct repro_err **err)
 		lnch_loop_add_policy(s->loop, rpl_deny_ops(), s->deny);
 	}
 	return 0;
+}
+
+/* --wait=all: the command ended a second ago and left processes running. */
+static void waiting_notice(void *ctx, const pid_t *pids, size_t shown, size_t n)
+{
+	const struct session *s = ctx;
+
+	fprintf(stderr, "repro: %s has ended; still recording %zu process%s it left running (pid",
+		s->o->argv[0], n, n == 1 ? "" : "es");
+	for (size_t i = 0; i < shown; i++)
+		fprintf(stderr, "%s %d", i ? "," : "", (int)pids[i]);
+	fprintf(stderr, "%s): --wait=main stops when the command ends\n", shown < n ? ", ..." : "");
 }
 
 static void finish_info(struct session *s)

@@ -126,6 +126,17 @@ struct lnch_result {
 struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 				bool (*should_stop)(void *ctx), void *stop_ctx);
 
+/*
+ * lnch_loop_set_waiting_notice - with wait_all, once the first process has
+ * ended and others still run after_ns (ns), call fn once with the process
+ * ids still traced (at most 16 of them, n the whole count) so that the
+ * caller can say what it is waiting for.  fn runs in the loop's thread; ctx
+ * is borrowed.
+ */
+void lnch_loop_set_waiting_notice(struct lnch_loop *loop, uint64_t after_ns,
+				  void (*fn)(void *ctx, const pid_t *pids, size_t shown, size_t n),
+				  void *ctx);
+
 /* Register an observer or a policy (both borrowed for the loop's life). */
 void lnch_loop_add_observer(struct lnch_loop *loop, const struct lnch_observer_ops *ops, void *ctx);
 void lnch_loop_add_policy(struct lnch_loop *loop, const struct lnch_policy_ops *ops, void *ctx);

@@ -42,6 +42,39 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	return loop;
 }
 
+void lnch_loop_set_waiting_notice(struct lnch_loop *loop, uint64_t after_ns,
+				  void (*fn)(void *ctx, const pid_t *pids, size_t shown, size_t n),
+				  void *ctx)
+{
+	loop->notice_after_ns = after_ns;
+	loop->notice = fn;
+	loop->notice_ctx = ctx;
+}
+
+/* The first process has ended a while ago and others run on: say so once (--wait=all). */
+static void maybe_notice(struct lnch_loop *loop)
+{
+	pid_t pids[16];
+	size_t shown = 0, n = 0;
+
+	if (loop->notice == NULL || loop->noticed || !loop->res.main_seen || loop->stopping ||
+	    loop->tasks.count == 0 ||
+	    lnch_loop_since_start(loop) < loop->main_end_ns + loop->notice_after_ns)
+		return;
+	loop->noticed = true;
+	for (size_t i = 0; i < loop->tasks.cap; i++) {
+		const struct lnch_task *t = &loop->tasks.slots[i];
+
+		if (t->tid <= 0 || t->tid != t->pid)
+			continue;
+		if (shown < sizeof(pids) / sizeof(pids[0]))
+			pids[shown++] = t->pid;
+		n++;
+	}
+	if (n > 0)
+		loop->notice(loop->notice_ctx, pids, shown, n);
+}
+
 void lnch_loop_add_observer(struct lnch_loop *loop, const struct lnch_observer_ops *ops, void *ctx)
 {
 	if (loop->nobs < MAX_HOOKS) {
@@ -502,6 +535,7 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 	if (tid == loop->child->pid) {
 		loop->res.main_status = status;
 		loop->res.main_seen = true;
+		loop->main_end_ns = t;
 		if (loop->tasks.count > 0 && !loop->stopping && !loop->wait_all)
 			stop_all(loop);
 	}
@@ -537,6 +571,7 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 
 			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
+			maybe_notice(loop);
 			pthread_mutex_unlock(&loop->mu);
 			continue;
 		}

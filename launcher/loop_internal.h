@@ -46,6 +46,11 @@ struct lnch_loop {
 		[16]; /* native numbers of the calls the filter notifies (none: 0 of them) */
 	size_t n_notified;
 	bool stopping;
+	uint64_t main_end_ns; /* when the first process ended (since t0) */
+	uint64_t notice_after_ns;
+	void (*notice)(void *ctx, const pid_t *pids, size_t shown, size_t n);
+	void *notice_ctx;
+	bool noticed;
 	struct lnch_result res;
 	pthread_mutex_t mu;
 };

@@ -87,6 +87,15 @@ case $bare in
 esac
 rm -rf "$suid_dir"
 
+# --wait=all (the default) says after a second what it is waiting for
+"$repro" record -o waitall.repro -- sh -c "(sleep 2 &); exit 0" 2>waitall.err
+rc=$?
+check "--wait=all: repro exits with the command's status (0, got $rc)" test "$rc" = 0
+check "--wait=all: it says which process it waits for, and how not to" \
+	grep -Eq '^repro: sh has ended; still recording 1 process it left running \(pid [0-9]+\): --wait=main' waitall.err
+"$repro" record -o waitquick.repro -- sh -c "(sleep 0.3 &); exit 0" 2>waitquick.err
+check "--wait=all: no word when the rest ends within the second" test ! -s waitquick.err
+
 # bad values: one line, exit 2, nothing written
 for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' --sandbox=maybe; do
 	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt

@@ -5,7 +5,9 @@
  * with and without the sandbox and compares exit statuses.  Each attempt is
  * harmless when it succeeds (a private namespace of this process only, a
  * chroot to "/", a setuid to the current uid).
- *	try_syscall unshare|unshare-user|mount|chroot|setuid
+ * bind-low binds a port below 1024 (CAP_NET_BIND_SERVICE), raw opens a raw
+ * ICMP socket (CAP_NET_RAW), as root-started servers and ping do.
+ *	try_syscall unshare|unshare-user|mount|chroot|setuid|bind-low|raw
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,7 +16,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +56,36 @@ static struct sysres try_setuid(void)
 	return SYS(SYS_setuid, getuid());
 }
 
+/* A port below 1024 on loopback: the first of 1019..1000 that nothing holds. */
+static struct sysres try_bind_low(void)
+{
+	struct sysres r = { -1, EADDRINUSE };
+
+	for (int port = 1019; port >= 1000 && r.rc < 0 && r.err == EADDRINUSE; port--) {
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_port = htons((unsigned short)port),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return (struct sysres){ -1, errno };
+		r = SYS(SYS_bind, fd, &sa, sizeof(sa));
+		close(fd);
+	}
+	return r;
+}
+
+static struct sysres try_raw(void)
+{
+	struct sysres r = SYS(SYS_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+
+	if (r.rc >= 0) {
+		close((int)r.rc);
+		r.rc = 0;
+	}
+	return r;
+}
+
 static const struct attempt attempts[] = {
 	{ .name = "unshare", .text = "unshare(CLONE_NEWNS)", .run = try_unshare },
 	{ .name = "unshare-user", .text = "unshare(CLONE_NEWUSER)", .run = try_unshare_user },
@@ -60,6 +94,8 @@ static const struct attempt attempts[] = {
 	  .run = try_mount },
 	{ .name = "chroot", .text = "chroot(\"/\")", .run = try_chroot },
 	{ .name = "setuid", .text = "setuid(getuid())", .run = try_setuid },
+	{ .name = "bind-low", .text = "bind(127.0.0.1:1019..1000)", .run = try_bind_low },
+	{ .name = "raw", .text = "socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)", .run = try_raw },
 };
 
 int main(int argc, char **argv)
@@ -74,6 +110,7 @@ int main(int argc, char **argv)
 			return r.rc < 0 ? r.err : 0;
 		}
 	}
-	fprintf(stderr, "usage: try_syscall unshare|unshare-user|mount|chroot|setuid\n");
+	fprintf(stderr,
+		"usage: try_syscall unshare|unshare-user|mount|chroot|setuid|bind-low|raw\n");
 	return 255;
 }

@@ -23,7 +23,8 @@
 #define TMP_EVENTS "events.jsonl"
 #define TMP_PROCS "processes.jsonl"
 #define TMP_TRACE "trace.txt"
-#define RUNINFO_MAX (1024u * 1024u)
+/* run.json holds the command's argv: up to BNDL_ARGV_MAX, escaped as JSON */
+#define RUNINFO_MAX (64u * 1024u * 1024u)
 
 /* One process (thread group) of the run, in start order. */
 struct proc {

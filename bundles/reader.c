@@ -364,7 +364,7 @@ static int feed_block(const struct bndl_reader *r, const char *member, struct li
 		int rc;
 
 		if (line_append(lb, data, n) < 0)
-			return line_error(r, member, *lineno + 1, "line longer than 1 MiB", err);
+			return line_error(r, member, *lineno + 1, "line longer than 64 MiB", err);
 		if (nl == NULL)
 			return 0;
 		++*lineno;

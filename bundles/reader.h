@@ -16,8 +16,13 @@
 
 #define BNDL_FORMAT_NAME "repro-bundle"
 #define BNDL_FMT_MAJOR 1
-#define BNDL_LINE_MAX (1024u * 1024u)
-#define BNDL_MANIFEST_MAX (1024u * 1024u)
+/*
+ * Longest .jsonl line and largest manifest.json (bytes): room for an exec's
+ * whole argv (BNDL_ARGV_MAX, 6 MiB, bundles/spool.h) even when every byte
+ * of it is written as \xNN, and for a process with a few such execs.
+ */
+#define BNDL_LINE_MAX (64u * 1024u * 1024u)
+#define BNDL_MANIFEST_MAX (64u * 1024u * 1024u)
 /* Largest single-object member (host.json) read whole, bytes. */
 #define BNDL_OBJECT_MAX (16u * 1024u * 1024u)
 #define BNDL_TOTAL_MAX (16ull * 1024 * 1024 * 1024)

@@ -112,11 +112,34 @@ int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err)
 	return 0;
 }
 
-static size_t blob_len(const struct bndl_blob *b)
+static uint16_t blob_kind(const struct bndl_blob *b)
 {
+	return b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+}
+
+/*
+ * The most bytes blob I of EV may keep: BNDL_ARGV_MAX for the first argv
+ * blob, BNDL_BLOB_MAX for any other, so that no record exceeds
+ * BNDL_SPOOL_REC_MAX.
+ */
+static size_t blob_cap(const struct bndl_event *ev, uint16_t i)
+{
+	if (blob_kind(&ev->blobs[i]) != BNDL_BLOB_ARGV)
+		return BNDL_BLOB_MAX;
+	for (uint16_t k = 0; k < i; k++)
+		if (blob_kind(&ev->blobs[k]) == BNDL_BLOB_ARGV)
+			return BNDL_BLOB_MAX;
+	return BNDL_ARGV_MAX;
+}
+
+static size_t blob_len(const struct bndl_event *ev, uint16_t i)
+{
+	const struct bndl_blob *b = &ev->blobs[i];
+	size_t cap = blob_cap(ev, i);
+
 	if (b->data == NULL)
 		return 0;
-	return b->len > BNDL_BLOB_MAX ? BNDL_BLOB_MAX : b->len;
+	return b->len > cap ? cap : b->len;
 }
 
 static size_t record_size(const struct bndl_event *ev)
@@ -124,7 +147,7 @@ static size_t record_size(const struct bndl_event *ev)
 	size_t n = sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed);
 
 	for (uint16_t i = 0; i < ev->nblobs; i++)
-		n += sizeof(struct bndl_blob_hdr) + BNDL_SPOOL_ALIGN(blob_len(&ev->blobs[i]));
+		n += sizeof(struct bndl_blob_hdr) + BNDL_SPOOL_ALIGN(blob_len(ev, i));
 	return n;
 }
 
@@ -159,13 +182,14 @@ static void fixed_from_event(const struct bndl_event *ev, struct bndl_event_fixe
 	memcpy(fx->args, ev->args, sizeof(fx->args));
 }
 
-static int emit_blob(struct bndl_spool *sp, bool direct, const struct bndl_blob *b,
+static int emit_blob(struct bndl_spool *sp, bool direct, const struct bndl_event *ev, uint16_t i,
 		     struct repro_err **err)
 {
-	size_t len = blob_len(b);
+	const struct bndl_blob *b = &ev->blobs[i];
+	size_t len = blob_len(ev, i);
 	struct bndl_blob_hdr bh = { .kind = b->kind, .argi = b->argi, .len = (uint32_t)len };
 
-	if (b->data != NULL && b->len > BNDL_BLOB_MAX)
+	if (b->data != NULL && b->len > len)
 		bh.kind |= BNDL_BLOB_TRUNCATED;
 	if (emit(sp, direct, &bh, sizeof(bh), err) < 0 || emit(sp, direct, b->data, len, err) < 0)
 		return -1;
@@ -185,7 +209,7 @@ static int emit_record(struct bndl_spool *sp, bool direct, const struct bndl_eve
 	    emit(sp, direct, &fx, sizeof(fx), err) < 0)
 		return -1;
 	for (uint16_t i = 0; i < ev->nblobs; i++)
-		if (emit_blob(sp, direct, &ev->blobs[i], err) < 0)
+		if (emit_blob(sp, direct, ev, i, err) < 0)
 			return -1;
 	return 0;
 }
@@ -386,7 +410,8 @@ static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t n
 		memcpy(&bh, r->rec + off, sizeof(bh));
 		off += sizeof(bh);
 		kind = bh.kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
-		if (kind < BNDL_BLOB_STR || kind > BNDL_BLOB_PAYLOAD || bh.len > BNDL_BLOB_MAX ||
+		if (kind < BNDL_BLOB_STR || kind > BNDL_BLOB_PAYLOAD ||
+		    bh.len > (kind == BNDL_BLOB_ARGV ? BNDL_ARGV_MAX : BNDL_BLOB_MAX) ||
 		    BNDL_SPOOL_ALIGN(bh.len) > len - off)
 			return repro_err_set(err, EPROTO, "'%s' record %llu: bad blob %u", r->path,
 					     recno, (unsigned)i);

@@ -25,6 +25,15 @@
 #define BNDL_EVENT_MAX_BLOBS 8
 /* Largest blob a record may hold (bytes); longer data is cut and flagged. */
 #define BNDL_BLOB_MAX (64u * 1024u)
+/*
+ * Largest argv blob (BNDL_BLOB_ARGV, bytes), the one exception to
+ * BNDL_BLOB_MAX, for the first such blob of a record: what execve(2) accepts
+ * for argv and the environment together, 3/4 of the kernel's _STK_LIM
+ * (8 MiB) when RLIMIT_STACK is 24 MiB or more, a quarter of RLIMIT_STACK
+ * otherwise (fs/exec.c, bprm_stack_limits(); each string is at most
+ * MAX_ARG_STRLEN, 128 KiB).  So an exec's argv is never cut.
+ */
+#define BNDL_ARGV_MAX (6u * 1024u * 1024u)
 
 enum bndl_rec_type {
 	BNDL_REC_SYSCALL = 1, /* a traced syscall: entry + result */
@@ -110,8 +119,8 @@ struct bndl_spool;
 struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err);
 
 /*
- * bndl_spool_append - copy ev (and its blobs, each cut to BNDL_BLOB_MAX) into
- * the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
+ * bndl_spool_append - copy ev (and its blobs, each cut to BNDL_BLOB_MAX, the
+ * first BNDL_BLOB_ARGV one to BNDL_ARGV_MAX) into the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
  * (ENOSPC …); after an error the spool stays usable up to the last record
  * written.
  */

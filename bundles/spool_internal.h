@@ -43,14 +43,20 @@ struct bndl_event_fixed {
 struct bndl_blob_hdr {
 	uint16_t kind; /* enum bndl_blob_kind, possibly | BNDL_BLOB_TRUNCATED */
 	uint16_t argi;
-	uint32_t len; /* bytes of data that follow, before padding; at most BNDL_BLOB_MAX */
+	/* bytes of data that follow, before padding; at most BNDL_BLOB_MAX (argv: BNDL_ARGV_MAX) */
+	uint32_t len;
 };
 
 #define BNDL_SPOOL_ALIGN(n) (((n) + 7u) & ~(size_t)7u)
 
-/* The largest record the writer produces, and so the largest the reader accepts. */
-#define BNDL_SPOOL_REC_MAX                                                     \
-	(sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed) + \
-	 BNDL_EVENT_MAX_BLOBS * (sizeof(struct bndl_blob_hdr) + BNDL_BLOB_MAX))
+/*
+ * The largest record the writer produces, and so the largest the reader
+ * accepts: one argv blob of BNDL_ARGV_MAX and the other blobs of
+ * BNDL_BLOB_MAX (about 6.5 MiB).
+ */
+#define BNDL_SPOOL_REC_MAX                                                                       \
+	(sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed) +                   \
+	 BNDL_EVENT_MAX_BLOBS * sizeof(struct bndl_blob_hdr) + BNDL_SPOOL_ALIGN(BNDL_ARGV_MAX) + \
+	 (BNDL_EVENT_MAX_BLOBS - 1) * BNDL_BLOB_MAX)
 
 #endif

@@ -14,6 +14,11 @@ void rec_capture_reset(struct rec_capture *c)
 	struct rec_seen *seen = c->seen;
 	struct rec_socks *socks = c->socks;
 
+	if (cap > REC_CAPTURE_KEEP) {
+		free(arena);
+		arena = NULL;
+		cap = 0;
+	}
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->arena = arena;
@@ -41,6 +46,19 @@ void *rec_capture_reserve(struct rec_capture *c, uint16_t kind, uint16_t argi, s
 	c->blob_off[c->ev.nblobs] = (uint32_t)c->used;
 	c->ev.nblobs++;
 	return c->arena + c->used;
+}
+
+void *rec_capture_grow(struct rec_capture *c, size_t len)
+{
+	uint16_t last = (uint16_t)(c->ev.nblobs - 1);
+	size_t need = c->blob_off[last] + len + 1;
+
+	if (need > c->cap) {
+		c->cap = need;
+		c->arena = repro_xrealloc(c->arena, c->cap);
+	}
+	c->ev.blobs[last].len = (uint32_t)len;
+	return c->arena + c->blob_off[last];
 }
 
 void rec_capture_commit(struct rec_capture *c, size_t len)

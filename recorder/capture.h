@@ -32,7 +32,10 @@ struct rec_capture {
 	struct rec_socks *socks; /* borrowed: sockets whose payloads or close are recorded */
 };
 
-/* rec_capture_reset - start a new call in c (keeps the arena and seen). */
+/*
+ * rec_capture_reset - start a new call in c (keeps seen, and the arena up
+ * to REC_CAPTURE_KEEP bytes).
+ */
 void rec_capture_reset(struct rec_capture *c);
 
 /*
@@ -43,6 +46,19 @@ void rec_capture_reset(struct rec_capture *c);
  */
 void *rec_capture_reserve(struct rec_capture *c, uint16_t kind, uint16_t argi, size_t len);
 void rec_capture_commit(struct rec_capture *c, size_t len);
+
+/*
+ * rec_capture_grow - make room for len bytes (more than reserved so far) in
+ * the last blob reserved, keeping what was written there.  Returns its new
+ * start (the arena may move: pointers into it from before are stale).  The
+ * arena grows to exactly what is asked (callers double len), and
+ * rec_capture_reset() gives back an arena over REC_CAPTURE_KEEP bytes, so
+ * one exec with a 6 MiB argv does not pin 6 MiB to its thread.
+ */
+void *rec_capture_grow(struct rec_capture *c, size_t len);
+
+/* Bytes of arena a capture keeps from one call to the next. */
+#define REC_CAPTURE_KEEP (256u * 1024u)
 
 /* rec_capture_finish - point ev's blobs into the arena, for bndl_spool_append(). */
 void rec_capture_finish(struct rec_capture *c);

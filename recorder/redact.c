@@ -6,19 +6,33 @@
  */
 #include "recorder/redact.h"
 #include "recorder/jsonstr.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* A name holding one of these (any case) always names a secret. */
-static const char *const secret_words[] = {
-	"token", "secret", "password", "passwd", "key", "credential", "auth", "cookie", "session",
+/* A name holding one of these (any case) always names a secret; lower case. */
+#define WORD(w)                  \
+	{                        \
+		w, sizeof(w) - 1 \
+	}
+static const struct {
+	const char *text;
+	size_t len; /* bytes */
+} secret_words[] = {
+	WORD("token"),	    WORD("secret"), WORD("password"), WORD("passwd"),  WORD("key"),
+	WORD("credential"), WORD("auth"),   WORD("cookie"),   WORD("session"),
 };
+#undef WORD
+#define SHORTEST_WORD 3 /* "key" */
 
 /*
  * Environment names (fnmatch(3) globs) whose values are harmless and help to
@@ -73,96 +87,434 @@ static const char *const harmless_env[] = {
 	"HF_HOME",
 };
 
-/*
- * Rules applied to every argument, in order, each to the output of the one
- * before.  "@W@" stands for the alternation of secret_words (one
- * subexpression).  All are extended regexes compiled with REG_ICASE; group is
- * the subexpression that is replaced, at every match in the argument.
- */
-struct arg_rule {
-	const char *prev; /* the previous argument must match this, or NULL */
-	const char *pattern; /* searched in the argument */
-	int group;
-};
-
-static const struct arg_rule arg_rules[] = {
-	/* --password VALUE: the whole VALUE, unless it is the next long option */
-	{ .prev = "^-+[[:alnum:]_.-]*@W@[[:alnum:]_.-]*$",
-	  .pattern = "^(-?[^-].*|-)$",
-	  .group = 1 },
-	/* curl -u user:password, --proxy-user user:password */
-	{ .prev = "^(-u|--user|--proxy-user)$", .pattern = "^[^:]*:(.+)$", .group = 1 },
-	{ .pattern = "^--(proxy-)?user=[^:]*:(.+)$", .group = 2 },
-	/* --api-key=VALUE, DB_PASSWORD=VALUE as a whole argument: all the rest */
-	{ .pattern = "^[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=(.+)$", .group = 2 },
-	/* the same inside a longer string ("sh -c" text, a URL query), bare or quoted */
-	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*='([^']*)'", .group = 2 },
-	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=\"([^\"]*)\"", .group = 2 },
-	{ .pattern = "[[:alnum:]_.-]*@W@[[:alnum:]_.-]*=([^[:space:]&;'\"]+)", .group = 2 },
-	/* HTTP headers that carry credentials (curl -H, wget --header) */
-	{ .pattern =
-		  "(^|[[:space:]'\"=])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:[[:space:]]*"
-		  "([^'\"]+)",
-	  .group = 5 },
-	{ .pattern = "(^|[[:space:]'\"])[[:alnum:]_-]*@W@[[:alnum:]_-]*:[[:space:]]+([^'\"]+)",
-	  .group = 3 },
-	/* scheme://user:password@host (RFC 3986 userinfo): the user stays */
-	{ .pattern = "[[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]*:([^/@[:space:]]+)@",
-	  .group = 1 },
-};
-
 #define N_SECRET_WORDS (sizeof(secret_words) / sizeof(secret_words[0]))
 #define N_HARMLESS_ENV (sizeof(harmless_env) / sizeof(harmless_env[0]))
-#define N_ARG_RULES (sizeof(arg_rules) / sizeof(arg_rules[0]))
-/* more than the subexpressions of any rule above */
-#define MAX_GROUPS 8
 
-struct compiled_rule {
-	regex_t pattern;
-	regex_t prev;
-	bool has_prev;
-	int group;
-};
+/*
+ * Longest stretch of an argument that one regexec(3) call of a --redact
+ * regex sees (bytes).  POSIX regexec is leftmost-longest: glibc tries every
+ * start position and may run each attempt to the end of the string, which is
+ * quadratic in the length of what it is given; pieces of at most this size
+ * keep it linear in the argument (redact.h, rec_redact_arg).
+ */
+#define PIECE_MAX 4096u
 
 struct rec_redact {
-	struct compiled_rule rules[N_ARG_RULES];
-	size_t n_rules; /* compiled so far */
 	regex_t *extra;
 	size_t n_extra; /* compiled so far */
 	char **keep_env;
 	size_t n_keep;
 };
 
-/* "(token|secret|...)" */
-static char *secret_alternation(void)
+/*
+ * Character classes of the built-in rules, ASCII only (the recorder runs in
+ * the C locale): bytes >= 0x80 are in none of them.
+ */
+static bool is_alpha(unsigned char c)
 {
-	struct repro_sbuf b = { 0 };
-
-	repro_sbuf_adds(&b, "(");
-	for (size_t i = 0; i < N_SECRET_WORDS; i++) {
-		if (i > 0)
-			repro_sbuf_adds(&b, "|");
-		repro_sbuf_adds(&b, secret_words[i]);
-	}
-	repro_sbuf_adds(&b, ")");
-	return b.buf;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* TMPL with every "@W@" replaced by WORDS, in a new buffer. */
-static char *expand_words(const char *tmpl, const char *words)
+static bool is_alnum(unsigned char c)
 {
-	struct repro_sbuf b = { 0 };
-	const char *at;
-
-	repro_sbuf_adds(&b, "");
-	while ((at = strstr(tmpl, "@W@")) != NULL) {
-		repro_sbuf_add(&b, tmpl, (size_t)(at - tmpl));
-		repro_sbuf_adds(&b, words);
-		tmpl = at + 3;
-	}
-	repro_sbuf_adds(&b, tmpl);
-	return b.buf;
+	return is_alpha(c) || (c >= '0' && c <= '9');
 }
+
+/* [[:alnum:]_.-]: the characters of an option or variable name */
+static bool is_name_char(unsigned char c)
+{
+	return is_alnum(c) || c == '_' || c == '.' || c == '-';
+}
+
+/* [[:alnum:]_-]: the characters of an HTTP header name */
+static bool is_header_char(unsigned char c)
+{
+	return is_alnum(c) || c == '_' || c == '-';
+}
+
+/* [[:alnum:]+.-]: the characters of a URL scheme after its first letter (RFC 3986 3.1) */
+static bool is_scheme_char(unsigned char c)
+{
+	return is_alnum(c) || c == '+' || c == '.' || c == '-';
+}
+
+/* [[:space:]] in the C locale */
+static bool is_blank(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool is_quote(unsigned char c)
+{
+	return c == '\'' || c == '"';
+}
+
+static unsigned char ascii_lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/* The first letters of secret_words and of the credential header names. */
+static bool is_word_initial(unsigned char lower)
+{
+	switch (lower) {
+	case 'a':
+	case 'c':
+	case 'k':
+	case 'p':
+	case 's':
+	case 't': return true;
+	default: return false;
+	}
+}
+
+/*
+ * True when s[0..n) holds one of secret_words, in any case.  O(n): a
+ * position is compared only with the words that start with its letter.
+ */
+static bool span_has_secret_word(const char *s, size_t n)
+{
+	if (n < SHORTEST_WORD)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = ascii_lower((unsigned char)s[i]);
+
+		if (!is_word_initial(c))
+			continue;
+		for (size_t w = 0; w < N_SECRET_WORDS; w++) {
+			size_t len = secret_words[w].len;
+
+			if ((unsigned char)secret_words[w].text[0] == c && len <= n - i &&
+			    strncasecmp(s + i, secret_words[w].text, len) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One pass of one rule over a string: s is read once from left to right,
+ * and the output is built from the spans between the redacted ones.
+ */
+struct pass {
+	const char *s; /* borrowed: the input of the pass, NUL-terminated */
+	size_t len; /* bytes */
+	size_t copied; /* s[0..copied) is in out already */
+	struct repro_sbuf out;
+	bool changed;
+};
+
+/* Replace s[from..to) by REC_REDACTED; spans come in increasing order. */
+static void pass_redact(struct pass *p, size_t from, size_t to)
+{
+	repro_sbuf_add(&p->out, p->s + p->copied, from - p->copied);
+	repro_sbuf_adds(&p->out, REC_REDACTED);
+	p->copied = to;
+	p->changed = true;
+}
+
+/*
+ * The first quote (' or ") at or after FROM, or len.  FROM never decreases
+ * during a pass, so *memo (the last answer; SIZE_MAX at first) makes all calls
+ * of a pass together read each byte at most once.
+ */
+static size_t next_quote(const struct pass *p, size_t from, size_t *memo)
+{
+	if (*memo == SIZE_MAX || *memo < from) {
+		size_t i = from;
+
+		while (i < p->len && !is_quote((unsigned char)p->s[i]))
+			i++;
+		*memo = i;
+	}
+	return *memo;
+}
+
+/*
+ * The built-in rules.  Each is one pass, O(len(s) + len(prev)): it keeps
+ * the start of the current name or scheme run and looks at each run once,
+ * where it ends; what the pass redacts it skips.  Each comment gives the
+ * POSIX extended regex (REG_ICASE; W is any secret word) whose leftmost
+ * matches, taken one after the other, the pass replaces: subexpression V.
+ */
+
+/* after PREV ^-+[[:alnum:]_.-]*W[[:alnum:]_.-]*$ (--password VALUE): ^(V:-?[^-].*|-)$ */
+static void rule_after_secret_option(struct pass *p, const char *prev)
+{
+	size_t n = prev != NULL ? strlen(prev) : 0;
+
+	if (n == 0 || prev[0] != '-' || p->len == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!is_name_char((unsigned char)prev[i]))
+			return;
+	if (!span_has_secret_word(prev, n))
+		return;
+	if (p->len > 1 && p->s[0] == '-' && p->s[1] == '-')
+		return; /* the next long option, not a value */
+	pass_redact(p, 0, p->len);
+}
+
+/* The password of "user:password" from s[from]: ^[^:]*:(V:.+)$ */
+static void redact_user_password(struct pass *p, size_t from)
+{
+	const char *colon = memchr(p->s + from, ':', p->len - from);
+
+	if (colon != NULL && (size_t)(colon - p->s) + 1 < p->len)
+		pass_redact(p, (size_t)(colon - p->s) + 1, p->len);
+}
+
+/* after PREV ^(-u|--user|--proxy-user)$ (curl): ^[^:]*:(V:.+)$ */
+static void rule_user_after_option(struct pass *p, const char *prev)
+{
+	if (prev != NULL && (strcasecmp(prev, "-u") == 0 || strcasecmp(prev, "--user") == 0 ||
+			     strcasecmp(prev, "--proxy-user") == 0))
+		redact_user_password(p, 0);
+}
+
+/* ^--(proxy-)?user=[^:]*:(V:.+)$ */
+static void rule_user_option(struct pass *p, const char *prev)
+{
+	(void)prev;
+	if (strncasecmp(p->s, "--user=", 7) == 0)
+		redact_user_password(p, 7);
+	else if (strncasecmp(p->s, "--proxy-user=", 13) == 0)
+		redact_user_password(p, 13);
+}
+
+/* ^[[:alnum:]_.-]*W[[:alnum:]_.-]*=(V:.+)$ (--api-key=VALUE, DB_PASSWORD=VALUE) */
+static void rule_assignment(struct pass *p, const char *prev)
+{
+	size_t i = 0;
+
+	(void)prev;
+	while (i < p->len && is_name_char((unsigned char)p->s[i]))
+		i++;
+	if (i + 1 < p->len && p->s[i] == '=' && span_has_secret_word(p->s, i))
+		pass_redact(p, i + 1, p->len);
+}
+
+/*
+ * The value after the '=' at s[eq] of an inline assignment, quoted with
+ * QUOTE or bare (QUOTE 0).  Returns where the pass goes on: past the
+ * redacted value, or eq + 1.  *memo serves next_quote() (quoted forms).
+ */
+static size_t inline_value(struct pass *p, size_t eq, char quote, size_t *memo)
+{
+	size_t v = eq + 1, end;
+
+	if (quote == 0) {
+		/* [^[:space:]&;'"]+ */
+		for (end = v; end < p->len; end++) {
+			unsigned char c = (unsigned char)p->s[end];
+
+			if (is_blank(c) || c == '&' || c == ';' || is_quote(c))
+				break;
+		}
+	} else {
+		/* 'V:[^']*' (or with "); the closing quote stays */
+		if (v >= p->len || p->s[v] != quote)
+			return eq + 1;
+		v++;
+		end = memo[0] >= v ? memo[0] : v;
+		while (end < p->len && p->s[end] != quote)
+			end++;
+		memo[0] = end;
+		if (end == p->len)
+			return eq + 1;
+	}
+	if (end == v)
+		return eq + 1;
+	pass_redact(p, v, end);
+	return end;
+}
+
+/*
+ * [[:alnum:]_.-]*W[[:alnum:]_.-]*=QUOTE(V:[^QUOTE]*)QUOTE, or with QUOTE 0
+ * [[:alnum:]_.-]*W[[:alnum:]_.-]*=(V:[^[:space:]&;'"]+): an assignment inside a
+ * longer string ("sh -c" text, a URL query).  The name is the run of name
+ * characters before the '='.
+ */
+static void inline_assignments(struct pass *p, char quote)
+{
+	size_t run = 0, memo = 0;
+
+	for (size_t i = 0; i < p->len;) {
+		unsigned char c = (unsigned char)p->s[i];
+
+		if (is_name_char(c)) {
+			i++;
+			continue;
+		}
+		if (c == '=' && i > run && span_has_secret_word(p->s + run, i - run))
+			i = inline_value(p, i, quote, &memo);
+		else
+			i++;
+		run = i;
+	}
+}
+
+static void rule_inline_single(struct pass *p, const char *prev)
+{
+	(void)prev;
+	inline_assignments(p, '\'');
+}
+
+static void rule_inline_double(struct pass *p, const char *prev)
+{
+	(void)prev;
+	inline_assignments(p, '"');
+}
+
+static void rule_inline_bare(struct pass *p, const char *prev)
+{
+	(void)prev;
+	inline_assignments(p, 0);
+}
+
+/*
+ * A header value from s[from], after the blanks: [[:space:]]*(V:[^'"]+)
+ * with at least MIN_BLANKS blanks.  Returns where the pass goes on: past the
+ * redacted value, or FALLBACK.
+ */
+static size_t header_value(struct pass *p, size_t from, size_t min_blanks, size_t fallback,
+			   size_t *memo)
+{
+	size_t v = from, end;
+
+	while (v < p->len && is_blank((unsigned char)p->s[v]))
+		v++;
+	if (v - from < min_blanks)
+		return fallback;
+	end = next_quote(p, v, memo);
+	if (end == v)
+		return fallback;
+	pass_redact(p, v, end);
+	return end;
+}
+
+/* The length of the credential header name at s[i] (any case), or 0. */
+static size_t credential_header_len(const struct pass *p, size_t i)
+{
+	static const char *const names[] = { "proxy-authorization", "authorization", "set-cookie",
+					     "cookie" };
+
+	unsigned char c = ascii_lower((unsigned char)p->s[i]);
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		size_t n = strlen(names[k]);
+
+		if ((unsigned char)names[k][0] == c && n <= p->len - i &&
+		    strncasecmp(p->s + i, names[k], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * (^|[[:space:]'"=])((proxy-)?authorization|(set-)?cookie)[[:space:]]*:
+ * [[:space:]]*(V:[^'"]+): curl -H, wget --header.
+ */
+static void rule_credential_header(struct pass *p, const char *prev)
+{
+	size_t memo = SIZE_MAX;
+
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		unsigned char before = i > 0 ? (unsigned char)p->s[i - 1] : ' ';
+		size_t n = 0, j;
+
+		if (is_blank(before) || is_quote(before) || before == '=')
+			n = credential_header_len(p, i);
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		for (j = i + n; j < p->len && is_blank((unsigned char)p->s[j]);)
+			j++;
+		if (j < p->len && p->s[j] == ':')
+			i = header_value(p, j + 1, 0, i + 1, &memo);
+		else
+			i = j > i + 1 ? j : i + 1;
+	}
+}
+
+/*
+ * (^|[[:space:]'"])[[:alnum:]_-]*W[[:alnum:]_-]*:[[:space:]]+(V:[^'"]+):
+ * "X-Api-Key: VALUE".  The name is a run of header characters that starts
+ * the string or follows a blank or a quote.
+ */
+static void rule_secret_header(struct pass *p, const char *prev)
+{
+	size_t run = SIZE_MAX, memo = SIZE_MAX;
+
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		unsigned char c = (unsigned char)p->s[i];
+		unsigned char before = i > 0 ? (unsigned char)p->s[i - 1] : ' ';
+
+		if (is_header_char(c)) {
+			if (is_blank(before) || is_quote(before))
+				run = i;
+			i++;
+			continue;
+		}
+		if (c == ':' && run != SIZE_MAX && span_has_secret_word(p->s + run, i - run))
+			i = header_value(p, i + 1, 1, i + 1, &memo);
+		else
+			i++;
+		run = SIZE_MAX;
+	}
+}
+
+/*
+ * [[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]*:(V:[^/@[:space:]]+)@: the
+ * password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  SEP is
+ * the index of a "://"; returns where the pass goes on.  The scheme is the
+ * run before SEP and the userinfo cannot hold a '/', so the scans from one
+ * "://" never reach past the next one.
+ */
+static size_t url_password(struct pass *p, size_t sep)
+{
+	size_t k = sep, u = sep + 3, pw;
+	bool has_alpha = false;
+
+	while (k > p->copied && is_scheme_char((unsigned char)p->s[k - 1]))
+		has_alpha |= is_alpha((unsigned char)p->s[--k]);
+	if (!has_alpha)
+		return sep + 1;
+	while (u < p->len && strchr("/@:", p->s[u]) == NULL && !is_blank((unsigned char)p->s[u]))
+		u++;
+	if (u >= p->len || p->s[u] != ':')
+		return sep + 1;
+	for (pw = u + 1; pw < p->len && strchr("/@", p->s[pw]) == NULL; pw++)
+		if (is_blank((unsigned char)p->s[pw]))
+			break;
+	if (pw == u + 1 || pw >= p->len || p->s[pw] != '@')
+		return sep + 1;
+	pass_redact(p, u + 1, pw);
+	return pw;
+}
+
+static void rule_url_password(struct pass *p, const char *prev)
+{
+	(void)prev;
+	for (size_t i = 0; i + 2 < p->len;) {
+		if (p->s[i] == ':' && p->s[i + 1] == '/' && p->s[i + 2] == '/')
+			i = url_password(p, i);
+		else
+			i++;
+	}
+}
+
+typedef void (*rule_fn)(struct pass *p, const char *prev);
+
+/* Applied to every argument in this order, each to the output of the one before. */
+static const rule_fn arg_rules[] = {
+	rule_after_secret_option, rule_user_after_option, rule_user_option, rule_assignment,
+	rule_inline_single,	  rule_inline_double,	  rule_inline_bare, rule_credential_header,
+	rule_secret_header,	  rule_url_password,
+};
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,
 		   struct repro_err **err)
@@ -174,23 +526,6 @@ static int compile(regex_t *re, const char *pattern, int flags, const char *what
 		return 0;
 	regerror(rc, re, msg, sizeof(msg));
 	return repro_err_set(err, EINVAL, "invalid %s regex '%s': %s", what, pattern, msg);
-}
-
-static int compile_rule(struct compiled_rule *cr, const struct arg_rule *rule, const char *words,
-			struct repro_err **err)
-{
-	cleanup_free char *pattern = expand_words(rule->pattern, words);
-	cleanup_free char *prev = rule->prev != NULL ? expand_words(rule->prev, words) : NULL;
-
-	if (compile(&cr->pattern, pattern, REG_ICASE, "built-in", err) < 0)
-		return -1;
-	if (prev != NULL && compile(&cr->prev, prev, REG_ICASE | REG_NOSUB, "built-in", err) < 0) {
-		regfree(&cr->pattern);
-		return -1;
-	}
-	cr->has_prev = prev != NULL;
-	cr->group = rule->group;
-	return 0;
 }
 
 static size_t strv_len(const char *const *v)
@@ -218,13 +553,7 @@ struct rec_redact *rec_redact_new(const char *const *keep_env, const char *const
 				  struct repro_err **err)
 {
 	cleanup_redact struct rec_redact *r = repro_xcalloc(1, sizeof(*r));
-	cleanup_free char *words = secret_alternation();
 
-	for (size_t i = 0; i < N_ARG_RULES; i++) {
-		if (compile_rule(&r->rules[i], &arg_rules[i], words, err) < 0)
-			return NULL;
-		r->n_rules++;
-	}
 	if (compile_extras(r, extra_regex, err) < 0)
 		return NULL;
 	r->n_keep = strv_len(keep_env);
@@ -238,11 +567,6 @@ void rec_redact_free(struct rec_redact *r)
 {
 	if (r == NULL)
 		return;
-	for (size_t i = 0; i < r->n_rules; i++) {
-		regfree(&r->rules[i].pattern);
-		if (r->rules[i].has_prev)
-			regfree(&r->rules[i].prev);
-	}
 	for (size_t i = 0; i < r->n_extra; i++)
 		regfree(&r->extra[i]);
 	free(r->extra);
@@ -269,10 +593,7 @@ static bool has_secret_suffix(const char *name)
 
 static bool has_secret_word(const char *name)
 {
-	for (size_t i = 0; i < N_SECRET_WORDS; i++)
-		if (strcasestr(name, secret_words[i]) != NULL)
-			return true;
-	return has_secret_suffix(name);
+	return span_has_secret_word(name, strlen(name)) || has_secret_suffix(name);
 }
 
 static bool matches_any(const char *name, const char *const *globs, size_t n)
@@ -293,52 +614,108 @@ bool rec_redact_env_value(const struct rec_redact *r, const char *name)
 }
 
 /*
- * Replace subexpression GROUP of every match of RE in *S by REC_REDACTED
- * (*S is replaced by a new buffer).  A match whose group is empty or unused
- * is copied and searching goes on after it.
+ * The end of the piece of s[from..len) that one regexec(3) call of a
+ * --redact regex sees: all the rest when it fits in PIECE_MAX bytes, else the
+ * end of the last blank within them, else PIECE_MAX bytes (*is_cut: the piece
+ * ends inside a word).  O(PIECE_MAX); a piece that ends early at a blank is
+ * followed by one that reaches past the bytes looked at, so all pieces of an
+ * argument together cost O(len).
  */
-static void replace_all(char **s, const regex_t *re, int group)
+static size_t piece_end(const struct pass *p, size_t from, bool *is_cut)
 {
-	struct repro_sbuf out = { 0 };
-	const char *p = *s;
-	regmatch_t m[MAX_GROUPS];
-	int flags = 0;
+	size_t end = from + PIECE_MAX;
 
-	repro_sbuf_adds(&out, "");
-	while (*p != '\0' && regexec(re, p, MAX_GROUPS, m, flags) == 0) {
-		regmatch_t g = m[group];
+	*is_cut = false;
+	if (p->len - from <= PIECE_MAX)
+		return p->len;
+	for (size_t i = end; i > from; i--)
+		if (is_blank((unsigned char)p->s[i - 1]))
+			return i;
+	*is_cut = true;
+	return end;
+}
 
-		if (g.rm_so < 0 || g.rm_eo == g.rm_so) {
-			size_t step = m[0].rm_eo > 0 ? (size_t)m[0].rm_eo : 1;
+/*
+ * Redact every non-empty match of RE within the piece s[from..to), searched
+ * one after the other with REG_STARTEND (glibc), so that '^' still means the
+ * start of the argument and the piece is not copied; '$' matches only where
+ * the argument ends.  A match that reaches the end of a piece cut inside a
+ * word (IS_CUT) is taken to the end of that word.  Returns where the next
+ * piece starts.
+ */
+static size_t redact_piece(struct pass *p, const regex_t *re, size_t from, size_t to, bool is_cut)
+{
+	int flags = REG_STARTEND | (to < p->len ? REG_NOTEOL : 0);
+	size_t off = from;
 
-			repro_sbuf_add(&out, p, step);
-			p += step;
-		} else {
-			repro_sbuf_add(&out, p, (size_t)g.rm_so);
-			repro_sbuf_adds(&out, REC_REDACTED);
-			p += g.rm_eo;
+	while (off < to) {
+		regmatch_t m = { .rm_so = (regoff_t)off, .rm_eo = (regoff_t)to };
+		size_t so, eo;
+
+		if (regexec(re, p->s, 1, &m, flags) != 0)
+			break;
+		so = (size_t)m.rm_so;
+		eo = (size_t)m.rm_eo;
+		if (eo == so) {
+			off = eo > off ? eo : off + 1;
+			continue;
 		}
-		flags = REG_NOTBOL;
+		if (is_cut && eo == to) {
+			while (eo < p->len && !is_blank((unsigned char)p->s[eo]))
+				eo++;
+			pass_redact(p, so, eo);
+			return eo;
+		}
+		pass_redact(p, so, eo);
+		off = eo;
 	}
-	repro_sbuf_adds(&out, p);
-	free(*s);
-	*s = out.buf;
+	return to;
+}
+
+/* A --redact regex over the whole argument, piece by piece. */
+static void redact_extra(struct pass *p, const regex_t *re)
+{
+	size_t from = 0;
+
+	while (from < p->len) {
+		bool is_cut;
+		size_t to = piece_end(p, from, &is_cut);
+
+		from = redact_piece(p, re, from, to, is_cut);
+	}
+}
+
+/* Start a pass over *CUR. */
+static void pass_begin(struct pass *p, const char *cur)
+{
+	*p = (struct pass){ .s = cur, .len = strlen(cur) };
+}
+
+/* End a pass: *CUR becomes its output when it changed anything. */
+static void pass_end(struct pass *p, char **cur)
+{
+	if (!p->changed)
+		return;
+	repro_sbuf_adds(&p->out, p->s + p->copied);
+	free(*cur);
+	*cur = p->out.buf;
 }
 
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)
 {
 	char *cur = repro_xstrdup(arg);
+	struct pass p;
 
-	for (size_t i = 0; i < r->n_rules; i++) {
-		const struct compiled_rule *cr = &r->rules[i];
-
-		if (cr->has_prev &&
-		    (prev_arg == NULL || regexec(&cr->prev, prev_arg, 0, NULL, 0) != 0))
-			continue;
-		replace_all(&cur, &cr->pattern, cr->group);
+	for (size_t i = 0; i < sizeof(arg_rules) / sizeof(arg_rules[0]); i++) {
+		pass_begin(&p, cur);
+		arg_rules[i](&p, prev_arg);
+		pass_end(&p, &cur);
 	}
-	for (size_t i = 0; i < r->n_extra; i++)
-		replace_all(&cur, &r->extra[i], 0);
+	for (size_t i = 0; i < r->n_extra; i++) {
+		pass_begin(&p, cur);
+		redact_extra(&p, &r->extra[i]);
+		pass_end(&p, &cur);
+	}
 	return cur;
 }
 
@@ -355,6 +732,41 @@ void rec_redact_note(json_t *names, const char *name)
 	json_array_append_new(names, rec_json_str(name, strlen(name)));
 }
 
+/*
+ * The strings of NAMES (or NULL) as the keys of a new object: the set that
+ * note_once() keeps up to date, so that noting n names costs O(n), not the
+ * O(n^2) of n calls of rec_redact_note().  NULL when NAMES is NULL.
+ */
+static json_t *names_set(const json_t *names)
+{
+	json_t *set, *v;
+	size_t i;
+
+	if (names == NULL)
+		return NULL;
+	set = json_object();
+	json_array_foreach (names, i, v)
+		if (json_is_string(v))
+			json_object_set(set, json_string_value(v), json_true());
+	return set;
+}
+
+/* rec_redact_note() with SET from names_set(NAMES): O(1) on average. */
+static void note_once(json_t *names, json_t *set, const char *name)
+{
+	json_t *s;
+
+	if (names == NULL)
+		return;
+	s = rec_json_str(name, strlen(name));
+	if (json_object_get(set, json_string_value(s)) != NULL) {
+		json_decref(s);
+		return;
+	}
+	json_object_set(set, json_string_value(s), json_true());
+	json_array_append_new(names, s);
+}
+
 /* The value to store for NAME=VALUE, in a new buffer. */
 static char *env_value(const struct rec_redact *r, const char *name, const char *value)
 {
@@ -365,6 +777,7 @@ static char *env_value(const struct rec_redact *r, const char *name, const char 
 
 json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp, json_t *names)
 {
+	cleanup_json json_t *set = names_set(names);
 	json_t *obj = json_object();
 
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++) {
@@ -377,7 +790,7 @@ json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp,
 		name = repro_xstrndup(envp[i], (size_t)(eq - envp[i]));
 		value = env_value(r, name, eq + 1);
 		if (strcmp(value, eq + 1) != 0)
-			rec_redact_note(names, name);
+			note_once(names, set, name);
 		/* jansson keys must be UTF-8: an odd name is escaped like a value */
 		if (json_object_set_new(obj, name, rec_json_str(value, strlen(value))) < 0) {
 			json_t *key = rec_json_str(name, strlen(name));
@@ -393,6 +806,7 @@ json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp,
 json_t *rec_redact_argv_json(const struct rec_redact *r, const char *const *argv, size_t argc,
 			     const char *label, json_t *names)
 {
+	cleanup_json json_t *set = names_set(names);
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < argc; i++) {
@@ -401,7 +815,7 @@ json_t *rec_redact_argv_json(const struct rec_redact *r, const char *const *argv
 		if (strcmp(v, argv[i]) != 0) {
 			cleanup_free char *what = repro_xasprintf("%s[%zu]", label, i);
 
-			rec_redact_note(names, what);
+			note_once(names, set, what);
 		}
 		json_array_append_new(arr, rec_json_str(v, strlen(v)));
 	}

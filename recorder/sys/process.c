@@ -10,8 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ARGV_MAX_ITEMS 4096
-#define ARGV_MAX_BYTES (60u * 1024u)
+/*
+ * Room first reserved for an argv blob (bytes); it doubles as the strings
+ * need it, up to BNDL_ARGV_MAX, the most execve(2) accepts, so the arena of
+ * a call holds about what its argv needs and at most twice as much.
+ */
+#define ARGV_ROOM_START (64u * 1024u)
 
 /* Pointer number k of a NULL-terminated array in the tracee; 0 ends or fails. */
 static uint64_t argv_item(const struct lnch_stop *st, uint64_t base, size_t k)
@@ -26,41 +30,72 @@ static uint64_t argv_item(const struct lnch_stop *st, uint64_t base, size_t k)
 	return lnch_mem_read(st->tid, base + k * 8, &p, sizeof(p)) < 0 ? 0 : p;
 }
 
-/* argv as NUL-separated strings in one blob, cut at ARGV_MAX_BYTES. */
+/* Double the room of the blob being written, up to BNDL_ARGV_MAX; false when it is there. */
+static bool grow_room(struct rec_capture *c, char **buf, size_t *room)
+{
+	if (*room >= BNDL_ARGV_MAX)
+		return false;
+	*room = *room * 2 < BNDL_ARGV_MAX ? *room * 2 : BNDL_ARGV_MAX;
+	*buf = rec_capture_grow(c, *room);
+	return true;
+}
+
+/*
+ * Read the string at ADDR to *BUF + USED, growing the blob until it fits.
+ * Returns its length without the NUL, or -1 when nothing was readable;
+ * *CUT when it does not fit in BNDL_ARGV_MAX.  Each growth reads the string
+ * again: the bytes read add up to at most twice the room it ends with.
+ */
+static ssize_t read_arg(struct rec_capture *c, pid_t tid, uint64_t addr, char **buf, size_t *room,
+			size_t used, bool *cut)
+{
+	for (;;) {
+		bool truncated = false;
+		ssize_t n;
+
+		if (*room - used < 2) {
+			if (grow_room(c, buf, room))
+				continue;
+			*cut = true;
+			return -1;
+		}
+		n = lnch_mem_read_str(tid, addr, *buf + used, *room - used, &truncated);
+		if (n < 0 || !truncated)
+			return n;
+		if (!grow_room(c, buf, room)) {
+			*cut = true;
+			return n;
+		}
+	}
+}
+
+/*
+ * argv as NUL-separated strings in one blob of at most BNDL_ARGV_MAX bytes
+ * (flagged truncated beyond that, which only an execve that fails with
+ * E2BIG can pass).  One process_vm_readv(2) per pointer and per page of
+ * string.
+ */
 static void capture_argv(struct rec_capture *c, const struct lnch_stop *st, int i)
 {
-	char *buf = rec_capture_reserve(c, BNDL_BLOB_ARGV, (uint16_t)i, ARGV_MAX_BYTES);
-	size_t used = 0;
+	size_t room = ARGV_ROOM_START, used = 0;
 	bool cut = false;
+	char *buf;
 
-	if (buf == NULL || st->args[i] == 0) {
-		if (buf != NULL)
-			c->ev.nblobs--;
+	if (st->args[i] == 0)
 		return;
-	}
-	for (size_t k = 0;; k++) {
+	buf = rec_capture_reserve(c, BNDL_BLOB_ARGV, (uint16_t)i, room);
+	if (buf == NULL)
+		return;
+	for (size_t k = 0; !cut; k++) {
 		uint64_t p = argv_item(st, st->args[i], k);
-		bool truncated = false;
 		ssize_t n;
 
 		if (p == 0)
 			break;
-		if (k == ARGV_MAX_ITEMS) {
-			cut = true;
-			break;
-		}
-		if (used + 2 > ARGV_MAX_BYTES) {
-			cut = true;
-			break;
-		}
-		n = lnch_mem_read_str(st->tid, p, buf + used, ARGV_MAX_BYTES - used, &truncated);
+		n = read_arg(c, st->tid, p, &buf, &room, used, &cut);
 		if (n < 0)
 			break;
 		used += (size_t)n + 1;
-		if (truncated) {
-			cut = true;
-			break;
-		}
 	}
 	if (cut)
 		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
@@ -91,21 +126,38 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 	return true;
 }
 
-/* Read up to cap bytes of a /proc file into buf; returns the length or -1. */
-static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+/*
+ * /proc/PID/cmdline (the new image's argv area, NUL-separated) into a new
+ * argv blob of argi 1, growing it up to BNDL_ARGV_MAX.  Returns false when
+ * it could not be read (no blob then).
+ */
+static bool capture_cmdline(struct rec_capture *c, pid_t pid)
 {
+	size_t room = ARGV_ROOM_START, used = 0;
 	char path[64];
-	ssize_t n, total = 0;
+	char *buf;
+	ssize_t n = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	while ((size_t)total < cap && (n = read(fd, buf + total, cap - (size_t)total)) > 0)
-		total += n;
+		return false;
+	buf = rec_capture_reserve(c, BNDL_BLOB_ARGV, 1, room);
+	while (buf != NULL && (used < room || grow_room(c, &buf, &room)) &&
+	       (n = read(fd, buf + used, room - used)) > 0)
+		used += (size_t)n;
 	close(fd);
-	return total;
+	if (buf == NULL)
+		return false;
+	if (used == 0) {
+		c->ev.nblobs--;
+		return false;
+	}
+	if (n > 0)
+		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
+	rec_capture_commit(c, used);
+	return true;
 }
 
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid)
@@ -122,12 +174,5 @@ void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid)
 		else
 			c->ev.nblobs--;
 	}
-	buf = rec_capture_reserve(c, BNDL_BLOB_ARGV, 1, ARGV_MAX_BYTES);
-	if (buf == NULL)
-		return;
-	n = read_proc(pid, "cmdline", buf, ARGV_MAX_BYTES);
-	if (n > 0)
-		rec_capture_commit(c, (size_t)n);
-	else
-		c->ev.nblobs--;
+	capture_cmdline(c, pid);
 }

@@ -564,7 +564,7 @@ static void test_reader_long_line(void **state)
 	memset(events + head, 'a', len);
 	strcpy(events + head + len - 3, "\"}\n");
 	expect_line_error(*state, events, strlen(events),
-			  "events.jsonl line 2: line longer than 1 MiB");
+			  "events.jsonl line 2: line longer than 64 MiB");
 }
 
 static void test_reader_bad_lines(void **state)

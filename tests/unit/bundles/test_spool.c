@@ -140,6 +140,47 @@ static void test_spool_round_trip_with_blobs(void **state)
 	bndl_spool_reader_free(r);
 }
 
+/*
+ * An exec's argv up to BNDL_ARGV_MAX stays whole; beyond it, and for a second
+ * argv blob of the same record, it is cut at BNDL_ARGV_MAX / BNDL_BLOB_MAX.
+ */
+static void test_spool_argv_blob_limits(void **state)
+{
+	const char *dir = *state;
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp = bndl_spool_open(dir, &err);
+	cleanup_free char *big = repro_xmalloc(BNDL_ARGV_MAX + 100);
+	struct bndl_spool_reader *r;
+	struct bndl_event ev = { .type = BNDL_REC_PROC_EXEC, .seq = 1, .nblobs = 1 };
+
+	memset(big, 'a', BNDL_ARGV_MAX + 100);
+	ev.blobs[0] = (struct bndl_blob){
+		.kind = BNDL_BLOB_ARGV, .argi = 1, .len = 1u << 20, .data = big
+	};
+	fx_append(sp, &ev);
+	ev.seq = 2;
+	ev.nblobs = 2;
+	ev.blobs[0].len = BNDL_ARGV_MAX + 100;
+	ev.blobs[1] = (struct bndl_blob){
+		.kind = BNDL_BLOB_ARGV, .argi = 2, .len = 1u << 20, .data = big
+	};
+	fx_append(sp, &ev);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+	r = reader_or_fail(dir);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.blobs[0].len, 1u << 20);
+	assert_int_equal(ev.blobs[0].kind, BNDL_BLOB_ARGV);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.blobs[0].len, BNDL_ARGV_MAX);
+	assert_int_equal(ev.blobs[0].kind, BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED);
+	assert_memory_equal(ev.blobs[0].data, big, BNDL_ARGV_MAX);
+	assert_int_equal(ev.blobs[1].len, BNDL_BLOB_MAX);
+	assert_int_equal(ev.blobs[1].kind, BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED);
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
+	assert_null(err);
+	bndl_spool_reader_free(r);
+}
+
 /* Many records (several buffer flushes) and a record larger than the buffer. */
 static void test_spool_large_records_and_many(void **state)
 {
@@ -363,6 +404,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_spool_round_trip_with_blobs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_argv_blob_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_large_records_and_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_open_refuses_existing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_truncated_tail_is_end, setup, teardown),

@@ -1,6 +1,7 @@
 /* Unit tests of recorder/redact.h: planted secrets never survive, harmless text does. */
 #include "recorder/redact.h"
 #include "common/cleanup.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -193,6 +194,179 @@ static void test_redact_arg_forms(void **state)
 	check_arg(r, "-p", "8080", "8080");
 }
 
+#define BIG (1024u * 1024u)
+
+/* UNIT repeated to at least BIG bytes (whole copies), in a new buffer. */
+static char *repeat(const char *unit, size_t *copies)
+{
+	size_t n = strlen(unit), k = (BIG + n - 1) / n;
+	char *s = malloc(k * n + 1);
+
+	assert_non_null(s);
+	for (size_t i = 0; i < k; i++)
+		memcpy(s + i * n, unit, n);
+	s[k * n] = '\0';
+	if (copies != NULL)
+		*copies = k;
+	return s;
+}
+
+/* 1 MiB inputs that no rule may touch: each rule meets its own worst case. */
+static void test_redact_large_untouched(void **state)
+{
+	static const char *const units[] = {
+		/* one run of letters: one long name without '=' or ':' */
+		"abcdefghijklmnopqrstuvwxyz",
+		/* an '=', '@' or ':' every other byte or every byte */
+		"a=",
+		"@",
+		":",
+		"a:b@",
+		/* userinfo look-alikes without a password */
+		"://",
+		"h://u:p/",
+		/* secret words and header names never followed by '=' or ':' */
+		"key",
+		"token",
+		"cookie ",
+		/* quotes that never close a value */
+		"'",
+		"\"",
+	};
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		cleanup_free char *in = repeat(units[i], NULL);
+		cleanup_free char *out = rec_redact_arg(r, in, "--verbose");
+
+		assert_string_equal(out, in);
+	}
+}
+
+/* UNIT repeated COPIES times, with every "V" of it replaced by REC_REDACTED. */
+static char *expected(const char *unit, size_t copies)
+{
+	struct repro_sbuf b = { 0 };
+
+	repro_sbuf_adds(&b, "");
+	for (size_t i = 0; i < copies; i++)
+		for (const char *c = unit; *c != '\0'; c++)
+			if (*c == 'V')
+				repro_sbuf_adds(&b, REC_REDACTED);
+			else
+				repro_sbuf_add(&b, c, 1);
+	return b.buf;
+}
+
+/* 1 MiB of secrets one after the other: every one of them is redacted. */
+static void test_redact_large_every_secret(void **state)
+{
+	static const char *const units[] = {
+		" x_token=V", /* bare inline assignments */
+		" a_key='V'", /* quoted */
+		" b_secret=\"V\"&", /* double quoted, URL query style */
+		" http://u:V@h/", /* URL passwords */
+		" 'Cookie: V'", /* credential headers */
+		" X-Auth-Key: V\"", /* secret-named headers */
+		":a_password=V;", /* after other separators */
+	};
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t copies;
+		cleanup_free char *in = repeat(units[i], &copies);
+		cleanup_free char *out = rec_redact_arg(r, in, NULL);
+		cleanup_free char *want = expected(units[i], copies);
+
+		assert_string_equal(out, want);
+		assert_no_secret(out);
+	}
+}
+
+/* One secret of the kernel's largest argument (MAX_ARG_STRLEN - 1 bytes) goes whole. */
+static void test_redact_large_single_value(void **state)
+{
+	static const char *const prefixes[] = { "--password=", "Authorization: Bearer ",
+						"DB_TOKEN=" };
+	const size_t len = 128u * 1024u - 1;
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		cleanup_free char *in = malloc(len + 1);
+		cleanup_free char *out = NULL;
+		cleanup_free char *want = NULL;
+
+		assert_non_null(in);
+		memcpy(in, prefixes[i], n);
+		for (size_t k = n; k < len; k++)
+			in[k] = (char)('a' + k % 26);
+		in[len] = '\0';
+		out = rec_redact_arg(r, in, NULL);
+		want = repro_xasprintf("%.*s%s", (int)(strncmp(in, "Auth", 4) == 0 ? 15 : n), in,
+				       REC_REDACTED);
+		assert_string_equal(out, want);
+	}
+	/* the value after --token VALUE, and curl's -u user:password */
+	{
+		cleanup_free char *in = repeat("s3cr3t", NULL);
+		cleanup_free char *out = rec_redact_arg(r, in, "--token");
+		cleanup_free char *up = repro_xasprintf("bob:%s", in);
+		cleanup_free char *out2 = rec_redact_arg(r, up, "-u");
+
+		assert_string_equal(out, REC_REDACTED);
+		assert_string_equal(out2, "bob:" REC_REDACTED);
+	}
+}
+
+/*
+ * --redact regexes over 1 MiB: every match in blank-separated words, one in
+ * a word far longer than a piece (no tail of it is kept), '^' and '$' at the
+ * ends of the argument only.
+ */
+static void test_redact_large_extra_regex(void **state)
+{
+	static const char *const extra[] = { "sk-[a-z0-9]+", "^head", "tail$", NULL };
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, extra, NULL);
+	size_t copies;
+	cleanup_free char *in = repeat("use sk-abc123 head tail ", &copies);
+	cleanup_free char *out = rec_redact_arg(r, in, NULL);
+	cleanup_free char *want = expected("use V head tail ", copies);
+	cleanup_free char *word = repeat("abcdefghijklmnopqrstuvwxyz0123456789", NULL);
+	cleanup_free char *wrapped = repro_xasprintf("head sk-%s tail", word);
+	cleanup_free char *out2 = rec_redact_arg(r, wrapped, NULL);
+
+	assert_string_equal(out, want);
+	assert_string_equal(out2, REC_REDACTED " " REC_REDACTED " " REC_REDACTED);
+}
+
+/* 100,000 environment variables: each redacted name is noted once, in order. */
+static void test_redact_env_many_names(void **state)
+{
+	const size_t n = 100000;
+	char **envp = calloc(n + 2, sizeof(*envp));
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+	json_t *names = json_array();
+	json_t *env;
+
+	assert_non_null(envp);
+	json_array_append_new(names, json_string("V7"));
+	for (size_t i = 0; i < n; i++)
+		envp[i] = repro_xasprintf("V%zu=x", i);
+	envp[n] = repro_xstrdup("V7=again");
+	env = rec_redact_env_json(r, (const char *const *)envp, names);
+	assert_int_equal(json_array_size(names), n);
+	assert_string_equal(json_string_value(json_array_get(names, 0)), "V7");
+	assert_string_equal(json_string_value(json_array_get(names, 1)), "V0");
+	assert_string_equal(json_string_value(json_array_get(names, n - 1)), "V99999");
+	assert_int_equal(json_object_size(env), n);
+	for (size_t i = 0; i <= n; i++)
+		free(envp[i]);
+	free(envp);
+	json_decref(env);
+	json_decref(names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +377,11 @@ int main(void)
 		cmocka_unit_test(test_redact_extra_regex),
 		cmocka_unit_test(test_redact_bad_regex),
 		cmocka_unit_test(test_redact_arg_forms),
+		cmocka_unit_test(test_redact_large_untouched),
+		cmocka_unit_test(test_redact_large_every_secret),
+		cmocka_unit_test(test_redact_large_single_value),
+		cmocka_unit_test(test_redact_large_extra_regex),
+		cmocka_unit_test(test_redact_env_many_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,4 +13,7 @@ lines = [ln for ln in b.trace.splitlines() if "getpeername(0, " in ln]
 bc.expect(len(lines) == 1 and lines[0].endswith(
     "= -1 ENOTSOCK (Socket operation on non-socket)") and "[16])" in lines[0],
     "trace.txt: getpeername(0, 0x..., [16]) = -1 ENOTSOCK (...)", lines)
+found = bc.explain().get("findings") or []
+bc.expect(not [f for f in found if f.get("syscall") == "getpeername"],
+          "explain sets the getpeername probe aside", [f.get("sentence") for f in found[:3]])
 bc.done()

@@ -22,7 +22,7 @@
 struct rec_capture {
 	pid_t tid;
 	bool active; /* an entry is waiting for its exit */
-	bool drop; /* the call teaches nothing (sendmsg without an address) */
+	bool failure_only; /* kept only if it fails (rec_sys.is_failure_only, no destination, not DNS) */
 	const struct rec_sys *sys;
 	struct bndl_event ev;
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
@@ -69,7 +69,8 @@ void rec_capture_release(struct rec_capture *c);
  * Per-family capture at the entry stop: read what argument i of kind needs
  * from the tracee.  A read failure (EFAULT) leaves the argument without
  * blob; it is rendered as its address.  Return false when the whole call
- * should not be recorded.
+ * should not be recorded.  rec_net_capture() clears c->failure_only for a
+ * send or receive that is kept whatever its outcome.
  */
 bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		      enum rec_arg_kind kind);
@@ -86,16 +87,18 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
 
 /*
- * At the exit stop: getsockopt's SO_ERROR value, and what a watched DNS
- * socket received (recvfrom, recvmsg, recvmmsg; at most 4 KiB per message).
+ * At the exit stop: getsockopt's int value, the sockaddr and length that
+ * accept, getsockname and getpeername return, socketpair's two fds, and
+ * what a watched DNS socket received (recvfrom, recvmsg, recvmmsg; at most
+ * 4 KiB per message).  No allocation beyond the capture's arena.
  */
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
 			  enum rec_arg_kind kind);
 
 /*
  * rec_net_after - at the exit stop of a call with a net_role: update the
- * watched-socket set (a new fd, a connect to port 53 or one in progress, a
- * send to port 53, a close).
+ * watched-socket set (a new fd or two, a connect to port 53 or one in
+ * progress, a send to port 53, a close).
  */
 void rec_net_after(struct rec_capture *c, const struct lnch_stop *st);
 

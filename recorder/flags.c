@@ -177,12 +177,43 @@ char *rec_sockopt_format(uint64_t level, uint64_t name, char *lbuf, char *nbuf, 
 	static const struct rec_flag levels[] = {
 		F(SOL_SOCKET), { 6, "SOL_TCP" }, { 0, "SOL_IP" }, { 41, "SOL_IPV6" }
 	};
-	static const struct rec_flag names[] = { F(SO_ERROR), F(SO_TYPE), F(SO_RCVBUF),
-						 F(SO_SNDBUF) };
+	static const struct rec_flag names[] = {
+		F(SO_DEBUG),	    F(SO_REUSEADDR),	F(SO_TYPE),	     F(SO_ERROR),
+		F(SO_DONTROUTE),    F(SO_BROADCAST),	F(SO_SNDBUF),	     F(SO_RCVBUF),
+		F(SO_KEEPALIVE),    F(SO_OOBINLINE),	F(SO_NO_CHECK),	     F(SO_PRIORITY),
+		F(SO_LINGER),	    F(SO_BSDCOMPAT),	F(SO_REUSEPORT),     F(SO_PASSCRED),
+		F(SO_PEERCRED),	    F(SO_RCVLOWAT),	F(SO_SNDLOWAT),	     F(SO_RCVTIMEO_OLD),
+		F(SO_SNDTIMEO_OLD), F(SO_BINDTODEVICE), F(SO_TIMESTAMP_OLD), F(SO_ACCEPTCONN),
+		F(SO_PEERSEC),	    F(SO_SNDBUFFORCE),	F(SO_RCVBUFFORCE),   F(SO_PASSSEC),
+		F(SO_MARK),	    F(SO_PROTOCOL),	F(SO_DOMAIN),	     F(SO_RXQ_OVFL),
+		F(SO_PEEK_OFF),	    F(SO_BUSY_POLL),	F(SO_INCOMING_CPU),  F(SO_ZEROCOPY),
+		F(SO_COOKIE),
+	};
+	/* netinet/tcp.h, ipv6(7) and ip(7) numbers, named here to keep their headers out */
+	static const struct rec_flag tcp[] = {
+		{ 1, "TCP_NODELAY" },	   { 2, "TCP_MAXSEG" },
+		{ 3, "TCP_CORK" },	   { 4, "TCP_KEEPIDLE" },
+		{ 5, "TCP_KEEPINTVL" },	   { 6, "TCP_KEEPCNT" },
+		{ 7, "TCP_SYNCNT" },	   { 8, "TCP_LINGER2" },
+		{ 9, "TCP_DEFER_ACCEPT" }, { 10, "TCP_WINDOW_CLAMP" },
+		{ 11, "TCP_INFO" },	   { 12, "TCP_QUICKACK" },
+		{ 13, "TCP_CONGESTION" },  { 18, "TCP_USER_TIMEOUT" },
+		{ 23, "TCP_FASTOPEN" },	   { 30, "TCP_FASTOPEN_CONNECT" },
+	};
+	static const struct rec_flag ipv6[] = { { 26, "IPV6_V6ONLY" }, { 67, "IPV6_TCLASS" } };
+	static const struct rec_flag ip[] = {
+		{ 1, "IP_TOS" }, { 2, "IP_TTL" }, { 10, "IP_MTU_DISCOVER" }, { 24, "IP_FREEBIND" }
+	};
 
 	name_or_number(levels, N(levels), level, lbuf, cap);
 	if (level == SOL_SOCKET)
 		name_or_number(names, N(names), name, nbuf, cap);
+	else if (level == 6)
+		name_or_number(tcp, N(tcp), name, nbuf, cap);
+	else if (level == 41)
+		name_or_number(ipv6, N(ipv6), name, nbuf, cap);
+	else if (level == 0)
+		name_or_number(ip, N(ip), name, nbuf, cap);
 	else
 		snprintf(nbuf, cap, "%llu", (unsigned long long)name);
 	return lbuf;

@@ -77,6 +77,21 @@ static void append_syscall(struct rec_recorder *r, struct rec_capture *c)
 	c->active = false;
 }
 
+/*
+ * A call whose exit was not seen (restarted, or its task vanished): written
+ * as unfinished, except a send or receive kept only for a failure, which
+ * had none.
+ */
+static void append_unfinished(struct rec_recorder *r, struct rec_capture *c)
+{
+	if (c->failure_only) {
+		c->active = false;
+		return;
+	}
+	c->ev.flags |= BNDL_EV_UNFINISHED;
+	append_syscall(r, c);
+}
+
 struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab,
 				      pid_t main_pid)
 {
@@ -113,10 +128,13 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 
 	if (c == NULL)
 		return LNCH_WANT_NOTHING;
-	if (c->active)
+	if (c->active && c->failure_only)
+		c->active = false; /* a restarted send or receive: its restart decides */
+	else if (c->active)
 		append_syscall(r, c); /* a restarted call whose exit we never saw */
 	rec_capture_reset(c);
 	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
+	c->failure_only = c->sys != NULL && c->sys->is_failure_only;
 	c->ev.type = BNDL_REC_SYSCALL;
 	c->ev.t_ns = st->t_ns;
 	c->ev.pid = st->pid;
@@ -155,6 +173,10 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 
 	if (c == NULL || !c->active)
 		return;
+	if (c->failure_only && !(st->ret < 0 && st->ret >= -4095)) {
+		c->active = false; /* a send or receive that worked: nothing to keep */
+		return;
+	}
 	c->ev.ret = st->ret;
 	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
 	if (st->injected)
@@ -223,10 +245,8 @@ static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)
 	/* the old leader vanished in the exec; the caller now has the leader's tid (ptrace(2)) */
 	struct rec_capture *leader = capture_get(r, pid, false);
 
-	if (leader != NULL && leader->active) {
-		leader->ev.flags |= BNDL_EV_UNFINISHED;
-		append_syscall(r, leader);
-	}
+	if (leader != NULL && leader->active)
+		append_unfinished(r, leader);
 	capture_drop(r, pid);
 	if (c != NULL) {
 		*capture_slot(r, former_tid, false) = NULL;
@@ -244,9 +264,8 @@ static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t
 	};
 
 	if (c != NULL && c->active) {
-		c->ev.flags |= BNDL_EV_UNFINISHED;
 		c->ev.dur_ns = t_ns - c->ev.t_ns;
-		append_syscall(r, c);
+		append_unfinished(r, c);
 	}
 	capture_drop(r, tid);
 	if (tid == pid && !r->stopping)
@@ -298,10 +317,8 @@ int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err)
 		for (uint32_t lo = 0; r->pages[hi] != NULL && lo < (1u << PAGE_BITS); lo++) {
 			struct rec_capture *c = r->pages[hi][lo];
 
-			if (c != NULL && c->active) {
-				c->ev.flags |= BNDL_EV_UNFINISHED;
-				append_syscall(r, c);
-			}
+			if (c != NULL && c->active)
+				append_unfinished(r, c);
 		}
 	}
 	if (r->first_err == NULL)

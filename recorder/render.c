@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define TXT 1024
 
@@ -166,9 +167,15 @@ static void render_sockaddr(struct argctx *a)
 		fputs(rec_sockaddr_text(b->data, b->len, t, sizeof(t)), a->txt);
 }
 
+/*
+ * getsockopt's value read at exit (BNDL_BLOB_OUT) or setsockopt's read at
+ * entry (BNDL_BLOB_STRUCT): [N] as strace prints an int option, an integer
+ * in JSON; SO_ERROR's value as an errno name ("0" when none is pending).
+ */
 static void render_sockoptval(struct argctx *a)
 {
-	const struct bndl_blob *b = blob(a, BNDL_BLOB_OUT);
+	bool is_in = a->sys->args[a->i].kind == RA_SOCKOPTIN;
+	const struct bndl_blob *b = blob(a, is_in ? BNDL_BLOB_STRUCT : BNDL_BLOB_OUT);
 	const char *name;
 	char e[32];
 	int32_t val;
@@ -178,6 +185,11 @@ static void render_sockoptval(struct argctx *a)
 		return;
 	}
 	memcpy(&val, b->data, sizeof(val));
+	if (a->i < 2 || a->ev->args[a->i - 2] != SOL_SOCKET || a->ev->args[a->i - 1] != SO_ERROR) {
+		set(a, json_integer(val));
+		fprintf(a->txt, "[%d]", val);
+		return;
+	}
 	if (val == 0) {
 		word(a, "0");
 		return;
@@ -185,6 +197,44 @@ static void render_sockoptval(struct argctx *a)
 	name = rec_errno_name(val, e, sizeof(e));
 	set(a, json_string(name));
 	fprintf(a->txt, "[%s]", name);
+}
+
+/* socklen_t * of accept, getsockname, getpeername: [N] as the kernel left it. */
+static void render_socklen_out(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_OUT);
+	uint32_t len;
+
+	if (b == NULL || b->len < sizeof(len)) {
+		render_ptr(a);
+		return;
+	}
+	memcpy(&len, b->data, sizeof(len));
+	fprintf(a->txt, "[%u]", len);
+}
+
+/* socketpair's int[2]: [3, 4], and "fds":[3,4]. */
+static void render_fdpair(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_OUT);
+	int32_t fds[2];
+
+	if (b == NULL || b->len < sizeof(fds)) {
+		render_ptr(a);
+		return;
+	}
+	memcpy(fds, b->data, sizeof(fds));
+	set(a, json_pack("[ii]", fds[0], fds[1]));
+	fprintf(a->txt, "[%d, %d]", fds[0], fds[1]);
+}
+
+/* Unnamed flags or a mask: "0x80" in JSON, 0x80 in trace.txt (0 as 0). */
+static void render_hex(struct argctx *a)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)a->v);
+	word(a, buf);
 }
 
 static void render_argv(struct argctx *a)
@@ -285,6 +335,7 @@ static void render_arg(struct argctx *a)
 		return;
 	switch ((int)k) {
 	case RA_INT:
+	case RA_PROTO:
 	case RA_FD:
 	case RA_CLOSEFD:
 	case RA_PID:
@@ -303,7 +354,12 @@ static void render_arg(struct argctx *a)
 	case RA_STR: render_path(a); break;
 	case RA_OPENHOW: render_open_how(a); break;
 	case RA_SOCKADDR:
+	case RA_SOCKADDR_OUT:
 	case RA_MSGHDR: render_sockaddr(a); break;
+	case RA_SOCKLEN_OUT: render_socklen_out(a); break;
+	case RA_FDPAIR: render_fdpair(a); break;
+	case RA_HEX: render_hex(a); break;
+	case RA_SOCKOPTIN:
 	case RA_SOCKOPTVAL: render_sockoptval(a); break;
 	case RA_ARGV: render_argv(a); break;
 	case RA_CLONE3: render_clone3(a); break;

@@ -52,10 +52,11 @@ const struct rec_sys *rec_systab_entries(size_t *n)
 static bool is_modifying(const char *name)
 {
 	static const char *const names[] = {
-		"creat",     "mkdir",	  "mkdirat",   "unlink",  "unlinkat", "rmdir",
-		"rename",    "renameat",  "renameat2", "link",	  "linkat",   "symlink",
-		"symlinkat", "chmod",	  "fchmodat",  "chown",	  "lchown",   "fchownat",
-		"truncate",  "utimensat", "mknod",     "mknodat",
+		"creat",     "mkdir",	  "mkdirat",   "unlink",      "unlinkat",     "rmdir",
+		"rename",    "renameat",  "renameat2", "link",	      "linkat",	      "symlink",
+		"symlinkat", "chmod",	  "fchmodat",  "chown",	      "lchown",	      "fchownat",
+		"truncate",  "utimensat", "mknod",     "mknodat",     "utime",	      "utimes",
+		"futimesat", "setxattr",  "lsetxattr", "removexattr", "lremovexattr",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -76,10 +77,21 @@ static enum rec_net_role net_role(const char *name)
 		return REC_NET_SEND;
 	if (strcmp(name, "close") == 0)
 		return REC_NET_CLOSE;
+	if (strcmp(name, "socketpair") == 0)
+		return REC_NET_NEWPAIR;
 	return REC_NET_NONE;
 }
 
-/* Fill nargs, no_return, modifies and oflags_arg once; the table is otherwise constant. */
+/* Sends, receives and sendfile: the table's hot calls, kept when they fail. */
+static bool is_failure_only(const char *name)
+{
+	return strncmp(name, "send", 4) == 0 || strncmp(name, "recv", 4) == 0;
+}
+
+/*
+ * Fill nargs, no_return, modifies, net_role, is_failure_only and oflags_arg
+ * once; the table is otherwise constant.  Linear in the table's size.
+ */
 static void table_finish(void)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -91,6 +103,7 @@ static void table_finish(void)
 		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
 		s->modifies = is_modifying(s->name);
 		s->net_role = net_role(s->name);
+		s->is_failure_only = is_failure_only(s->name);
 		s->oflags_arg = -1;
 		for (int a = 0; a < s->nargs; a++)
 			if (s->args[a].kind == RA_OFLAGS)
@@ -217,10 +230,6 @@ static void add_condition(struct lnch_filter_rule *r)
 		r->arg = 0; /* only PR_SET_SECCOMP: the program installs a filter of its own */
 		r->mask = 0xffffffffu;
 		r->value = PR_SET_SECCOMP;
-	} else if (strcmp(r->name, "getsockopt") == 0) {
-		r->arg = 2; /* only SO_ERROR, where a non-blocking connect's outcome shows */
-		r->mask = 0xffffffffu;
-		r->value = SO_ERROR;
 	}
 }
 

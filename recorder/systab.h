@@ -21,6 +21,9 @@ enum rec_class {
 	REC_CLASS_PROCESS = 1u << 2,
 	REC_CLASS_ALL = 7u,
 	REC_CLASS_ALWAYS = 1u << 3, /* traced whatever --trace says (io_uring_setup) */
+	/* table.def's names for calls in two classes */
+	REC_CLASS_FILE_PROCESS = REC_CLASS_FILE | REC_CLASS_PROCESS, /* execve, execveat */
+	REC_CLASS_FILE_ALWAYS = REC_CLASS_FILE | REC_CLASS_ALWAYS, /* chroot, mount … */
 };
 
 /* How one argument is captured at the stop and rendered afterwards. */
@@ -29,6 +32,7 @@ enum rec_arg_kind {
 	RA_INT, /* signed int, decimal */
 	RA_SIZE, /* unsigned long, decimal */
 	RA_PTR, /* address, not decoded */
+	RA_HEX, /* unsigned flags or mask without names, hexadecimal */
 	RA_FD,
 	RA_DIRFD, /* AT_FDCWD or an fd naming a directory */
 	RA_PATH, /* path, relative to the cwd */
@@ -50,11 +54,15 @@ enum rec_arg_kind {
 	RA_PROTO,
 	RA_SOCKADDR, /* struct sockaddr *, length in the next argument */
 	RA_SOCKLEN,
+	RA_SOCKADDR_OUT, /* struct sockaddr * the kernel fills (accept, getsockname), read at exit */
+	RA_SOCKLEN_OUT, /* socklen_t * of the preceding RA_SOCKADDR_OUT, read at exit */
+	RA_FDPAIR, /* int[2] the kernel fills (socketpair), read at exit */
 	RA_MSGHDR, /* struct msghdr * with msg_name */
 	RA_MSGFLAGS,
 	RA_SOCKLEVEL,
 	RA_SOCKOPT,
-	RA_SOCKOPTVAL, /* getsockopt(SO_ERROR) result, read at exit */
+	RA_SOCKOPTVAL, /* getsockopt's int result (SO_ERROR: an errno), read at exit */
+	RA_SOCKOPTIN, /* setsockopt's value: an int when optlen is 4 */
 	RA_SHUTHOW,
 	RA_SENDBUF, /* bytes sent (sendto); kept for DNS sockets only */
 	RA_RECVBUF, /* bytes received (recvfrom), read at exit; DNS sockets only */
@@ -84,6 +92,7 @@ enum rec_net_role {
 	REC_NET_CONNECT, /* connect */
 	REC_NET_SEND, /* sendto, sendmsg, sendmmsg: may name a destination */
 	REC_NET_CLOSE, /* close */
+	REC_NET_NEWPAIR, /* socketpair: two new sockets */
 };
 
 struct rec_sys {
@@ -95,6 +104,12 @@ struct rec_sys {
 	bool modifies; /* may create, change or delete its path arguments (mkdir, unlink, chmod …) */
 	int oflags_arg; /* index of the open(2) flags argument, or -1 */
 	enum rec_net_role net_role; /* what the call does to the set of watched sockets */
+	/*
+	 * Recorded only when it fails, unless its capture keeps it (a send
+	 * with a destination, DNS): sends, receives, sendfile.  These are the
+	 * hottest calls of the table; a success costs their exit stop only.
+	 */
+	bool is_failure_only;
 };
 
 struct rec_systab;
@@ -132,8 +147,7 @@ void rec_classes_format(unsigned classes, char *buf, size_t cap);
 /*
  * rec_filter_rules - the seccomp rules for classes: every table entry of
  * those classes, with argument conditions so that calls that teach nothing
- * do not stop (fstat-style newfstatat/statx with AT_EMPTY_PATH, sendto
- * without an address, getsockopt other than SO_ERROR).  Returns a new array
+ * do not stop (fstat-style newfstatat/statx with AT_EMPTY_PATH).  Returns a new array
  * the caller frees; *n gets its length.
  */
 struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n);

@@ -246,6 +246,16 @@ static void hash_str(XXH3_state_t *h, const char *s)
 	XXH3_64bits_update(h, s, strlen(s));
 }
 
+/*
+ * Addresses the kernel returns (accept, getsockname, getpeername) carry
+ * ports it chose for this run: only their ip counts.
+ */
+static bool is_port_random(const char *sc)
+{
+	return strncmp(sc, "accept", 6) == 0 || strcmp(sc, "getsockname") == 0 ||
+	       strcmp(sc, "getpeername") == 0;
+}
+
 static uint64_t event_key(struct df_side *s, XXH3_state_t *h, json_t *ev, const char *sc)
 {
 	static const char *const keys[] = { "path", "newpath" };
@@ -270,7 +280,8 @@ static uint64_t event_key(struct df_side *s, XXH3_state_t *h, json_t *ev, const 
 
 		XXH3_64bits_update(h, "\x1e", 1);
 		if (ip != NULL) {
-			snprintf(port, sizeof(port), ":%" PRId64, bndl_json_int(addr, "port", 0));
+			snprintf(port, sizeof(port), ":%" PRId64,
+				 is_port_random(sc) ? 0 : bndl_json_int(addr, "port", 0));
 			hash_str(h, ip);
 			hash_str(h, port);
 		} else if (path != NULL) {

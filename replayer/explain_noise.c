@@ -45,6 +45,11 @@ static const char *not_a_failure(const struct xp_finding *f)
 		return "removing what was not there";
 	if (is(f->errname, "ENXIO") && is(f->path, "/dev/tty"))
 		return "no controlling terminal";
+	if ((is(f->errname, "ENOTSOCK") || is(f->errname, "ENOTCONN")) &&
+	    (is(f->syscall, "getpeername") || is(f->syscall, "getsockname")))
+		return "asking whether a descriptor is a connected socket (bash -c, ssh)";
+	if ((is(f->errname, "ENODATA") || is(f->errname, "EOPNOTSUPP")) && has(f->syscall, "xattr"))
+		return "an extended attribute the file does not have (ls -l, cp -a)";
 	return NULL;
 }
 

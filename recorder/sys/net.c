@@ -1,8 +1,10 @@
 /*
- * Capture of %network arguments: sockaddrs (connect, bind, sendto, sendmsg),
- * SO_ERROR, and the payloads of DNS sockets (sends at entry, receives at
- * exit), deciding with the watched-socket set (recorder/socks.h) which
- * sends, receives and closes are recorded at all.
+ * Capture of %network arguments: sockaddrs given (connect, bind, sendto,
+ * sendmsg) and filled by the kernel (accept, getsockname, getpeername, at
+ * exit), socket options, socketpair's fds, and the payloads of DNS sockets
+ * (sends at entry, receives at exit), deciding with the watched-socket set
+ * (recorder/socks.h) which sends and receives are recorded whatever their
+ * outcome, which only when they fail, and which closes are recorded at all.
  */
 #include "recorder/capture.h"
 #include "launcher/abi.h"
@@ -227,6 +229,27 @@ static bool capture_sendmmsg(struct rec_capture *c, const struct lnch_stop *st, 
 	return true;
 }
 
+/* setsockopt's value, when it is an int (optlen 4, as for nearly every option). */
+static void capture_sockopt_in(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	int32_t val;
+	void *buf;
+
+	if (st->args[i + 1] != sizeof(val) ||
+	    lnch_mem_read(st->tid, st->args[i], &val, sizeof(val)) < 0)
+		return;
+	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(val));
+	if (buf != NULL)
+		memcpy(buf, &val, sizeof(val));
+}
+
+/* Whether a send or receive is kept whatever its outcome (it named a destination, or DNS). */
+static void keep_if(struct rec_capture *c, bool keep)
+{
+	if (keep)
+		c->failure_only = false;
+}
+
 bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		     enum rec_arg_kind kind)
 {
@@ -235,33 +258,63 @@ bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		if (c->sys != NULL && c->sys->net_role != REC_NET_SEND)
 			(void)capture_sockaddr_at(c, st->tid, i, st->args[i], st->args[i + 1]);
 		return true;
-	case RA_SENDBUF: return capture_sendto(c, st);
-	case RA_MSGHDR: return capture_sendmsg(c, st, i);
-	case RA_MMSGHDR: return capture_sendmmsg(c, st, i);
+	case RA_SENDBUF: keep_if(c, capture_sendto(c, st)); return true;
+	case RA_MSGHDR: keep_if(c, capture_sendmsg(c, st, i)); return true;
+	case RA_MMSGHDR: keep_if(c, capture_sendmmsg(c, st, i)); return true;
 	case RA_RECVBUF:
 	case RA_RMSGHDR:
-	case RA_RMMSGHDR: return (watched(c, st) & REC_SOCK_DNS) != 0;
+	case RA_RMMSGHDR: keep_if(c, (watched(c, st) & REC_SOCK_DNS) != 0); return true;
 	case RA_CLOSEFD: return watched(c, st) != 0;
-	case RA_SOCKLEVEL: return (int)st->args[i] == SOL_SOCKET;
+	case RA_SOCKOPTIN: capture_sockopt_in(c, st, i); return true;
 	default: return true;
 	}
+}
+
+/* One int the kernel wrote at addr, as a BNDL_BLOB_OUT of argument i. */
+static void capture_out_int(struct rec_capture *c, const struct lnch_stop *st, int i, uint64_t addr,
+			    size_t count)
+{
+	int32_t val[2];
+	void *buf;
+
+	if (addr == 0 || count > 2 || lnch_mem_read(st->tid, addr, val, count * sizeof(val[0])) < 0)
+		return;
+	buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, count * sizeof(val[0]));
+	if (buf != NULL)
+		memcpy(buf, val, count * sizeof(val[0]));
+}
+
+/*
+ * accept, getsockname, getpeername at exit: the length the kernel left in
+ * *addrlen (the caller's size when the call failed), and on success the
+ * address itself, at most that many bytes.
+ */
+static void capture_sockaddr_out(struct rec_capture *c, const struct lnch_stop *st, int i)
+{
+	uint64_t addr = c->ev.args[i], lenp = c->ev.args[i + 1];
+	uint32_t len;
+
+	if (lenp == 0 || lnch_mem_read(st->tid, lenp, &len, sizeof(len)) < 0)
+		return;
+	if (st->ret >= 0)
+		(void)capture_sockaddr_at(c, st->tid, i, addr, len);
+	capture_out_int(c, st, i + 1, lenp, 1);
 }
 
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
 			  enum rec_arg_kind kind)
 {
 	struct tmsg m;
-	int32_t val;
-	void *buf;
 
 	switch ((int)kind) {
 	case RA_SOCKOPTVAL:
-		if (st->ret != 0 || c->ev.args[i] == 0 ||
-		    lnch_mem_read(st->tid, c->ev.args[i], &val, sizeof(val)) < 0)
-			return;
-		buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, sizeof(val));
-		if (buf != NULL)
-			memcpy(buf, &val, sizeof(val));
+		if (st->ret == 0)
+			capture_out_int(c, st, i, c->ev.args[i], 1);
+		return;
+	case RA_SOCKADDR_OUT: capture_sockaddr_out(c, st, i); return;
+	case RA_FDPAIR:
+		if (st->ret == 0)
+			capture_out_int(c, st, i, c->ev.args[i], 2);
 		return;
 	case RA_RECVBUF:
 		if (st->ret > 0)
@@ -304,6 +357,18 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 	case REC_NET_NEWFD:
 		if (st->ret >= 0) /* a new socket on an fd number that may have been watched */
 			rec_socks_set(c->socks, st->pid, (int32_t)st->ret, 0);
+		return;
+	case REC_NET_NEWPAIR:
+		for (uint16_t k = 0; k < c->ev.nblobs; k++) {
+			const struct bndl_blob *b = &c->ev.blobs[k];
+			int32_t fds[2];
+
+			if (b->kind != BNDL_BLOB_OUT || b->len != sizeof(fds))
+				continue;
+			memcpy(fds, c->arena + c->blob_off[k], sizeof(fds));
+			rec_socks_set(c->socks, st->pid, fds[0], 0);
+			rec_socks_set(c->socks, st->pid, fds[1], 0);
+		}
 		return;
 	case REC_NET_CLOSE: rec_socks_set(c->socks, st->pid, fd, 0); return;
 	case REC_NET_CONNECT:

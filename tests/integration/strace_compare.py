@@ -4,11 +4,13 @@
     strace_compare.py --events EVENTS.jsonl [--cwd DIR] [--log LOG] -- CMD...
 
 Runs `strace -f -qq -y -s 65535 -e trace=%file,%network,%process,fchdir -o LOG
-CMD` (the process class and fchdir only to follow each task's working
-directory), collects every failed call (`= -1 EXXX`) of the file and network
-classes that repro records (issue 2, section 2), and asserts that each one is
-in EVENTS.jsonl with the same syscall, absolute path (or socket address) and
-errno.  A relative path is joined to the directory of its dirfd as strace's
+CMD` (fchdir only to follow each task's working directory), collects every
+failed call (`= -1 EXXX`) of strace 6.1's %file, %network and %process
+classes (strace_classes.txt), and asserts that each one is in EVENTS.jsonl
+with the same syscall and errno, and the same absolute paths, socket address,
+fd and signal where the call has them.  Calls repro answers through seccomp
+notification (the stat, access and readlink families) must match as well:
+an event without its result does not count.  A relative path is joined to the directory of its dirfd as strace's
 -y shows it (AT_FDCWD included, strace >= 6.0), else to the cwd followed
 through chdir/fchdir/clone; a call whose directory is still unknown is
 skipped and counted.
@@ -23,40 +25,58 @@ import re
 import subprocess
 import sys
 
-# Syscalls repro traces in the file and network classes (issue 2, section 2),
-# plus execve/execveat, which strace counts in its file class.
-FILE_CALLS = {
-    "open", "openat", "openat2", "creat", "stat", "lstat", "newfstatat", "statx",
-    "access", "faccessat", "faccessat2", "readlink", "readlinkat", "mkdir",
-    "mkdirat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2",
-    "link", "linkat", "symlink", "symlinkat", "chmod", "fchmodat", "chown",
-    "lchown", "fchownat", "truncate", "utimensat", "chdir", "mknod", "mknodat",
-    "statfs", "execve", "execveat",
-}
-NET_CALLS = {
-    "socket", "connect", "bind", "listen", "accept", "accept4", "sendto",
-    "sendmsg", "getsockopt", "shutdown",
-}
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLASSES_FILE = os.path.join(HERE, "strace_classes.txt")
 
-# name -> ((dirfd index or None, path index), ...) for each path argument,
-# in the order repro names them "path" and "newpath".
+
+def load_classes(path=CLASSES_FILE):
+    """strace 6.1's %file, %network and %process: {class: set of names}."""
+    classes = {"file": set(), "network": set(), "process": set()}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if len(words) == 2 and not line.startswith("#"):
+                classes[words[0]].add(words[1])
+    return classes
+
+
+CLASSES = load_classes()
+TRACED = set().union(*CLASSES.values())
+
+# name -> ((repro key, dirfd index or None, path index), ...) for each path
+# argument, with the JSON key repro gives it (recorder/sys/table.def).
+P, N = "path", "newpath"
 PATH_ARGS = {
-    "open": ((None, 0),), "creat": ((None, 0),), "stat": ((None, 0),),
-    "lstat": ((None, 0),), "access": ((None, 0),), "readlink": ((None, 0),),
-    "mkdir": ((None, 0),), "unlink": ((None, 0),), "rmdir": ((None, 0),),
-    "chmod": ((None, 0),), "chown": ((None, 0),), "lchown": ((None, 0),),
-    "truncate": ((None, 0),), "chdir": ((None, 0),), "mknod": ((None, 0),),
-    "statfs": ((None, 0),), "execve": ((None, 0),),
-    "openat": ((0, 1),), "openat2": ((0, 1),), "newfstatat": ((0, 1),),
-    "statx": ((0, 1),), "faccessat": ((0, 1),), "faccessat2": ((0, 1),),
-    "readlinkat": ((0, 1),), "mkdirat": ((0, 1),), "unlinkat": ((0, 1),),
-    "fchmodat": ((0, 1),), "fchownat": ((0, 1),), "utimensat": ((0, 1),),
-    "mknodat": ((0, 1),), "execveat": ((0, 1),),
-    "rename": ((None, 0), (None, 1)), "link": ((None, 0), (None, 1)),
-    "renameat": ((0, 1), (2, 3)), "renameat2": ((0, 1), (2, 3)),
-    "linkat": ((0, 1), (2, 3)),
-    "symlink": ((None, 1),), "symlinkat": ((1, 2),),
+    **{name: ((P, None, 0),) for name in (
+        "open", "creat", "stat", "lstat", "access", "readlink", "mkdir", "unlink",
+        "rmdir", "chmod", "chown", "lchown", "truncate", "chdir", "mknod", "statfs",
+        "execve", "utime", "utimes", "getxattr", "lgetxattr", "setxattr", "lsetxattr",
+        "listxattr", "llistxattr", "removexattr", "lremovexattr", "acct", "swapon",
+        "swapoff", "uselib", "chroot")},
+    **{name: ((P, 0, 1),) for name in (
+        "openat", "openat2", "newfstatat", "statx", "faccessat", "faccessat2",
+        "readlinkat", "mkdirat", "unlinkat", "fchmodat", "fchownat", "utimensat",
+        "mknodat", "execveat", "futimesat", "name_to_handle_at", "open_tree", "fspick",
+        "mount_setattr")},
+    "rename": ((P, None, 0), (N, None, 1)), "link": ((P, None, 0), (N, None, 1)),
+    "renameat": ((P, 0, 1), (N, 2, 3)), "renameat2": ((P, 0, 1), (N, 2, 3)),
+    "linkat": ((P, 0, 1), (N, 2, 3)),
+    "symlink": ((P, None, 1),), "symlinkat": ((P, 1, 2),),
+    "quotactl": ((P, None, 1),), "inotify_add_watch": ((P, None, 1),),
+    "fanotify_mark": ((P, 3, 4),),
+    "mount": (("target", None, 1),), "umount2": (("target", None, 0),),
+    "pivot_root": (("new_root", None, 0), ("put_old", None, 1)),
+    "move_mount": (("from_path", 0, 1), ("to_path", 2, 3)),
 }
+# Calls whose first argument is a socket (or fd) that repro keeps as "fd".
+FD_FIRST = {
+    "connect", "bind", "listen", "accept", "accept4", "getsockname", "getpeername",
+    "setsockopt", "getsockopt", "shutdown", "sendto", "sendmsg", "sendmmsg", "recvfrom",
+    "recvmsg", "recvmmsg", "sendfile", "getpmsg", "putpmsg",
+}
+# Signal argument of the %process calls that send one (repro's "signal").
+SIG_ARG = {"kill": 1, "tkill": 1, "tgkill": 2, "rt_sigqueueinfo": 1,
+           "rt_tgsigqueueinfo": 2, "pidfd_send_signal": 1}
 ADDR_ARG = {"connect": 1, "bind": 1, "sendto": 4}
 
 LINE_RE = re.compile(r"^(\d+)\s+(.*)$")
@@ -207,6 +227,8 @@ class Call:
             self.errno = m.group(2)
         self.paths = []      # [(key, abs path or None, why skipped)]
         self.addr = None
+        self.fd = None
+        self.signal = None
 
 
 def parse_log(text):
@@ -275,7 +297,7 @@ def dirfd_base(dirfd, cwd):
 def resolve(c, tracker):
     """Fill c.paths and c.addr from the raw arguments."""
     cwd = tracker.cell(c.pid)[0]
-    for key, (dirfd_i, path_i) in zip(("path", "newpath"), PATH_ARGS.get(c.name, ())):
+    for key, dirfd_i, path_i in PATH_ARGS.get(c.name, ()):
         if path_i >= len(c.args):
             continue
         path = unquote(c.args[path_i])
@@ -291,6 +313,11 @@ def resolve(c, tracker):
             c.paths.append((key, None, "relative to dirfd %s, directory unknown" % dirfd))
         else:
             c.paths.append((key, norm(base + "/" + path), None))
+    if c.name in FD_FIRST and c.args:
+        m = re.match(r"^(-?\d+)(?:<.*>)?$", c.args[0], re.S)
+        c.fd = int(m.group(1)) if m else None
+    if c.name in SIG_ARG and SIG_ARG[c.name] < len(c.args):
+        c.signal = c.args[SIG_ARG[c.name]]
     if c.name in ADDR_ARG and ADDR_ARG[c.name] < len(c.args):
         c.addr = parse_sockaddr(c.args[ADDR_ARG[c.name]])
     elif c.name == "sendmsg" and c.args and len(c.args) > 1:
@@ -323,34 +350,50 @@ def event_matches(ev, c):
             return False
     if c.addr is not None and event_addr(ev) != c.addr:
         return False
+    if c.fd is not None and ev.get("fd") != c.fd:
+        return False
+    if c.signal is not None and re.match(r"^SIG[A-Z0-9]+$", c.signal) and \
+            ev.get("signal") != c.signal:
+        return False
     return True
 
 
 def describe(c):
     where = ", ".join("%s=%s" % (k, p) for k, p, _ in c.paths if p) or c.addr or "-"
+    if c.fd is not None:
+        where += " fd=%d" % c.fd
     return "%s %s %s" % (c.name, where, c.errno)
 
 
 def compare(calls, events):
-    """Return (compared, skipped, missing) lists of failed calls."""
+    """Return (compared, skipped, missing) lists of failed calls.
+
+    Every call strace reports failed (= -1 EXXX) in %file, %network or
+    %process must have an event with the same syscall and errno, and the
+    same absolute paths, socket address, fd and signal where it has them.
+    Linear in calls + events: events are indexed by (syscall, errno).
+    """
+    by_key = {}
+    for ev in events:
+        by_key.setdefault((ev.get("syscall"), ev.get("errno")), []).append(ev)
     compared, skipped, missing = [], [], []
     for c in calls:
-        if c.ret != -1 or not c.errno:
-            continue
-        if c.name not in FILE_CALLS and c.name not in NET_CALLS:
-            continue
-        if c.name == "getsockopt" and "SO_ERROR" not in ", ".join(c.args):
-            continue
-        if c.name in ("sendto", "sendmsg") and c.addr is None:
+        if c.ret != -1 or not c.errno or c.name not in TRACED:
             continue
         why = [w for _, p, w in c.paths if p is None]
         if why:
             skipped.append((c, why[0]))
             continue
         compared.append(c)
-        if not any(event_matches(ev, c) for ev in events):
+        if not any(event_matches(ev, c) for ev in by_key.get((c.name, c.errno), ())):
             missing.append(c)
     return compared, skipped, missing
+
+
+def class_counts(compared):
+    """'file N, network N, process N' of the compared calls (execve counts twice)."""
+    return ", ".join("%s %d" % (k, sum(1 for c in compared if c.name in CLASSES[k]))
+                     for k in ("file", "network", "process"))
 
 
 def load_events(path):
@@ -398,9 +441,9 @@ def main():
     with open(opts.log, encoding="utf-8", errors="surrogateescape") as f:
         calls = collect(parse_log(f.read()), os.path.abspath(opts.cwd))
     compared, skipped, missing = compare(calls, load_events(opts.events))
-    print("strace_compare: command exited %d under strace; %d failed file/network calls "
-          "compared, %d skipped, %d missing from events.jsonl"
-          % (status, len(compared), len(skipped), len(missing)))
+    print("strace_compare: command exited %d under strace; %d failed %%file/%%network/"
+          "%%process calls compared (%s), %d skipped, %d missing from events.jsonl"
+          % (status, len(compared), class_counts(compared), len(skipped), len(missing)))
     for c, why in skipped if opts.verbose else ():
         print("  skipped: %s (%s)" % (describe(c), why))
     for c in compared if opts.verbose else ():

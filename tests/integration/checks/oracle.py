@@ -13,11 +13,10 @@ import re
 import sys
 
 import bundlecheck as bc
-from strace_compare import FILE_CALLS, NET_CALLS, event_addr
+from strace_compare import TRACED as STRACE_CLASSES, event_addr
 
-PROCESS_CALLS = {"clone", "clone3", "fork", "vfork", "execve", "execveat", "exit",
-                 "exit_group", "wait4", "waitid", "kill", "tgkill", "fchdir"}
-TRACED = FILE_CALLS | NET_CALLS | PROCESS_CALLS
+# strace's %file, %network and %process, plus fchdir (recorder/sys/table.def)
+TRACED = STRACE_CLASSES | {"fchdir"}
 CALL_RE = re.compile(r"^([a-z_0-9]+)\((.*)\) = (?:-1 (E[A-Z0-9]+)|(-?\d+))$")
 NOTE_RE = re.compile(r"^  (path|newpath|addr|optval|target|arch) (.*)$")
 

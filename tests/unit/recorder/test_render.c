@@ -292,6 +292,164 @@ static void test_render_getsockopt_so_error(void **state)
 	rendered_free(&o);
 }
 
+static void test_render_getpeername_failed(void **state)
+{
+	struct bndl_event ev = syscall_event("getpeername");
+	uint32_t len = 16;
+	struct rendered o;
+
+	ev.args[0] = 0;
+	ev.args[1] = 0x7ffe1860;
+	ev.args[2] = 0x7ffe185c;
+	ev.ret = -ENOTSOCK;
+	add_blob(&ev, BNDL_BLOB_OUT, 2, &len, sizeof(len)); /* *addrlen, left as given */
+	o = render(*state, &ev);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "fd")), 0);
+	assert_null(json_object_get(o.json, "addr"));
+	assert_string_equal(str_key(o.json, "errno"), "ENOTSOCK");
+	assert_string_equal(o.line, "4242  getpeername(0, 0x7ffe1860, [16]) = -1 ENOTSOCK "
+				    "(Socket operation on non-socket)");
+	rendered_free(&o);
+}
+
+static void test_render_getsockname_addr(void **state)
+{
+	struct bndl_event ev = syscall_event("getsockname");
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(40121) };
+	uint32_t len = sizeof(in);
+	json_t *addr;
+	struct rendered o;
+
+	in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ev.args[0] = 5;
+	ev.args[1] = 0x7000;
+	ev.args[2] = 0x7010;
+	ev.ret = 0;
+	add_blob(&ev, BNDL_BLOB_SOCKADDR, 1, &in, sizeof(in));
+	add_blob(&ev, BNDL_BLOB_OUT, 2, &len, sizeof(len));
+	o = render(*state, &ev);
+	addr = json_object_get(o.json, "addr");
+	assert_string_equal(str_key(addr, "family"), "AF_INET");
+	assert_string_equal(str_key(addr, "ip"), "127.0.0.1");
+	assert_int_equal(json_integer_value(json_object_get(addr, "port")), 40121);
+	assert_string_equal(o.line,
+			    "4242  getsockname(5, {sa_family=AF_INET, sin_port=htons(40121), "
+			    "sin_addr=inet_addr(\"127.0.0.1\")}, [16]) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_socketpair_fds(void **state)
+{
+	struct bndl_event ev = syscall_event("socketpair");
+	int32_t fds[2] = { 3, 4 };
+	struct rendered o;
+
+	ev.args[0] = AF_UNIX;
+	ev.args[1] = SOCK_STREAM | SOCK_CLOEXEC;
+	ev.args[2] = 0;
+	ev.args[3] = 0x7000;
+	ev.ret = 0;
+	add_blob(&ev, BNDL_BLOB_OUT, 3, fds, sizeof(fds));
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "domain"), "AF_UNIX");
+	assert_string_equal(str_key(o.json, "type"), "SOCK_STREAM|SOCK_CLOEXEC");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "protocol")), 0);
+	assert_int_equal(json_array_size(json_object_get(o.json, "fds")), 2);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(o.json, "fds"), 1)), 4);
+	assert_string_equal(o.line,
+			    "4242  socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0, [3, 4]) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_setsockopt_int(void **state)
+{
+	struct bndl_event ev = syscall_event("setsockopt");
+	int32_t one = 1;
+	struct rendered o;
+
+	ev.args[0] = 5;
+	ev.args[1] = 6; /* SOL_TCP */
+	ev.args[2] = 1; /* TCP_NODELAY */
+	ev.args[3] = 0x7000;
+	ev.args[4] = sizeof(one);
+	ev.ret = 0;
+	add_blob(&ev, BNDL_BLOB_STRUCT, 3, &one, sizeof(one));
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "level"), "SOL_TCP");
+	assert_string_equal(str_key(o.json, "optname"), "TCP_NODELAY");
+	assert_int_equal(json_integer_value(json_object_get(o.json, "optval")), 1);
+	assert_string_equal(o.line, "4242  setsockopt(5, SOL_TCP, TCP_NODELAY, [1], 4) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_getsockopt_int(void **state)
+{
+	struct bndl_event ev = syscall_event("getsockopt");
+	int32_t type = SOCK_STREAM;
+	struct rendered o;
+
+	ev.args[0] = 3;
+	ev.args[1] = SOL_SOCKET;
+	ev.args[2] = SO_TYPE;
+	ev.args[3] = 0x7000;
+	ev.args[4] = 0x7008;
+	ev.ret = 0;
+	add_blob(&ev, BNDL_BLOB_OUT, 3, &type, sizeof(type));
+	o = render(*state, &ev);
+	/* only SO_ERROR's value is an errno: SO_TYPE's 1 stays a number */
+	assert_int_equal(json_integer_value(json_object_get(o.json, "optval")), SOCK_STREAM);
+	assert_string_equal(o.line, "4242  getsockopt(3, SOL_SOCKET, SO_TYPE, [1], 0x7008) = 0");
+	rendered_free(&o);
+}
+
+static void test_render_sendto_epipe(void **state)
+{
+	struct bndl_event ev = syscall_event("sendto");
+	struct rendered o;
+
+	ev.args[0] = 3;
+	ev.args[1] = 0xa5f170;
+	ev.args[2] = 1;
+	ev.args[3] = 0;
+	ev.ret = -EPIPE;
+	o = render(*state, &ev);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "fd")), 3);
+	assert_string_equal(str_key(o.json, "errno"), "EPIPE");
+	assert_string_equal(o.line,
+			    "4242  sendto(3, 0xa5f170, 1, 0, NULL, 0) = -1 EPIPE (Broken pipe)");
+	rendered_free(&o);
+}
+
+static void test_render_xattr_and_tkill(void **state)
+{
+	struct bndl_event ev = syscall_event("lgetxattr");
+	struct rendered o;
+
+	ev.args[0] = 0x7000;
+	ev.args[1] = 0x7100;
+	ev.args[2] = 0x7200;
+	ev.args[3] = 255;
+	ev.ret = -ENODATA;
+	add_path(&ev, 0, "f", "/srv/f");
+	add_blob(&ev, BNDL_BLOB_STR, 1, "security.selinux", strlen("security.selinux"));
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "path"), "/srv/f");
+	assert_string_equal(str_key(o.json, "name"), "security.selinux");
+	assert_string_equal(o.line, "4242  lgetxattr(\"f\", \"security.selinux\", 0x7200, 255) = "
+				    "-1 ENODATA (No data available)");
+	rendered_free(&o);
+
+	ev = syscall_event("tkill");
+	ev.args[0] = 4343;
+	ev.args[1] = SIGTERM;
+	ev.ret = -ESRCH;
+	o = render(*state, &ev);
+	assert_int_equal(json_integer_value(json_object_get(o.json, "target_tid")), 4343);
+	assert_string_equal(str_key(o.json, "signal"), "SIGTERM");
+	assert_string_equal(o.line, "4242  tkill(4343, SIGTERM) = -1 ESRCH (No such process)");
+	rendered_free(&o);
+}
+
 static void test_render_clone_flags(void **state)
 {
 	struct bndl_event ev = syscall_event("clone");
@@ -408,6 +566,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_render_exit_group_no_return, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_restart_code, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_getsockopt_so_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_getpeername_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_getsockname_addr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_socketpair_fds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_setsockopt_int, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_getsockopt_int, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_sendto_epipe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_xattr_and_tkill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_clone_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_invalid_utf8_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(

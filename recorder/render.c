@@ -115,10 +115,19 @@ static void render_path(struct argctx *a)
 	fputs(rec_quote(raw->data, raw->len, q, sizeof(q)), a->txt);
 	if (raw->kind & BNDL_BLOB_TRUNCATED)
 		json_object_set_new(a->obj, "truncated", json_true());
-	if (a->sys->args[a->i].kind == RA_STR || abs == NULL)
+	if (a->sys->args[a->i].kind == RA_STR || abs == NULL) {
 		set(a, rec_json_str(raw->data, raw->len));
-	else
-		set(a, rec_json_str(abs->data, abs->len));
+		return;
+	}
+	set(a, rec_json_str(abs->data, abs->len));
+	/* the argument as the program wrote it, where the canonical path differs */
+	if (a->key != NULL &&
+	    (raw->len != abs->len || memcmp(raw->data, abs->data, raw->len) != 0)) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_as_written", a->key);
+		json_object_set_new(a->obj, key, rec_json_str(raw->data, raw->len));
+	}
 }
 
 static uint64_t prev_oflags(const struct argctx *a)

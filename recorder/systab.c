@@ -63,6 +63,41 @@ static bool is_modifying(const char *name)
 	return false;
 }
 
+static bool is_named(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Calls that act on a final symlink itself rather than on what it names (path_resolution(7)). */
+static bool is_nofollow(const char *name)
+{
+	static const char *const names[] = {
+		"lstat",     "readlink", "readlinkat", "unlink",     "unlinkat", "rmdir",
+		"rename",    "renameat", "renameat2",  "link",	     "linkat",	 "symlink",
+		"symlinkat", "mkdir",	 "mkdirat",    "mknod",	     "mknodat",	 "lchown",
+		"umount2",   "chroot",	 "pivot_root", "move_mount",
+	};
+
+	return is_named(name, names, sizeof(names) / sizeof(names[0]));
+}
+
+/*
+ * Calls after which a directory path may name something else: the
+ * recorder's cache of canonical directories starts over (recorder/pathres.h).
+ */
+static bool is_reshaping(const char *name)
+{
+	static const char *const names[] = {
+		"unlink",  "unlinkat",	 "rmdir",      "rename", "renameat", "renameat2", "mount",
+		"umount2", "pivot_root", "move_mount", "chroot", "unshare",  "setns",
+	};
+
+	return is_named(name, names, sizeof(names) / sizeof(names[0]));
+}
+
 static enum rec_net_role net_role(const char *name)
 {
 	if (strcmp(name, "socket") == 0 || strcmp(name, "accept") == 0 ||
@@ -78,7 +113,7 @@ static enum rec_net_role net_role(const char *name)
 	return REC_NET_NONE;
 }
 
-/* Fill nargs, no_return, modifies and oflags_arg once; the table is otherwise constant. */
+/* Fill nargs, no_return, modifies, the flag indexes and path traits once; the table is otherwise constant. */
 static void table_finish(void)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -90,10 +125,16 @@ static void table_finish(void)
 		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
 		s->modifies = is_modifying(s->name);
 		s->net_role = net_role(s->name);
+		s->is_nofollow = is_nofollow(s->name);
+		s->reshapes = is_reshaping(s->name);
 		s->oflags_arg = -1;
-		for (int a = 0; a < s->nargs; a++)
+		s->atflags_arg = -1;
+		for (int a = 0; a < s->nargs; a++) {
 			if (s->args[a].kind == RA_OFLAGS)
 				s->oflags_arg = a;
+			if (s->args[a].kind == RA_ATFLAGS)
+				s->atflags_arg = a;
+		}
 	}
 }
 

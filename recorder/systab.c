@@ -249,10 +249,17 @@ static void add_condition(struct lnch_filter_rule *r)
 {
 	r->arg = -1;
 	if (strcmp(r->name, "newfstatat") == 0 || strcmp(r->name, "statx") == 0) {
-		/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn */
+		/*
+		 * fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn,
+		 * but AT_EMPTY_PATH with a path is a path lookup.  The filter
+		 * cannot read the path: ptrace stops skip AT_EMPTY_PATH (a stop
+		 * each would cost too much), the notification listener gets them
+		 * all and the recorder drops the empty ones at their entry.
+		 */
 		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
 		r->mask = AT_EMPTY_PATH;
 		r->value = 0;
+		r->is_ptrace_only_cond = true;
 	} else if (strcmp(r->name, "getsockopt") == 0) {
 		r->arg = 2; /* only SO_ERROR, where a non-blocking connect's outcome shows */
 		r->mask = 0xffffffffu;

@@ -83,8 +83,10 @@ static void capture_before(struct rec_capture *c, const struct lnch_stop *st, in
 		b.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 	}
 	buf = rec_capture_reserve(c, BNDL_BLOB_BEFORE, (uint16_t)i, sizeof(b));
-	if (buf != NULL)
+	if (buf != NULL) {
 		memcpy(buf, &b, sizeof(b));
+		rec_capture_commit(c, sizeof(b)); /* a later path argument reserves after it */
+	}
 }
 
 /* The open_how of an openat2 call, read once (also kept as its BNDL_BLOB_STRUCT); false when unreadable. */
@@ -98,8 +100,10 @@ static bool read_open_how(struct rec_capture *c, const struct lnch_stop *st, str
 		if (lnch_mem_read(st->tid, st->args[j], how, sizeof(*how)) < 0)
 			return false;
 		buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)j, sizeof(*how));
-		if (buf != NULL)
+		if (buf != NULL) {
 			memcpy(buf, how, sizeof(*how));
+			rec_capture_commit(c, sizeof(*how));
+		}
 		return true;
 	}
 	return false;
@@ -128,7 +132,18 @@ static bool final_not_followed(const struct rec_capture *c, const struct lnch_st
 	       (of & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 }
 
-static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
+/* newfstatat/statx(fd, "", AT_EMPTY_PATH): fstat(3), which teaches nothing about paths. */
+static bool is_fstat(const struct rec_capture *c, const struct lnch_stop *st, const char *raw)
+{
+	const struct rec_sys *s = c->sys;
+
+	return raw[0] == '\0' && s != NULL && s->atflags_arg >= 0 &&
+	       (st->args[s->atflags_arg] & AT_EMPTY_PATH) &&
+	       (strcmp(s->name, "newfstatat") == 0 || strcmp(s->name, "statx") == 0);
+}
+
+/* Returns false when the call is not to be recorded (an fstat). */
+static bool capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
 {
 	const char *raw = capture_string(c, st, i);
 	struct rec_path_req rq = { .tid = st->tid, .pid = st->pid, .dirfd = dirfd };
@@ -139,7 +154,9 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 	ssize_t n;
 
 	if (raw == NULL)
-		return;
+		return true;
+	if (is_fstat(c, st, raw))
+		return false;
 	off = (size_t)(raw - c->arena);
 	if (c->sys != NULL) {
 		has_how = read_open_how(c, st, &how);
@@ -148,12 +165,12 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 	}
 	out = rec_capture_reserve(c, BNDL_BLOB_PATH, (uint16_t)i, PATH_MAX);
 	if (out == NULL)
-		return;
+		return true;
 	rq.raw = c->arena + off; /* the arena may have moved */
 	n = rec_path_canonical(c->paths, &rq, out, PATH_MAX);
 	if (n < 0) {
 		c->ev.nblobs--;
-		return;
+		return true;
 	}
 	rec_capture_commit(c, (size_t)n);
 	/* only calls that may change the path pay for the set lookup and lstat */
@@ -163,6 +180,7 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 		memcpy(abs, out, (size_t)n + 1); /* the next reserve may move the arena */
 		capture_before(c, st, i, abs, (size_t)n);
 	}
+	return true;
 }
 
 static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, int i)
@@ -175,20 +193,21 @@ static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, 
 	if (lnch_mem_read(st->tid, st->args[i], &how, sizeof(how)) < 0)
 		return;
 	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(how));
-	if (buf != NULL)
+	if (buf != NULL) {
 		memcpy(buf, &how, sizeof(how));
+		rec_capture_commit(c, sizeof(how));
+	}
 }
 
 bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		      enum rec_arg_kind kind)
 {
 	switch ((int)kind) {
-	case RA_PATH: capture_path(c, st, i, AT_FDCWD); break;
+	case RA_PATH: return capture_path(c, st, i, AT_FDCWD);
 	case RA_PATH_AT:
 		if (st->args[i] == 0) /* utimensat(fd, NULL, …) acts on fd itself */
 			break;
-		capture_path(c, st, i, dirfd_for(c->sys, st, i));
-		break;
+		return capture_path(c, st, i, dirfd_for(c->sys, st, i));
 	case RA_STR: capture_string(c, st, i); break;
 	case RA_OPENHOW: capture_open_how(c, st, i); break;
 	default: break;

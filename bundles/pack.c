@@ -238,11 +238,16 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 {
 	struct proc *p = proc_get(st, ev->pid, ev->t_ns);
 	const struct bndl_blob *path = bndl_event_blob(ev, BNDL_BLOB_PATH, 0);
+	const struct bndl_blob *written = bndl_event_blob(ev, BNDL_BLOB_STR, 0);
 	json_t *exec = json_object();
 
 	json_object_set_new(exec, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(exec, "path",
 			    path != NULL ? bndl_json_bytes(path->data, path->len) : json_null());
+	if (path != NULL && written != NULL &&
+	    (written->len != path->len || memcmp(written->data, path->data, path->len) != 0))
+		json_object_set_new(exec, "path_as_written",
+				    bndl_json_bytes(written->data, written->len));
 	json_object_set_new(exec, "argv",
 			    argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
 	json_array_append_new(p->execs, exec);

@@ -507,6 +507,9 @@ enum lnch_behalf_outcome lnch_behalf_perform(const struct lnch_behalf_ctx *ctx, 
 		return LNCH_BEHALF_KERNEL;
 	if (p->rc < 0)
 		return *ret = p->rc, LNCH_BEHALF_DONE;
+	/* fstat-style (AT_EMPTY_PATH, ""): the kernel is cheaper than open + fstat here */
+	if (raw[0] == '\0' && c.op != OP_READLINK && (c.flags & AT_EMPTY_PATH))
+		return LNCH_BEHALF_KERNEL;
 	if (raw[0] == '\0' && (c.op == OP_READLINK || !(c.flags & AT_EMPTY_PATH)))
 		return c.op == OP_READLINK ? LNCH_BEHALF_KERNEL
 					   : (*ret = -ENOENT, LNCH_BEHALF_DONE);

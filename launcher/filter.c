@@ -34,7 +34,7 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 	if (arch_nr == __NR_SCMP_ERROR || arch_nr < 0 || nr == __NR_SCMP_ERROR)
 		return 0; /* not on this ABI */
 	/* conditions only on the native ABI: libseccomp refuses some on 32-bit ones (EFAULT) */
-	if (r->arg < 0 || !native)
+	if (r->arg < 0 || !native || (r->is_ptrace_only_cond && act == SCMP_ACT_NOTIFY))
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 	else if (r->is_ne)
 		rc = seccomp_rule_add(ctx, act, nr, 1,

@@ -16,6 +16,12 @@ struct lnch_filter_rule {
 	 */
 	int arg;
 	bool is_ne;
+	/*
+	 * The condition is for ptrace stops only: with a notification
+	 * listener for the call, every call goes to it (cheap), and the
+	 * observers decide at its entry.
+	 */
+	bool is_ptrace_only_cond;
 	uint64_t mask;
 	uint64_t value;
 };

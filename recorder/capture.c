@@ -13,6 +13,7 @@ void rec_capture_reset(struct rec_capture *c)
 	size_t cap = c->cap;
 	struct rec_seen *seen = c->seen;
 	struct rec_socks *socks = c->socks;
+	struct rec_pathcache *paths = c->paths;
 
 	if (cap > REC_CAPTURE_KEEP) {
 		free(arena);
@@ -25,6 +26,7 @@ void rec_capture_reset(struct rec_capture *c)
 	c->cap = cap;
 	c->seen = seen;
 	c->socks = socks;
+	c->paths = paths;
 }
 
 void *rec_capture_reserve(struct rec_capture *c, uint16_t kind, uint16_t argi, size_t len)

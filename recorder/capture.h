@@ -10,6 +10,7 @@
 
 #include "bundles/spool.h"
 #include "launcher/stop.h"
+#include "recorder/pathres.h"
 #include "recorder/seen.h"
 #include "recorder/socks.h"
 #include "recorder/systab.h"
@@ -30,11 +31,12 @@ struct rec_capture {
 	size_t cap, used;
 	struct rec_seen *seen; /* borrowed: paths whose state before the first change is taken */
 	struct rec_socks *socks; /* borrowed: sockets whose payloads or close are recorded */
+	struct rec_pathcache *paths; /* borrowed, may be NULL: canonical directories */
 };
 
 /*
- * rec_capture_reset - start a new call in c (keeps seen, and the arena up
- * to REC_CAPTURE_KEEP bytes).
+ * rec_capture_reset - start a new call in c (keeps seen, socks and paths, and
+ * the arena up to REC_CAPTURE_KEEP bytes).
  */
 void rec_capture_reset(struct rec_capture *c);
 
@@ -101,13 +103,5 @@ void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int
  * progress, a send to port 53, a close).
  */
 void rec_net_after(struct rec_capture *c, const struct lnch_stop *st);
-
-/*
- * rec_path_absolute - write the absolute form of raw into out (cap bytes):
- * raw itself when absolute, else joined to the directory of dirfd (AT_FDCWD:
- * the cwd of tid), both read from /proc/TID/{cwd,fd/N} at the time of the
- * call.  Returns the length, or -1 when the directory could not be read.
- */
-ssize_t rec_path_absolute(pid_t tid, int dirfd, const char *raw, char *out, size_t cap);
 
 #endif

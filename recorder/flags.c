@@ -1,6 +1,8 @@
 #include "recorder/flags.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +75,29 @@ char *rec_atflags_format(uint64_t flags, char *buf, size_t cap)
 	};
 
 	return rec_flags_format(tab, N(tab), flags, buf, cap);
+}
+
+char *rec_resolve_format(uint64_t resolve, char *buf, size_t cap)
+{
+	static const struct rec_flag tab[] = {
+		F(RESOLVE_NO_XDEV), F(RESOLVE_NO_MAGICLINKS), F(RESOLVE_NO_SYMLINKS),
+		F(RESOLVE_BENEATH), F(RESOLVE_IN_ROOT),	      F(RESOLVE_CACHED),
+	};
+
+	return rec_flags_format(tab, N(tab), resolve, buf, cap);
+}
+
+uint64_t rec_resolve_cause(uint64_t resolve, int errnum)
+{
+	switch (errnum) {
+	case EXDEV: return resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT | RESOLVE_NO_XDEV);
+	case ELOOP:
+		if (resolve & (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS))
+			return resolve & (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		return resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT);
+	case EAGAIN: return resolve & RESOLVE_CACHED;
+	default: return 0;
+	}
 }
 
 char *rec_amode_format(uint64_t mode, char *buf, size_t cap)

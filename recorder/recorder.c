@@ -16,6 +16,7 @@ struct rec_recorder {
 	struct rec_capture **pages[PAGES];
 	struct rec_seen seen; /* paths whose state before the first change was taken */
 	struct rec_socks socks; /* sockets whose payloads or close are recorded */
+	struct rec_pathcache paths; /* canonical directories (recorder/pathres.h) */
 	uint64_t count;
 	bool stopping;
 	struct repro_err *first_err;
@@ -47,6 +48,7 @@ static struct rec_capture *capture_get(struct rec_recorder *r, pid_t tid, bool c
 		(*slot)->tid = tid;
 		(*slot)->seen = &r->seen;
 		(*slot)->socks = &r->socks;
+		(*slot)->paths = &r->paths;
 	}
 	return *slot;
 }
@@ -100,6 +102,7 @@ struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec
 
 	r->spool = spool;
 	r->tab = tab;
+	rec_pathcache_init(&r->paths);
 	append(r, &ev);
 	return r;
 }
@@ -189,6 +192,9 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
 	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)
 		rec_net_after(c, st);
+	/* a directory may now name something else: resolve afresh */
+	if (c->sys != NULL && c->sys->reshapes && (st->ret >= 0 || st->result_unseen))
+		rec_pathcache_clear(&r->paths);
 	append_syscall(r, c);
 }
 
@@ -209,7 +215,7 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 }
 
 /*
- * The exec record carries the path and argv captured at the execve entry,
+ * The exec record carries the path (canonical and as written) and argv captured at the execve entry,
  * or, when that entry was not traced, those of the new image from /proc.
  */
 static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c, uint64_t t_ns)
@@ -222,12 +228,16 @@ static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c
 		c = &img;
 	}
 	rec_capture_finish(c);
-	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 2; i++) {
+	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 3; i++) {
 		uint16_t kind = c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
 
-		if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV) {
+		/* the path argument: canonical (PATH) and as written (STR) */
+		if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV ||
+		    (kind == BNDL_BLOB_STR && c->sys != NULL &&
+		     (c->sys->args[c->ev.blobs[i].argi].kind == RA_PATH ||
+		      c->sys->args[c->ev.blobs[i].argi].kind == RA_PATH_AT))) {
 			ev.blobs[ev.nblobs] = c->ev.blobs[i];
-			ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_PATH ? 0 : 1;
+			ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_ARGV ? 1 : 0;
 		}
 	}
 	append(r, &ev);
@@ -347,5 +357,6 @@ void rec_recorder_free(struct rec_recorder *r)
 	repro_err_free(&r->first_err);
 	rec_seen_release(&r->seen);
 	rec_socks_release(&r->socks);
+	rec_pathcache_release(&r->paths);
 	free(r);
 }

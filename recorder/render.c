@@ -116,10 +116,19 @@ static void render_path(struct argctx *a)
 	fputs(rec_quote(raw->data, raw->len, q, sizeof(q)), a->txt);
 	if (raw->kind & BNDL_BLOB_TRUNCATED)
 		json_object_set_new(a->obj, "truncated", json_true());
-	if (a->sys->args[a->i].kind == RA_STR || abs == NULL)
+	if (a->sys->args[a->i].kind == RA_STR || abs == NULL) {
 		set(a, rec_json_str(raw->data, raw->len));
-	else
-		set(a, rec_json_str(abs->data, abs->len));
+		return;
+	}
+	set(a, rec_json_str(abs->data, abs->len));
+	/* the argument as the program wrote it, where the canonical path differs */
+	if (a->key != NULL &&
+	    (raw->len != abs->len || memcmp(raw->data, abs->data, raw->len) != 0)) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_as_written", a->key);
+		json_object_set_new(a->obj, key, rec_json_str(raw->data, raw->len));
+	}
 }
 
 static uint64_t prev_oflags(const struct argctx *a)
@@ -130,11 +139,18 @@ static uint64_t prev_oflags(const struct argctx *a)
 	return 0;
 }
 
+/*
+ * openat2(2)'s struct open_how: flags, mode (when it creates) and resolve,
+ * as JSON keys; a failure that a RESOLVE_* flag causes (EXDEV, ELOOP,
+ * EAGAIN) names the flags in "resolve_cause".
+ */
 static void render_open_how(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_STRUCT);
+	bool creates;
 	struct open_how how;
-	char f[256], m[32];
+	uint64_t cause = 0;
+	char f[256], m[32], res[160];
 
 	if (b == NULL || b->len < sizeof(how)) {
 		render_ptr(a);
@@ -143,11 +159,28 @@ static void render_open_how(struct argctx *a)
 	memcpy(&how, b->data, sizeof(how));
 	rec_oflags_format(how.flags, f, sizeof(f));
 	rec_mode_format(how.mode, m, sizeof(m));
+	rec_resolve_format(how.resolve, res, sizeof(res));
+	creates = (how.flags & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY))) != 0;
 	json_object_set_new(a->obj, "flags", json_string(f));
-	if (how.flags & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY)))
+	if (creates)
 		json_object_set_new(a->obj, "mode", json_string(m));
-	fprintf(a->txt, "{flags=%s, mode=%s, resolve=%#llx}", f, m,
-		(unsigned long long)how.resolve);
+	if (how.resolve != 0)
+		json_object_set_new(a->obj, "resolve", json_string(res));
+	if (a->ev->ret < 0 && a->ev->ret >= -4095 && !(a->ev->flags & BNDL_EV_RESULT_UNSEEN))
+		cause = rec_resolve_cause(how.resolve, (int)-a->ev->ret);
+	if (cause != 0) {
+		char c[160];
+
+		json_object_set_new(a->obj, "resolve_cause",
+				    json_string(rec_resolve_format(cause, c, sizeof(c))));
+	}
+	/* strace's form: mode only when it matters, resolve only when set */
+	fprintf(a->txt, "{flags=%s", f);
+	if (creates || how.mode != 0)
+		fprintf(a->txt, ", mode=%s", m);
+	if (how.resolve != 0)
+		fprintf(a->txt, ", resolve=%s", res);
+	fputc('}', a->txt);
 }
 
 static void render_sockaddr(struct argctx *a)

@@ -65,6 +65,41 @@ static bool is_modifying(const char *name)
 	return false;
 }
 
+static bool is_named(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Calls that act on a final symlink itself rather than on what it names (path_resolution(7)). */
+static bool is_nofollow(const char *name)
+{
+	static const char *const names[] = {
+		"lstat",     "readlink", "readlinkat", "unlink",     "unlinkat", "rmdir",
+		"rename",    "renameat", "renameat2",  "link",	     "linkat",	 "symlink",
+		"symlinkat", "mkdir",	 "mkdirat",    "mknod",	     "mknodat",	 "lchown",
+		"umount2",   "chroot",	 "pivot_root", "move_mount",
+	};
+
+	return is_named(name, names, sizeof(names) / sizeof(names[0]));
+}
+
+/*
+ * Calls after which a directory path may name something else: the
+ * recorder's cache of canonical directories starts over (recorder/pathres.h).
+ */
+static bool is_reshaping(const char *name)
+{
+	static const char *const names[] = {
+		"unlink",  "unlinkat",	 "rmdir",      "rename", "renameat", "renameat2", "mount",
+		"umount2", "pivot_root", "move_mount", "chroot", "unshare",  "setns",
+	};
+
+	return is_named(name, names, sizeof(names) / sizeof(names[0]));
+}
+
 static enum rec_net_role net_role(const char *name)
 {
 	if (strcmp(name, "socket") == 0 || strcmp(name, "accept") == 0 ||
@@ -89,8 +124,8 @@ static bool is_failure_only(const char *name)
 }
 
 /*
- * Fill nargs, no_return, modifies, net_role, is_failure_only and oflags_arg
- * once; the table is otherwise constant.  Linear in the table's size.
+ * Fill nargs, no_return, modifies, net_role, is_failure_only, the flag
+ * indexes and path traits once; the table is otherwise constant.  Linear in the table's size.
  */
 static void table_finish(void)
 {
@@ -104,10 +139,16 @@ static void table_finish(void)
 		s->modifies = is_modifying(s->name);
 		s->net_role = net_role(s->name);
 		s->is_failure_only = is_failure_only(s->name);
+		s->is_nofollow = is_nofollow(s->name);
+		s->reshapes = is_reshaping(s->name);
 		s->oflags_arg = -1;
-		for (int a = 0; a < s->nargs; a++)
+		s->atflags_arg = -1;
+		for (int a = 0; a < s->nargs; a++) {
 			if (s->args[a].kind == RA_OFLAGS)
 				s->oflags_arg = a;
+			if (s->args[a].kind == RA_ATFLAGS)
+				s->atflags_arg = a;
+		}
 	}
 }
 
@@ -222,10 +263,17 @@ static void add_condition(struct lnch_filter_rule *r)
 {
 	r->arg = -1;
 	if (strcmp(r->name, "newfstatat") == 0 || strcmp(r->name, "statx") == 0) {
-		/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn */
+		/*
+		 * fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn,
+		 * but AT_EMPTY_PATH with a path is a path lookup.  The filter
+		 * cannot read the path: ptrace stops skip AT_EMPTY_PATH (a stop
+		 * each would cost too much), the notification listener gets them
+		 * all and the recorder drops the empty ones at their entry.
+		 */
 		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
 		r->mask = AT_EMPTY_PATH;
 		r->value = 0;
+		r->is_ptrace_only_cond = true;
 	} else if (strcmp(r->name, "prctl") == 0) {
 		r->arg = 0; /* only PR_SET_SECCOMP: the program installs a filter of its own */
 		r->mask = 0xffffffffu;

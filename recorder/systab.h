@@ -103,6 +103,9 @@ struct rec_sys {
 	bool no_return; /* exit, exit_group */
 	bool modifies; /* may create, change or delete its path arguments (mkdir, unlink, chmod …) */
 	int oflags_arg; /* index of the open(2) flags argument, or -1 */
+	int atflags_arg; /* index of the AT_* flags argument, or -1 */
+	bool is_nofollow; /* acts on a final symlink itself (lstat, readlink, unlink, rename …) */
+	bool reshapes; /* may change what an existing directory path names (rename, rmdir, mount …) */
 	enum rec_net_role net_role; /* what the call does to the set of watched sockets */
 	/*
 	 * Recorded only when it fails, unless its capture keeps it (a send

@@ -1,4 +1,4 @@
-/* Capture of %file arguments: path strings, their absolute form, open_how. */
+/* Capture of %file arguments: path strings, their canonical form (recorder/pathres.h), open_how. */
 #include "recorder/capture.h"
 #include "launcher/mem.h"
 
@@ -10,32 +10,6 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
-
-ssize_t rec_path_absolute(pid_t tid, int dirfd, const char *raw, char *out, size_t cap)
-{
-	char link[64], dir[PATH_MAX];
-	ssize_t n;
-	int len;
-
-	if (raw[0] == '/')
-		return snprintf(out, cap, "%s", raw) >= (int)cap ? -1 : (ssize_t)strlen(out);
-	if (dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-	else
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
-	n = readlink(link, dir, sizeof(dir) - 1);
-	if (n <= 0 || dir[0] != '/')
-		return -1;
-	dir[n] = '\0';
-	if (raw[0] == '\0')
-		len = snprintf(out, cap, "%s", dir);
-	else if (strcmp(raw, ".") == 0)
-		len = snprintf(out, cap, "%s", dir);
-	else
-		len = snprintf(out, cap, "%s%s%s", dir, n > 1 ? "/" : "",
-			       raw[0] == '.' && raw[1] == '/' ? raw + 2 : raw);
-	return len >= (int)cap ? -1 : len;
-}
 
 /* The dirfd a PATH_AT argument is relative to: the nearest preceding RA_DIRFD. */
 static int dirfd_for(const struct rec_sys *sys, const struct lnch_stop *st, int i)
@@ -109,28 +83,94 @@ static void capture_before(struct rec_capture *c, const struct lnch_stop *st, in
 		b.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 	}
 	buf = rec_capture_reserve(c, BNDL_BLOB_BEFORE, (uint16_t)i, sizeof(b));
-	if (buf != NULL)
+	if (buf != NULL) {
 		memcpy(buf, &b, sizeof(b));
+		rec_capture_commit(c, sizeof(b)); /* a later path argument reserves after it */
+	}
 }
 
-static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
+/* The open_how of an openat2 call, read once (also kept as its BNDL_BLOB_STRUCT); false when unreadable. */
+static bool read_open_how(struct rec_capture *c, const struct lnch_stop *st, struct open_how *how)
+{
+	void *buf;
+
+	for (int j = 0; j < c->sys->nargs; j++) {
+		if (c->sys->args[j].kind != RA_OPENHOW)
+			continue;
+		if (lnch_mem_read(st->tid, st->args[j], how, sizeof(*how)) < 0)
+			return false;
+		buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)j, sizeof(*how));
+		if (buf != NULL) {
+			memcpy(buf, how, sizeof(*how));
+			rec_capture_commit(c, sizeof(*how));
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the call acts on a final symlink (and magic link) itself: by its
+ * kind (lstat, unlink …, linkat without AT_SYMLINK_FOLLOW), AT_SYMLINK_NOFOLLOW,
+ * O_NOFOLLOW or O_CREAT|O_EXCL, or openat2's RESOLVE_NO_SYMLINKS/NO_MAGICLINKS.
+ */
+static bool final_not_followed(const struct rec_capture *c, const struct lnch_stop *st,
+			       const struct open_how *how)
+{
+	const struct rec_sys *s = c->sys;
+	uint64_t at = s->atflags_arg >= 0 ? st->args[s->atflags_arg] : 0;
+	uint64_t of = s->oflags_arg >= 0 ? st->args[s->oflags_arg] : 0;
+
+	if (how != NULL) {
+		of = how->flags;
+		if (how->resolve & (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS))
+			return true;
+	}
+	if (s->is_nofollow)
+		return !(at & AT_SYMLINK_FOLLOW);
+	return (at & AT_SYMLINK_NOFOLLOW) || (of & O_NOFOLLOW) ||
+	       (of & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+}
+
+/* newfstatat/statx(fd, "", AT_EMPTY_PATH): fstat(3), which teaches nothing about paths. */
+static bool is_fstat(const struct rec_capture *c, const struct lnch_stop *st, const char *raw)
+{
+	const struct rec_sys *s = c->sys;
+
+	return raw[0] == '\0' && s != NULL && s->atflags_arg >= 0 &&
+	       (st->args[s->atflags_arg] & AT_EMPTY_PATH) &&
+	       (strcmp(s->name, "newfstatat") == 0 || strcmp(s->name, "statx") == 0);
+}
+
+/* Returns false when the call is not to be recorded (an fstat). */
+static bool capture_path(struct rec_capture *c, const struct lnch_stop *st, int i, int dirfd)
 {
 	const char *raw = capture_string(c, st, i);
+	struct rec_path_req rq = { .tid = st->tid, .pid = st->pid, .dirfd = dirfd };
+	struct open_how how = { 0 };
+	bool has_how = false;
 	size_t off;
 	char *out;
 	ssize_t n;
 
 	if (raw == NULL)
-		return;
+		return true;
+	if (is_fstat(c, st, raw))
+		return false;
 	off = (size_t)(raw - c->arena);
+	if (c->sys != NULL) {
+		has_how = read_open_how(c, st, &how);
+		rq.is_nofollow = final_not_followed(c, st, has_how ? &how : NULL);
+		rq.resolve = how.resolve;
+	}
 	out = rec_capture_reserve(c, BNDL_BLOB_PATH, (uint16_t)i, PATH_MAX);
 	if (out == NULL)
-		return;
-	raw = c->arena + off; /* the arena may have moved */
-	n = rec_path_absolute(st->tid, dirfd, raw, out, PATH_MAX);
+		return true;
+	rq.raw = c->arena + off; /* the arena may have moved */
+	n = rec_path_canonical(c->paths, &rq, out, PATH_MAX);
 	if (n < 0) {
 		c->ev.nblobs--;
-		return;
+		return true;
 	}
 	rec_capture_commit(c, (size_t)n);
 	/* only calls that may change the path pay for the set lookup and lstat */
@@ -140,6 +180,7 @@ static void capture_path(struct rec_capture *c, const struct lnch_stop *st, int 
 		memcpy(abs, out, (size_t)n + 1); /* the next reserve may move the arena */
 		capture_before(c, st, i, abs, (size_t)n);
 	}
+	return true;
 }
 
 static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, int i)
@@ -147,23 +188,26 @@ static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, 
 	struct open_how how;
 	void *buf;
 
+	if (bndl_event_blob(&c->ev, BNDL_BLOB_STRUCT, (uint16_t)i) != NULL)
+		return; /* read with the path */
 	if (lnch_mem_read(st->tid, st->args[i], &how, sizeof(how)) < 0)
 		return;
 	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(how));
-	if (buf != NULL)
+	if (buf != NULL) {
 		memcpy(buf, &how, sizeof(how));
+		rec_capture_commit(c, sizeof(how));
+	}
 }
 
 bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		      enum rec_arg_kind kind)
 {
 	switch ((int)kind) {
-	case RA_PATH: capture_path(c, st, i, AT_FDCWD); break;
+	case RA_PATH: return capture_path(c, st, i, AT_FDCWD);
 	case RA_PATH_AT:
 		if (st->args[i] == 0) /* utimensat(fd, NULL, …) acts on fd itself */
 			break;
-		capture_path(c, st, i, dirfd_for(c->sys, st, i));
-		break;
+		return capture_path(c, st, i, dirfd_for(c->sys, st, i));
 	case RA_STR: capture_string(c, st, i); break;
 	case RA_OPENHOW: capture_open_how(c, st, i); break;
 	default: break;

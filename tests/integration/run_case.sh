@@ -238,6 +238,7 @@ run_to() {
 
 mask() {
 	sed -E -e 's/\b(pid|tid|ppid)=[0-9]+/\1=N/g' \
+		-e 's#/proc/[0-9]+(/task/[0-9]+)?/#/proc/N/#g' \
 		-e 's/(repro-[A-Za-z0-9_-]+)\.[A-Za-z0-9]{6}/\1.XXXXXX/g' \
 		-e 's/after [0-9]+ ms/after N ms/g' \
 		${CASE_MASK_SED:+-e "$CASE_MASK_SED"} "$1"

@@ -3,9 +3,9 @@
  * dirfds, chdir(2) and fchdir(2).
  *
  * Every call prints its own oracle: the call as made, and under it the
- * absolute path(s) a recorder must report (bundle-format.md: a relative
+ * canonical path(s) a recorder must report (bundle-format.md: a relative
  * path is joined to the directory named by the dirfd, or to the cwd of the
- * calling thread at the time of the call).  The base directory comes from
+ * calling thread at the time of the call, and `..` resolved).  The base directory comes from
  * mkdtemp(3) under $TMPDIR (default /tmp) and is removed at the end.
  */
 #ifndef _GNU_SOURCE
@@ -26,7 +26,10 @@ static char base[PATH_MAX];
 
 static void note_path(const char *key, const char *rel)
 {
-	oracle_note(key, "%s%s%s", base, *rel ? "/" : "", rel);
+	char abs[PATH_MAX * 2];
+
+	snprintf(abs, sizeof(abs), "%s%s%s", base, *rel ? "/" : "", rel);
+	oracle_note_canon(key, abs);
 }
 
 static int open_dir(const char *path)
@@ -151,7 +154,7 @@ int main(void)
 	r = SYS(SYS_fchdir, subfd);
 	oracle_call(r, "fchdir(%d)", subfd);
 	open_missing(AT_FDCWD, "AT_FDCWD", "after_fchdir_missing", "sub/after_fchdir_missing");
-	open_missing(AT_FDCWD, "AT_FDCWD", "../dotdot_missing", "sub/../dotdot_missing");
+	open_missing(AT_FDCWD, "AT_FDCWD", "../dotdot_missing", "dotdot_missing");
 
 	link_calls(dupfd, fd_text);
 	dir_calls(dupfd, fd_text);

@@ -16,8 +16,10 @@
 #define REPRO_TESTS_ORACLE_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A raw result: the return value and, when it is negative, errno. */
@@ -62,6 +64,42 @@ __attribute__((format(printf, 2, 3))) static inline void oracle_note(const char 
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+/*
+ * Print "  KEY CANONICAL" for the absolute path abs: its directory through
+ * realpath(3) (`..`, symlinks and /proc/self resolved), its last component
+ * as written; a path whose last component is `..` is a directory, resolved
+ * whole.  This is what repro records as "path" (docs/bundle-format.md).
+ */
+static inline void oracle_note_canon(const char *key, const char *abs)
+{
+	char dir[PATH_MAX * 2 + 16], *slash, *real;
+	const char *name;
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s", abs);
+	n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		dir[--n] = '\0';
+	slash = strrchr(dir, '/');
+	name = slash != NULL ? slash + 1 : dir;
+	if (strcmp(name, "..") == 0 || strcmp(name, ".") == 0) {
+		real = realpath(dir, NULL);
+		name = "";
+	} else if (slash != NULL) {
+		*slash = '\0';
+		real = realpath(dir[0] ? dir : "/", NULL);
+	} else {
+		real = NULL;
+	}
+	if (real == NULL)
+		oracle_note(key, "%s", abs);
+	else if (name[0] == '\0')
+		oracle_note(key, "%s", real);
+	else
+		oracle_note(key, "%s/%s", strcmp(real, "/") == 0 ? "" : real, name);
+	free(real);
 }
 
 #endif /* REPRO_TESTS_ORACLE_H */

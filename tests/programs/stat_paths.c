@@ -31,7 +31,10 @@ static char base[PATH_MAX];
 
 static void note_rel(const char *rel)
 {
-	oracle_note("path", "%s/%s", base, rel);
+	char abs[PATH_MAX * 2];
+
+	snprintf(abs, sizeof(abs), "%s/%s", base, rel);
+	oracle_note_canon("path", abs);
 }
 
 static void show_stat(struct sysres r, const struct stat *st)
@@ -59,7 +62,7 @@ static void stat_abs(const char *path)
 	struct sysres r = SYS(SYS_newfstatat, AT_FDCWD, path, &st, 0);
 
 	oracle_call(r, "newfstatat(AT_FDCWD, \"%s\", 0)", path);
-	oracle_note("path", "%s", path);
+	oracle_note_canon("path", path);
 	if (r.rc == 0)
 		printf("  = type %o perm %o\n", (unsigned)(st.st_mode & S_IFMT),
 		       (unsigned)(st.st_mode & 07777));
@@ -127,7 +130,7 @@ static void readlink_abs(const char *path)
 	struct sysres r = SYS(SYS_readlinkat, AT_FDCWD, path, buf, sizeof(buf));
 
 	oracle_call(r, "readlinkat(AT_FDCWD, \"%s\", %zu)", path, sizeof(buf));
-	oracle_note("path", "%s", path);
+	oracle_note_canon("path", path);
 	if (r.rc >= 0)
 		printf("  = \"%.*s\"\n", (int)r.rc, buf);
 }
@@ -212,7 +215,7 @@ int main(void)
 	if (chdir("sub") == 0) {
 		r = SYS(SYS_newfstatat, AT_FDCWD, "../file", &st, 0);
 		oracle_call(r, "newfstatat(AT_FDCWD, \"../file\", 0)");
-		oracle_note("path", "%s/sub/../file", base);
+		oracle_note("path", "%s/file", base); /* `..` resolved against the real directory */
 		show_stat(r, &st);
 	}
 	if (chdir(base) < 0)
@@ -234,6 +237,12 @@ int main(void)
 	stat_abs("/proc/self/fd");
 	readlink_abs("/proc/self/cwd");
 	stat_abs("/etc/passwd");
+	{
+		char fd0[PATH_MAX];
+		ssize_t n = readlink("/proc/self/fd/0", fd0, sizeof(fd0) - 1);
+
+		printf("# stdin is %.*s\n", n > 0 ? (int)n : 1, n > 0 ? fd0 : "?");
+	}
 	stat_kernel_only("/dev/stdin");
 	stat_kernel_only("/proc/mounts");
 	/* /proc/self itself is a symlink; through /proc/self/cwd a missing name is missing */

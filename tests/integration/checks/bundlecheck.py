@@ -53,6 +53,15 @@ def norm(path):
     return "/" + "/".join(parts) if path.startswith("/") else "/".join(parts)
 
 
+def canon(path):
+    """What repro records as "path" for an absolute path: its directory
+    resolved (realpath), its last component as written."""
+    d, name = os.path.split(path.rstrip("/") or "/")
+    if name in ("", ".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(d), name)
+
+
 def _load_jsonl(path):
     rows = []
     with open(path, encoding="utf-8") as f:

@@ -60,7 +60,7 @@ if b.processes:
         # a program that could not be run: a shell's status, no exec
         bc.expect((first.get("exit") or {}).get("code") in (126, 127),
                   "a first process without an exec exited 126 or 127", first)
-    elif execs[0].get("argv") != argv and execs[0].get("path") == "/bin/sh":
+    elif execs[0].get("argv") != argv and execs[0].get("path_as_written", execs[0].get("path")) == "/bin/sh":
         # a file without #! (ENOEXEC) runs through /bin/sh, as execvp(3) does
         bc.expect(execs[0].get("argv") == ["/bin/sh"] + argv[:1] + argv[1:],
                   "the /bin/sh fallback runs the recorded command", execs[:1])

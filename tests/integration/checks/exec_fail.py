@@ -14,7 +14,7 @@ print("exec_fail: %s" % name)
 if name.endswith("plain.sh"):
     bc.expect_exit(b, code=0)
     bc.expect("plain ran with 1 argument(s)" in bc.stdout(), "sh ran the file", bc.stdout())
-    bc.expect(bool(b.find(syscall="execve", path="/bin/sh")), "the execve of /bin/sh is recorded",
+    bc.expect(bool(b.find(syscall="execve", path_as_written="/bin/sh")), "the execve of /bin/sh is recorded",
               b.find(syscall="execve"))
     bc.done()
 want = 126 if name.endswith("tool.sh") else 127

@@ -17,7 +17,7 @@ execs = main.get("execs") or []
 bc.expect(len(execs) == 2, "the process has two execs", execs)
 if len(execs) == 2:
     if mode_true:
-        bc.expect(execs[1].get("path") == "/bin/true" and execs[1].get("argv") == ["/bin/true"],
+        bc.expect(execs[1].get("path") == bc.canon("/bin/true") and execs[1].get("argv") == ["/bin/true"],
                   "second exec is /bin/true", execs[1])
     else:
         second = execs[1]

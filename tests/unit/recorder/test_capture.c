@@ -75,11 +75,54 @@ static void test_capture_relative_paths_of_every_length(void **state)
 	}
 }
 
+/* newfstatat(fd, "", AT_EMPTY_PATH) is fstat(3): dropped; with a path it is recorded */
+static void test_capture_empty_path_fstat_dropped(void **state)
+{
+	struct rec_systab *tab = rec_systab_new();
+	struct rec_capture c = { .tid = getpid() };
+	struct lnch_stop st = { .tid = getpid(), .pid = getpid(), .arch = lnch_arch_audit_token() };
+	const struct rec_sys *sys = rec_systab_lookup(tab, lnch_arch_audit_token(),
+						      seccomp_syscall_resolve_name("newfstatat"));
+	cleanup_close int fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cleanup_free char *etc = realpath("/etc", NULL);
+	char want[PATH_MAX];
+	const struct bndl_blob *a;
+
+	(void)state;
+	assert_non_null(sys);
+	assert_true(fd >= 0);
+	st.args[0] = (uint64_t)fd;
+	st.args[1] = (uint64_t)(uintptr_t) "";
+	st.args[3] = AT_EMPTY_PATH;
+	rec_capture_reset(&c);
+	c.sys = sys;
+	assert_false(rec_file_capture(&c, &st, 1, RA_PATH_AT));
+	st.args[1] = (uint64_t)(uintptr_t) "passwd";
+	rec_capture_reset(&c);
+	c.sys = sys;
+	assert_true(rec_file_capture(&c, &st, 1, RA_PATH_AT));
+	rec_capture_finish(&c);
+	a = bndl_event_blob(&c.ev, BNDL_BLOB_PATH, 1);
+	assert_non_null(a);
+	snprintf(want, sizeof(want), "%s/passwd", etc);
+	assert_int_equal(a->len, strlen(want));
+	assert_memory_equal(a->data, want, a->len);
+	/* without AT_EMPTY_PATH an empty path is an ENOENT worth recording */
+	st.args[1] = (uint64_t)(uintptr_t) "";
+	st.args[3] = 0;
+	rec_capture_reset(&c);
+	c.sys = sys;
+	assert_true(rec_file_capture(&c, &st, 1, RA_PATH_AT));
+	rec_capture_release(&c);
+	rec_systab_free(tab);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_capture_relative_path_of_eight_bytes),
 		cmocka_unit_test(test_capture_relative_paths_of_every_length),
+		cmocka_unit_test(test_capture_empty_path_fstat_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <seccomp.h>
@@ -553,6 +554,94 @@ static void test_render_not_a_syscall_eproto(void **state)
 	assert_null(line);
 }
 
+static void test_render_path_as_written(void **state)
+{
+	struct bndl_event ev = syscall_event("openat");
+	struct rendered o;
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.ret = 3;
+	add_path(&ev, 1, "./../etc/hostname", "/etc/hostname");
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "path"), "/etc/hostname");
+	assert_string_equal(str_key(o.json, "path_as_written"), "./../etc/hostname");
+	/* trace.txt shows the argument as written, as strace does */
+	assert_non_null(strstr(o.line, "\"./../etc/hostname\""));
+	rendered_free(&o);
+
+	ev = syscall_event("openat");
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	add_path(&ev, 1, "/etc/hostname", "/etc/hostname");
+	o = render(*state, &ev);
+	assert_null(json_object_get(o.json, "path_as_written")); /* only where it differs */
+	rendered_free(&o);
+}
+
+static void openat2_event(struct bndl_event *ev, struct open_how *how, int64_t ret)
+{
+	*ev = syscall_event("openat2");
+	ev->args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev->args[3] = sizeof(*how);
+	ev->ret = ret;
+	add_path(ev, 1, "sub/x", "/d/sub/x");
+	add_blob(ev, BNDL_BLOB_STRUCT, 2, how, sizeof(*how));
+}
+
+static void test_render_openat2_resolve(void **state)
+{
+	static const struct {
+		uint64_t resolve;
+		int err;
+		const char *text, *cause;
+	} cases[] = {
+		{ RESOLVE_BENEATH, EXDEV, "RESOLVE_BENEATH", "RESOLVE_BENEATH" },
+		{ RESOLVE_IN_ROOT, EXDEV, "RESOLVE_IN_ROOT", "RESOLVE_IN_ROOT" },
+		{ RESOLVE_NO_XDEV, EXDEV, "RESOLVE_NO_XDEV", "RESOLVE_NO_XDEV" },
+		{ RESOLVE_NO_SYMLINKS, ELOOP, "RESOLVE_NO_SYMLINKS", "RESOLVE_NO_SYMLINKS" },
+		{ RESOLVE_NO_MAGICLINKS, ELOOP, "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_MAGICLINKS" },
+		{ RESOLVE_CACHED, EAGAIN, "RESOLVE_CACHED", "RESOLVE_CACHED" },
+		{ RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, ELOOP,
+		  "RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH", "RESOLVE_NO_SYMLINKS" },
+		{ RESOLVE_NO_XDEV, ENOENT, "RESOLVE_NO_XDEV", NULL }, /* not the flag's doing */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
+					.resolve = cases[i].resolve };
+		struct bndl_event ev;
+		struct rendered o;
+		char want[160];
+
+		openat2_event(&ev, &how, -cases[i].err);
+		o = render(*state, &ev);
+		assert_string_equal(str_key(o.json, "flags"), "O_RDONLY|O_CLOEXEC");
+		assert_string_equal(str_key(o.json, "resolve"), cases[i].text);
+		assert_null(json_object_get(o.json, "mode"));
+		if (cases[i].cause != NULL)
+			assert_string_equal(str_key(o.json, "resolve_cause"), cases[i].cause);
+		else
+			assert_null(json_object_get(o.json, "resolve_cause"));
+		snprintf(want, sizeof(want), "{flags=O_RDONLY|O_CLOEXEC, resolve=%s}",
+			 cases[i].text);
+		assert_non_null(strstr(o.line, want));
+		rendered_free(&o);
+	}
+}
+
+static void test_render_openat2_create_mode(void **state)
+{
+	struct open_how how = { .flags = O_WRONLY | O_CREAT, .mode = 0640 };
+	struct bndl_event ev;
+	struct rendered o;
+
+	openat2_event(&ev, &how, 3);
+	o = render(*state, &ev);
+	assert_string_equal(str_key(o.json, "mode"), "0640");
+	assert_null(json_object_get(o.json, "resolve"));
+	assert_non_null(strstr(o.line, "{flags=O_WRONLY|O_CREAT, mode=0640}"));
+	rendered_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +670,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_render_undecoded_syscall_by_name, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_render_not_a_syscall_eproto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_path_as_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_openat2_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_openat2_create_mode, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -286,14 +286,19 @@ static void test_systab_filter_rules_file(void **state)
 	cleanup_free struct lnch_filter_rule *rules = rec_filter_rules(REC_CLASS_FILE, &n);
 	const struct lnch_filter_rule *r = find_rule(rules, n, "newfstatat");
 
-	/* fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): it does not stop */
+	/*
+	 * fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): it does not make a
+	 * ptrace stop; the listener gets it, for AT_EMPTY_PATH with a path
+	 */
 	assert_non_null(r);
 	assert_int_equal(r->arg, 3);
 	assert_int_equal(r->mask, AT_EMPTY_PATH);
 	assert_int_equal(r->value, 0);
+	assert_true(r->is_ptrace_only_cond);
 	r = find_rule(rules, n, "statx");
 	assert_non_null(r);
 	assert_int_equal(r->arg, 2);
+	assert_true(r->is_ptrace_only_cond);
 	assert_int_equal(find_rule(rules, n, "openat")->arg, -1);
 	assert_null(find_rule(rules, n, "connect"));
 }

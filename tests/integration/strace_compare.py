@@ -333,6 +333,24 @@ def collect(calls, start_cwd):
     return calls
 
 
+def canonical(path):
+    """The canonical form repro records (docs/bundle-format.md "path"): the
+    directory part resolved as it is now (`..` and directory symlinks), the
+    last component as written.  strace prints paths as the program wrote
+    them, so a strace path matches an event under either form."""
+    if path is None or not path.startswith("/") or path == "/":
+        return path
+    head, tail = os.path.split(path.rstrip("/"))
+    if tail in ("", ".", ".."):
+        return norm(os.path.realpath(path))
+    return norm(os.path.join(os.path.realpath(head), tail))
+
+
+def path_matches(ev, key, path):
+    seen = norm(ev.get(key))
+    return seen == path or seen == canonical(path)
+
+
 def event_matches(ev, c):
     if ev.get("syscall") != c.name or ev.get("errno") != c.errno:
         return False
@@ -341,12 +359,10 @@ def event_matches(ev, c):
     for key, path, _ in c.paths:
         if path is None:
             continue
-        seen = norm(ev.get(key))
         if c.name in ("symlink", "symlinkat"):
-            seen_any = {norm(ev.get("path")), norm(ev.get("newpath"))}
-            if path not in seen_any:
+            if not (path_matches(ev, "path", path) or path_matches(ev, "newpath", path)):
                 return False
-        elif seen != path:
+        elif not path_matches(ev, key, path):
             return False
     if c.addr is not None and event_addr(ev) != c.addr:
         return False

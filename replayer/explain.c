@@ -45,6 +45,8 @@ struct xp_state {
 	struct xp_facts facts;
 	struct xp_netidx net;
 	json_t *manifest; /* borrowed from the reader */
+	/* events whose result repro did not see, by unseen_reason: kernel_walk, credentials, other */
+	size_t unseen[3];
 };
 
 /* ---- the ok map ---- */
@@ -273,6 +275,13 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 
 	if (sc == NULL)
 		return 0;
+	if (json_is_true(json_object_get(ev, "result_unseen"))) {
+		const char *why = bndl_json_str(ev, "unseen_reason");
+
+		st->unseen[why != NULL && strcmp(why, "kernel_walk") == 0	    ? 0
+			   : why != NULL && strcmp(why, "credentials_changed") == 0 ? 1
+										    : 2]++;
+	}
 	if (st->facts.filter_seq == 0 && bndl_json_int(ev, "ret", -1) == 0 &&
 	    (strcmp(sc, "seccomp") == 0 || strcmp(sc, "prctl") == 0)) {
 		st->facts.filter_seq = seq;
@@ -626,6 +635,33 @@ static void put_evidence(const struct xp_finding *x, FILE *out)
 	fputc('\n', out);
 }
 
+/*
+ * Calls whose result repro did not see cannot be findings: say how many
+ * and why, so that a missing cause is not taken for an absent one.
+ */
+static void put_unseen(const struct xp_state *st, FILE *out)
+{
+	static const char *const why[] = {
+		"through a magic link or /proc/self, which only the kernel walks as the program would",
+		"just after a change of credentials, root or mounts",
+		"seen at entry only (close)",
+	};
+	size_t total = st->unseen[0] + st->unseen[1] + st->unseen[2];
+	bool first = true;
+
+	if (total == 0)
+		return;
+	fprintf(out, "%zu call%s ran out of repro's sight, result unknown (", total,
+		total == 1 ? "" : "s");
+	for (size_t i = 0; i < 3; i++) {
+		if (st->unseen[i] == 0)
+			continue;
+		fprintf(out, "%s%zu %s", first ? "" : "; ", st->unseen[i], why[i]);
+		first = false;
+	}
+	fputs(").\n", out);
+}
+
 static void put_text(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
 		     size_t real, size_t noise, FILE *out)
 {
@@ -640,6 +676,7 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 	if (st->dropped > 0)
 		fprintf(out, "; %zu more not examined (limit)", st->dropped);
 	fputs(".\n", out);
+	put_unseen(st, out);
 	for (size_t i = 0; i < shown; i++) {
 		const struct xp_finding *x = ranked[i];
 
@@ -674,6 +711,10 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 	json_object_set_new(doc, "total", json_integer((json_int_t)(st->nf - noise)));
 	json_object_set_new(doc, "noise", json_integer((json_int_t)noise));
 	json_object_set_new(doc, "not_examined", json_integer((json_int_t)st->dropped));
+	json_object_set_new(doc, "unseen",
+			    json_pack("{s:I,s:I,s:I}", "kernel_walk", (json_int_t)st->unseen[0],
+				      "credentials_changed", (json_int_t)st->unseen[1], "other",
+				      (json_int_t)st->unseen[2]));
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");

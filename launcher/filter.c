@@ -163,7 +163,7 @@ void lnch_filter_view_init(struct lnch_filter_view *v, const struct lnch_filter_
 			   size_t nrules, bool notify)
 {
 	memset(v, 0, sizeof(*v));
-	v->all = with_taint_rules(rules, nrules, true, &v->nall);
+	v->all = with_taint_rules(rules, nrules, notify, &v->nall);
 	v->notify = notify;
 	v->narch = lnch_arch_filter_arches(v->arch, LNCH_VIEW_ABIS);
 	for (size_t a = 0; a < v->narch; a++) {
@@ -200,7 +200,7 @@ static bool condition_holds(const struct lnch_filter_rule *r, const uint64_t arg
 enum lnch_filter_action lnch_filter_view_action(const struct lnch_filter_view *v, uint32_t arch,
 						int nr, const uint64_t args[6])
 {
-	bool native = arch == lnch_arch_audit_token();
+	bool native = arch == lnch_arch_audit_token(), notified;
 
 	for (size_t a = 0; a < v->narch; a++) {
 		const struct lnch_filter_rule *r;
@@ -210,10 +210,11 @@ enum lnch_filter_action lnch_filter_view_action(const struct lnch_filter_view *v
 		if (nr < 0 || nr >= LNCH_VIEW_NRS || v->rule[a][nr] == 0)
 			return LNCH_FILTER_ALLOW;
 		r = &v->all[v->rule[a][nr] - 1];
-		if (native && !condition_holds(r, args))
+		notified = v->notify && native && lnch_behalf_supported(r->name);
+		/* as add_rule(): a ptrace-only condition is not applied to a notified call */
+		if (native && !(r->is_ptrace_only_cond && notified) && !condition_holds(r, args))
 			return LNCH_FILTER_ALLOW;
-		return v->notify && native && lnch_behalf_supported(r->name) ? LNCH_FILTER_NOTIFY
-									     : LNCH_FILTER_TRACE;
+		return notified ? LNCH_FILTER_NOTIFY : LNCH_FILTER_TRACE;
 	}
 	return LNCH_FILTER_ALLOW;
 }

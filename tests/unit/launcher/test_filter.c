@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -268,6 +269,90 @@ static void test_filter_arg_condition_in_kernel(void **state)
 	lnch_filter_release(&prog);
 }
 
+/*
+ * The view agrees with the kernel: for each sample call, the built filter
+ * traps it (ENOSYS without a tracer) exactly when the view says it stops.
+ */
+struct sample {
+	long nr;
+	uint64_t args[6];
+};
+
+static const struct sample samples[] = {
+	{ SYS_getpid, { 0 } },
+	{ SYS_openat, { (uint64_t)AT_FDCWD, 0, 0, 0, 0, 0 } },
+	{ SYS_newfstatat, { (uint64_t)AT_FDCWD, 0, 0, 0, 0, 0 } },
+	{ SYS_newfstatat, { 0, 0, 0, AT_EMPTY_PATH, 0, 0 } },
+	{ SYS_prctl, { PR_GET_DUMPABLE, 0, 0, 0, 0, 0 } },
+	{ SYS_prctl, { PR_SET_SECCOMP, 99, 0, 0, 0, 0 } },
+};
+
+static const struct lnch_filter_rule view_rules[] = {
+	{ .name = "openat", .arg = -1 },
+	{ .name = "newfstatat",
+	  .arg = 3,
+	  .mask = AT_EMPTY_PATH,
+	  .value = 0,
+	  .is_ptrace_only_cond = true },
+	{ .name = "prctl", .arg = 0, .mask = 0xffffffffu, .value = PR_SET_SECCOMP },
+};
+
+/* Exit code: bit i set when sample i trapped. */
+static int samples_child(const struct sock_fprog *prog)
+{
+	int trapped = 0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) != 0)
+		return 255;
+	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		const uint64_t *a = samples[i].args;
+
+		errno = 0;
+		if (syscall(samples[i].nr, a[0], a[1], a[2], a[3], a[4], a[5]) == -1 &&
+		    errno == ENOSYS)
+			trapped |= 1 << i;
+	}
+	return trapped;
+}
+
+static void test_filter_view_matches_kernel(void **state)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct sock_fprog prog = { 0 };
+	struct lnch_filter_view view;
+	int status = 0, want = 0;
+	pid_t pid;
+
+	assert_int_equal(lnch_filter_build(view_rules, 3, false, &prog, &err), 0);
+	lnch_filter_view_init(&view, view_rules, 3, false);
+	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+		if (lnch_filter_view_action(&view, AUDIT_ARCH_X86_64, (int)samples[i].nr,
+					    samples[i].args) != LNCH_FILTER_ALLOW)
+			want |= 1 << i;
+	pid = fork();
+	if (pid == 0)
+		_exit(samples_child(&prog));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), want);
+	/* openat, newfstatat with a path and prctl(PR_SET_SECCOMP) stop; the rest run */
+	assert_int_equal(want, (1 << 1) | (1 << 2) | (1 << 5));
+	lnch_filter_view_release(&view);
+	/* with notify, a path-only call is notified, its ptrace-only condition not applied */
+	lnch_filter_view_init(&view, view_rules, 3, true);
+	assert_int_equal(
+		lnch_filter_view_action(&view, AUDIT_ARCH_X86_64, SYS_newfstatat, samples[3].args),
+		LNCH_FILTER_NOTIFY);
+	/* a taint call, added with notify */
+	assert_int_equal(
+		lnch_filter_view_action(&view, AUDIT_ARCH_X86_64, SYS_setuid, samples[0].args),
+		LNCH_FILTER_TRACE);
+	lnch_filter_view_release(&view);
+	lnch_filter_release(&prog);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_filter_traps_openat_not_getpid),
 		cmocka_unit_test(test_filter_arg_condition_in_kernel),
 		cmocka_unit_test(test_filter_notify_path_calls),
+		cmocka_unit_test(test_filter_view_matches_kernel),
 	};
 
 	/* prctl(2): PR_GET_SECCOMP fails with EINVAL when the kernel has no seccomp */

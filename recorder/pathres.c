@@ -105,17 +105,28 @@ static void cache_insert(struct rec_pathcache *pc, const char *key, size_t klen,
 	pc->n++;
 }
 
+/*
+ * The next component of path from *r on: skips the '/' before it, leaves
+ * *r at its start and returns its length (0 at the end).
+ */
+static size_t next_component(const char *path, size_t *r)
+{
+	size_t n;
+
+	while (path[*r] == '/')
+		(*r)++;
+	for (n = 0; path[*r + n] != '\0' && path[*r + n] != '/'; n++)
+		;
+	return n;
+}
+
 size_t rec_path_fold(char *path)
 {
 	size_t w = 0, r = 0;
 
 	while (path[r] != '\0') {
-		size_t n;
+		size_t n = next_component(path, &r);
 
-		while (path[r] == '/')
-			r++;
-		for (n = 0; path[r + n] != '\0' && path[r + n] != '/'; n++)
-			;
 		if (n == 0 || (n == 1 && path[r] == '.')) {
 			r += n;
 			continue;
@@ -150,12 +161,8 @@ static size_t light_fold(char *path)
 	bool abs = path[0] == '/';
 
 	while (path[r] != '\0') {
-		size_t n;
+		size_t n = next_component(path, &r);
 
-		while (path[r] == '/')
-			r++;
-		for (n = 0; path[r + n] != '\0' && path[r + n] != '/'; n++)
-			;
 		if (n == 0 || (n == 1 && path[r] == '.')) {
 			r += n;
 			continue;

@@ -48,6 +48,14 @@ const struct rec_sys *rec_systab_entries(size_t *n)
 	return table;
 }
 
+static bool is_named(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Calls that change what their path names (opens decide by their flags). */
 static bool is_modifying(const char *name)
 {
@@ -59,18 +67,7 @@ static bool is_modifying(const char *name)
 		"futimesat", "setxattr",  "lsetxattr", "removexattr", "lremovexattr",
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool is_named(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
+	return is_named(name, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* Calls that act on a final symlink itself rather than on what it names (path_resolution(7)). */

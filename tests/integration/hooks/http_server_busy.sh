@@ -1,25 +1,6 @@
 # shellcheck shell=bash disable=SC2154,SC2034 # variables of run_case.sh
 # Another listener holds @PORT@ for the whole case.
+. "$source/tests/integration/hooks/listener.sh"
 
-case_begin() {
-	/usr/bin/python3 -c '
-import socket, sys, time
-s = socket.socket()
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen()
-open(sys.argv[2], "w").close()
-time.sleep(600)
-' "$PORT" "$work/listener.ready" </dev/null >/dev/null 2>&1 &
-	echo $! >"$work/listener.pid"
-	for _ in $(seq 100); do
-		[ -e "$work/listener.ready" ] && return 0
-		sleep 0.05
-	done
-	echo "hook: the listener on port $PORT did not start" >&2
-	return 1
-}
-
-case_end() {
-	[ -f "$work/listener.pid" ] && kill "$(cat "$work/listener.pid")" 2>/dev/null
-	rm -f "$work/listener.pid"
-}
+case_begin() { hold_port "$PORT"; }
+case_end() { release_port; }

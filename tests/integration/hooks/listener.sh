@@ -12,13 +12,13 @@ s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen()
 open(sys.argv[2], "w").close()
 time.sleep(600)
-' "$1" "$work/listener.ready" </dev/null >/dev/null 2>&1 &
+' "$1" "$work/listener.ready" </dev/null >/dev/null 2>"$work/listener.err" &
 	echo $! >"$work/listener.pid"
 	for _ in $(seq 100); do
 		[ -e "$work/listener.ready" ] && return 0
 		sleep 0.05
 	done
-	echo "hook: the listener on port $1 did not start" >&2
+	echo "hook: the listener on port $1 did not start: $(tail -1 "$work/listener.err")" >&2
 	return 1
 }
 

@@ -29,7 +29,7 @@
 
 static int setup(void **state)
 {
-	*state = rec_renderer_new(NULL);
+	*state = rec_renderer_new(NULL, NULL);
 	return 0;
 }
 

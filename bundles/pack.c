@@ -239,6 +239,7 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 	struct proc *p = proc_get(st, ev->pid, ev->t_ns);
 	const struct bndl_blob *path = bndl_event_blob(ev, BNDL_BLOB_PATH, 0);
 	const struct bndl_blob *written = bndl_event_blob(ev, BNDL_BLOB_STR, 0);
+	const struct bndl_blob *env = bndl_event_blob(ev, BNDL_BLOB_ARGV, 2);
 	json_t *exec = json_object();
 
 	json_object_set_new(exec, "t_ns", json_integer((json_int_t)ev->t_ns));
@@ -250,6 +251,9 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 				    bndl_json_bytes(written->data, written->len));
 	json_object_set_new(exec, "argv",
 			    argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
+	if (env != NULL && env->data != NULL && st->ops != NULL && st->ops->env_json != NULL)
+		json_object_set_new(exec, "env",
+				    st->ops->env_json(st->ops->ctx, env->data, env->len));
 	json_array_append_new(p->execs, exec);
 }
 

@@ -13,6 +13,7 @@
 #include "common/err.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -34,6 +35,13 @@ struct bndl_render_ops {
 	 * frees; used for the exec argv of processes.jsonl.
 	 */
 	char *(*redact_arg)(void *ctx, const char *arg, const char *prev);
+	/*
+	 * env_json (may be NULL: execs are written without "env"): the
+	 * NUL-separated "NAME=value" strings of data[0..len) (an exec's envp)
+	 * as the new JSON array of processes.jsonl's "env", redacted as it may
+	 * leave the machine; ownership moves to the caller.
+	 */
+	json_t *(*env_json)(void *ctx, const char *data, size_t len);
 	void *ctx; /* borrowed: passed to the callbacks */
 };
 

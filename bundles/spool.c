@@ -118,18 +118,23 @@ static uint16_t blob_kind(const struct bndl_blob *b)
 }
 
 /*
- * The most bytes blob I of EV may keep: BNDL_ARGV_MAX for the first argv
- * blob, BNDL_BLOB_MAX for any other, so that no record exceeds
- * BNDL_SPOOL_REC_MAX.
+ * The most bytes blob I of EV may keep: BNDL_BLOB_MAX for a blob that is
+ * not an argv list; the argv lists of a record (an exec's argv and envp)
+ * share BNDL_ARGV_MAX, as execve(2) counts them together, so blob I gets
+ * what the ones before it left.  No record exceeds BNDL_SPOOL_REC_MAX.
+ * O(I).
  */
 static size_t blob_cap(const struct bndl_event *ev, uint16_t i)
 {
+	size_t before = 0;
+
 	if (blob_kind(&ev->blobs[i]) != BNDL_BLOB_ARGV)
 		return BNDL_BLOB_MAX;
-	for (uint16_t k = 0; k < i; k++)
-		if (blob_kind(&ev->blobs[k]) == BNDL_BLOB_ARGV)
-			return BNDL_BLOB_MAX;
-	return BNDL_ARGV_MAX;
+	/* the blobs before I keep min(their lengths, BNDL_ARGV_MAX) together */
+	for (uint16_t k = 0; k < i && before < BNDL_ARGV_MAX; k++)
+		if (blob_kind(&ev->blobs[k]) == BNDL_BLOB_ARGV && ev->blobs[k].data != NULL)
+			before += ev->blobs[k].len;
+	return before >= BNDL_ARGV_MAX ? 0 : BNDL_ARGV_MAX - before;
 }
 
 static size_t blob_len(const struct bndl_event *ev, uint16_t i)

@@ -26,19 +26,20 @@
 /* Largest blob a record may hold (bytes); longer data is cut and flagged. */
 #define BNDL_BLOB_MAX (64u * 1024u)
 /*
- * Largest argv blob (BNDL_BLOB_ARGV, bytes), the one exception to
- * BNDL_BLOB_MAX, for the first such blob of a record: what execve(2) accepts
- * for argv and the environment together, 3/4 of the kernel's _STK_LIM
- * (8 MiB) when RLIMIT_STACK is 24 MiB or more, a quarter of RLIMIT_STACK
- * otherwise (fs/exec.c, bprm_stack_limits(); each string is at most
- * MAX_ARG_STRLEN, 128 KiB).  So an exec's argv is never cut.
+ * Most bytes of the argv blobs (BNDL_BLOB_ARGV) of one record together, the
+ * one exception to BNDL_BLOB_MAX: what execve(2) accepts for argv and the
+ * environment together, 3/4 of the kernel's _STK_LIM (8 MiB) when
+ * RLIMIT_STACK is 24 MiB or more, a quarter of RLIMIT_STACK otherwise
+ * (fs/exec.c, bprm_stack_limits(); each string is at most MAX_ARG_STRLEN,
+ * 128 KiB).  So an exec's argv and envp are never cut.
  */
 #define BNDL_ARGV_MAX (6u * 1024u * 1024u)
 
 enum bndl_rec_type {
 	BNDL_REC_SYSCALL = 1, /* a traced syscall: entry + result */
 	BNDL_REC_PROC_START = 2, /* a new process: pid, ppid, t_ns */
-	BNDL_REC_PROC_EXEC = 3, /* a successful exec: pid, t_ns, PATH + ARGV blobs */
+	BNDL_REC_PROC_EXEC =
+		3, /* a successful exec: pid, t_ns, PATH, ARGV 1 (argv), ARGV 2 (envp) */
 	BNDL_REC_PROC_EXIT = 4, /* a process ended: pid, t_ns, wait status */
 	BNDL_REC_PROC_LEFT = 5, /* a process still running when recording stopped */
 };
@@ -61,7 +62,7 @@ enum bndl_blob_kind {
 	BNDL_BLOB_STR = 1, /* a string argument as read from the tracee (argi) */
 	BNDL_BLOB_PATH = 2, /* absolute form of path argument argi */
 	BNDL_BLOB_SOCKADDR = 3, /* raw struct sockaddr bytes of argument argi */
-	BNDL_BLOB_ARGV = 4, /* NUL-separated argv list of argument argi */
+	BNDL_BLOB_ARGV = 4, /* NUL-separated string list of argument argi (exec argv, envp) */
 	BNDL_BLOB_OUT = 5, /* bytes the call wrote to argument argi (e.g. SO_ERROR) */
 	BNDL_BLOB_STRUCT = 6, /* a struct read at entry (clone_args, open_how) */
 	BNDL_BLOB_BEFORE =
@@ -120,7 +121,7 @@ struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err);
 
 /*
  * bndl_spool_append - copy ev (and its blobs, each cut to BNDL_BLOB_MAX, the
- * first BNDL_BLOB_ARGV one to BNDL_ARGV_MAX) into the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
+ * BNDL_BLOB_ARGV ones to BNDL_ARGV_MAX together) into the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
  * (ENOSPC …); after an error the spool stays usable up to the last record
  * written.
  */

@@ -43,7 +43,7 @@ struct bndl_event_fixed {
 struct bndl_blob_hdr {
 	uint16_t kind; /* enum bndl_blob_kind, possibly | BNDL_BLOB_TRUNCATED */
 	uint16_t argi;
-	/* bytes of data that follow, before padding; at most BNDL_BLOB_MAX (argv: BNDL_ARGV_MAX) */
+	/* bytes of data that follow, before padding; at most BNDL_BLOB_MAX (argv lists: BNDL_ARGV_MAX) */
 	uint32_t len;
 };
 
@@ -51,8 +51,9 @@ struct bndl_blob_hdr {
 
 /*
  * The largest record the writer produces, and so the largest the reader
- * accepts: one argv blob of BNDL_ARGV_MAX and the other blobs of
- * BNDL_BLOB_MAX (about 6.5 MiB).
+ * accepts: argv blobs of BNDL_ARGV_MAX together (each one padded: at most
+ * BNDL_EVENT_MAX_BLOBS * 8 bytes more) and the other blobs of BNDL_BLOB_MAX
+ * (about 6.5 MiB).
  */
 #define BNDL_SPOOL_REC_MAX                                                                       \
 	(sizeof(struct bndl_spool_rec_hdr) + sizeof(struct bndl_event_fixed) +                   \

@@ -111,6 +111,7 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 	cleanup_free char **run_argv = NULL;
 	cleanup_free char *warnings = NULL;
 	cleanup_json json_t *holder = NULL;
+	cleanup_json json_t *redacted = NULL;
 	cleanup_renderer struct rec_renderer *renderer = NULL;
 	struct bndl_render_ops ops;
 	int rc = parse_pack_args(argc, argv, &opts, err);
@@ -126,7 +127,10 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	warnings = interrupted_warnings(run.warnings);
 	run.warnings = warnings;
-	renderer = rec_renderer_new(NULL);
+	/* run.json has no list of names: the manifest gets those the renderer redacts */
+	if (run.redacted == NULL)
+		run.redacted = redacted = json_array();
+	renderer = rec_renderer_new(NULL, run.redacted);
 	rec_renderer_ops(renderer, &ops);
 	derive(opts.spool_dir);
 	run.extra_members = extra_members;

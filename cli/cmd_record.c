@@ -366,6 +366,8 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 	s->redact = rec_redact_new(s->o->keep_env, s->o->redact, err);
 	if (s->redact == NULL)
 		return repro_err_wrap(err, "record");
+	if (s->o->redact_hostname)
+		rec_redact_hide_hostname(s->redact);
 	s->redacted = json_array();
 	while (s->o->argv[n] != NULL)
 		n++;
@@ -569,7 +571,7 @@ static int pack(struct session *s, struct repro_err **err)
 
 	if (derive(s, err) < 0)
 		return -1;
-	r = rec_renderer_new(s->redact);
+	r = rec_renderer_new(s->redact, s->redacted);
 	rec_renderer_ops(r, &ops);
 	s->info.extra_members = extra_members;
 	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);

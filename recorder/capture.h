@@ -83,8 +83,9 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 
 /*
  * rec_proc_capture_exec_image - at an exec event whose execve entry was not
- * traced (--trace without process): PATH (argi 0) from /proc/PID/exe and
- * ARGV (argi 1) from /proc/PID/cmdline of the new image.
+ * traced (--trace without process): PATH (argi 0) from /proc/PID/exe, ARGV
+ * argi 1 from /proc/PID/cmdline and ARGV argi 2 from /proc/PID/environ of
+ * the new image (BNDL_ARGV_MAX bytes for both together).
  */
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
 

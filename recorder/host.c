@@ -509,9 +509,15 @@ json_t *rec_host_collect(const struct rec_host_opts *opts, struct repro_err **er
 	const struct rec_redact *redact = opts->redact;
 	json_t *host = json_object();
 
-	if (redact == NULL && (redact = own = rec_redact_new(NULL, NULL, err)) == NULL) {
-		json_decref(host);
-		return NULL;
+	if (redact == NULL) {
+		own = rec_redact_new(NULL, NULL, err);
+		if (own == NULL) {
+			json_decref(host);
+			return NULL;
+		}
+		if (opts->redact_hostname)
+			rec_redact_hide_hostname(own);
+		redact = own;
 	}
 	add_identity(host, opts);
 	json_object_set_new(host, "distribution", distribution_json());
@@ -520,11 +526,6 @@ json_t *rec_host_collect(const struct rec_host_opts *opts, struct repro_err **er
 			    opts->envp != NULL
 				    ? rec_redact_env_json(redact, opts->envp, opts->redacted)
 				    : json_null());
-	/* the host name also travels in $HOSTNAME (containers export it) */
-	if (opts->redact_hostname &&
-	    json_is_string(json_object_get(json_object_get(host, "environment"), "HOSTNAME")))
-		json_object_set_new(json_object_get(host, "environment"), "HOSTNAME",
-				    json_string(REC_REDACTED));
 	json_object_set_new(host, "cwd", cwd_json());
 	add_mounts(host);
 	json_object_set_new(host, "dns",

@@ -27,7 +27,10 @@ struct rec_host_opts {
 	const char *const *envp;
 	/* borrowed: the sandbox used, e.g. "user+mount namespaces, --net=host"; NULL: null */
 	const char *sandbox;
-	/* replace the hostname by "<redacted>" */
+	/*
+	 * replace the hostname by "<redacted>"; $HOSTNAME follows the policy,
+	 * so a caller's policy should have rec_redact_hide_hostname() too
+	 */
 	bool redact_hostname;
 	/* borrowed: a JSON array that gets the names of what was redacted; may be NULL */
 	json_t *redacted;

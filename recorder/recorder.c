@@ -215,8 +215,29 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 }
 
 /*
- * The exec record carries the path (canonical and as written) and argv captured at the execve entry,
- * or, when that entry was not traced, those of the new image from /proc.
+ * Where blob B of capture C goes in an exec record: argi 0 for the path
+ * (canonical and as written), 1 for argv, 2 for envp; -1 when it stays out.
+ * A capture of the new image (no syscall entry) has those argi already.
+ */
+static int exec_argi(const struct rec_capture *c, const struct bndl_blob *b)
+{
+	uint16_t kind = b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+	enum rec_arg_kind ak;
+
+	if (c->sys == NULL)
+		return kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV ? b->argi : -1;
+	ak = c->sys->args[b->argi].kind;
+	if (kind == BNDL_BLOB_ARGV)
+		return ak == RA_ENVP ? 2 : 1;
+	if (kind == BNDL_BLOB_PATH ||
+	    (kind == BNDL_BLOB_STR && (ak == RA_PATH || ak == RA_PATH_AT)))
+		return 0;
+	return -1;
+}
+
+/*
+ * The exec record carries the path (canonical and as written), argv and envp captured at the
+ * execve entry, or, when that entry was not traced, those of the new image from /proc.
  */
 static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c, uint64_t t_ns)
 {
@@ -228,17 +249,13 @@ static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c
 		c = &img;
 	}
 	rec_capture_finish(c);
-	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 3; i++) {
-		uint16_t kind = c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
+	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 4; i++) {
+		int argi = exec_argi(c, &c->ev.blobs[i]);
 
-		/* the path argument: canonical (PATH) and as written (STR) */
-		if (kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV ||
-		    (kind == BNDL_BLOB_STR && c->sys != NULL &&
-		     (c->sys->args[c->ev.blobs[i].argi].kind == RA_PATH ||
-		      c->sys->args[c->ev.blobs[i].argi].kind == RA_PATH_AT))) {
-			ev.blobs[ev.nblobs] = c->ev.blobs[i];
-			ev.blobs[ev.nblobs++].argi = kind == BNDL_BLOB_ARGV ? 1 : 0;
-		}
+		if (argi < 0)
+			continue;
+		ev.blobs[ev.nblobs] = c->ev.blobs[i];
+		ev.blobs[ev.nblobs++].argi = (uint16_t)argi;
 	}
 	append(r, &ev);
 	rec_capture_release(&img);

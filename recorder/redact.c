@@ -104,6 +104,7 @@ struct rec_redact {
 	size_t n_extra; /* compiled so far */
 	char **keep_env;
 	size_t n_keep;
+	bool is_hostname_hidden; /* rec_redact_hide_hostname() */
 };
 
 /*
@@ -604,9 +605,16 @@ static bool matches_any(const char *name, const char *const *globs, size_t n)
 	return false;
 }
 
+void rec_redact_hide_hostname(struct rec_redact *r)
+{
+	r->is_hostname_hidden = true;
+}
+
 bool rec_redact_env_value(const struct rec_redact *r, const char *name)
 {
 	if (has_secret_word(name))
+		return true;
+	if (r->is_hostname_hidden && strcmp(name, "HOSTNAME") == 0)
 		return true;
 	if (matches_any(name, harmless_env, N_HARMLESS_ENV))
 		return false;
@@ -732,65 +740,84 @@ void rec_redact_note(json_t *names, const char *name)
 	json_array_append_new(names, rec_json_str(name, strlen(name)));
 }
 
-/*
- * The strings of NAMES (or NULL) as the keys of a new object: the set that
- * note_once() keeps up to date, so that noting n names costs O(n), not the
- * O(n^2) of n calls of rec_redact_note().  NULL when NAMES is NULL.
- */
-static json_t *names_set(const json_t *names)
+void rec_redact_notes_init(struct rec_redact_notes *n, json_t *names)
 {
-	json_t *set, *v;
+	json_t *v;
 	size_t i;
 
+	*n = (struct rec_redact_notes){ .names = names };
 	if (names == NULL)
-		return NULL;
-	set = json_object();
+		return;
+	n->index = json_object();
 	json_array_foreach (names, i, v)
 		if (json_is_string(v))
-			json_object_set(set, json_string_value(v), json_true());
-	return set;
+			json_object_set(n->index, json_string_value(v), json_true());
 }
 
-/* rec_redact_note() with SET from names_set(NAMES): O(1) on average. */
-static void note_once(json_t *names, json_t *set, const char *name)
+void rec_redact_notes_release(struct rec_redact_notes *n)
+{
+	json_decref(n->index);
+	n->index = NULL;
+}
+
+void rec_redact_notes_add(struct rec_redact_notes *n, const char *name)
 {
 	json_t *s;
 
-	if (names == NULL)
+	if (n == NULL || n->names == NULL)
 		return;
 	s = rec_json_str(name, strlen(name));
-	if (json_object_get(set, json_string_value(s)) != NULL) {
+	if (json_object_get(n->index, json_string_value(s)) != NULL) {
 		json_decref(s);
 		return;
 	}
-	json_object_set(set, json_string_value(s), json_true());
-	json_array_append_new(names, s);
+	json_object_set(n->index, json_string_value(s), json_true());
+	json_array_append_new(n->names, s);
 }
 
-/* The value to store for NAME=VALUE, in a new buffer. */
-static char *env_value(const struct rec_redact *r, const char *name, const char *value)
+char *rec_redact_env_entry(const struct rec_redact *r, const char *entry, size_t len,
+			   struct rec_redact_notes *notes)
 {
-	if (rec_redact_env_value(r, name))
+	const char *eq = memchr(entry, '=', len);
+	cleanup_free char *name = NULL;
+	cleanup_free char *value = NULL;
+	char *out;
+
+	if (eq == NULL) {
+		rec_redact_notes_add(notes, "env");
 		return repro_xstrdup(REC_REDACTED);
-	return rec_redact_arg(r, value, NULL);
+	}
+	name = repro_xstrndup(entry, (size_t)(eq - entry));
+	if (rec_redact_env_value(r, name)) {
+		value = repro_xstrdup(REC_REDACTED);
+	} else {
+		cleanup_free char *raw = repro_xstrndup(eq + 1, len - (size_t)(eq + 1 - entry));
+
+		value = rec_redact_arg(r, raw, NULL);
+	}
+	out = repro_xasprintf("%s=%s", name, value);
+	if (strlen(out) != len || memcmp(out, entry, len) != 0)
+		rec_redact_notes_add(notes, name);
+	return out;
 }
 
 json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp, json_t *names)
 {
-	cleanup_json json_t *set = names_set(names);
+	struct rec_redact_notes notes;
 	json_t *obj = json_object();
 
+	rec_redact_notes_init(&notes, names);
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++) {
 		const char *eq = strchr(envp[i], '=');
 		cleanup_free char *name = NULL;
-		cleanup_free char *value = NULL;
+		cleanup_free char *entry = NULL;
+		const char *value;
 
 		if (eq == NULL || eq == envp[i])
 			continue;
 		name = repro_xstrndup(envp[i], (size_t)(eq - envp[i]));
-		value = env_value(r, name, eq + 1);
-		if (strcmp(value, eq + 1) != 0)
-			note_once(names, set, name);
+		entry = rec_redact_env_entry(r, envp[i], strlen(envp[i]), &notes);
+		value = entry + (eq - envp[i]) + 1;
 		/* jansson keys must be UTF-8: an odd name is escaped like a value */
 		if (json_object_set_new(obj, name, rec_json_str(value, strlen(value))) < 0) {
 			json_t *key = rec_json_str(name, strlen(name));
@@ -800,24 +827,27 @@ json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp,
 			json_decref(key);
 		}
 	}
+	rec_redact_notes_release(&notes);
 	return obj;
 }
 
 json_t *rec_redact_argv_json(const struct rec_redact *r, const char *const *argv, size_t argc,
 			     const char *label, json_t *names)
 {
-	cleanup_json json_t *set = names_set(names);
+	struct rec_redact_notes notes;
 	json_t *arr = json_array();
 
+	rec_redact_notes_init(&notes, names);
 	for (size_t i = 0; i < argc; i++) {
 		cleanup_free char *v = rec_redact_arg(r, argv[i], i > 0 ? argv[i - 1] : NULL);
 
 		if (strcmp(v, argv[i]) != 0) {
 			cleanup_free char *what = repro_xasprintf("%s[%zu]", label, i);
 
-			note_once(names, set, what);
+			rec_redact_notes_add(&notes, what);
 		}
 		json_array_append_new(arr, rec_json_str(v, strlen(v)));
 	}
+	rec_redact_notes_release(&notes);
 	return arr;
 }

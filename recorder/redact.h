@@ -91,20 +91,64 @@ char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *pr
 /*
  * rec_redact_note - append the string NAME to the JSON array NAMES unless it
  * is already there (the manifest's "redacted" list).  NAMES may be NULL, then
- * nothing happens.  O(json_array_size(NAMES)) per call; the _json functions
- * below note many names in O(1) each.
+ * nothing happens.  O(json_array_size(NAMES)) per call; struct
+ * rec_redact_notes notes many names in O(1) each.
  */
 void rec_redact_note(json_t *names, const char *name);
 
 /*
+ * The manifest's "redacted" list while it is being filled by many calls:
+ * NAMES and an index of its strings, so that noting a name costs O(1) on
+ * average however long the list is.  Nothing else may append to NAMES while
+ * the notes are in use (the index would not know the new names, which could
+ * then be listed twice).
+ */
+struct rec_redact_notes {
+	json_t *names; /* borrowed, may be NULL: nothing is noted */
+	json_t *index; /* owned: {name: true} for every string of names */
+};
+
+/*
+ * rec_redact_notes_init - notes into NAMES (borrowed, may be NULL), indexing
+ * the strings it already holds: O(json_array_size(NAMES)).  Release with
+ * rec_redact_notes_release().
+ */
+void rec_redact_notes_init(struct rec_redact_notes *n, json_t *names);
+void rec_redact_notes_release(struct rec_redact_notes *n);
+
+/* rec_redact_notes_add - rec_redact_note() in O(1) on average (bytes of NAME aside). */
+void rec_redact_notes_add(struct rec_redact_notes *n, const char *name);
+
+/*
+ * rec_redact_hide_hostname - from now on the value of $HOSTNAME is redacted
+ * too (record --redact-hostname: the host name travels in $HOSTNAME, which
+ * containers export).  Call it before the policy is shared.
+ */
+void rec_redact_hide_hostname(struct rec_redact *r);
+
+/*
+ * rec_redact_env_entry - the environment string ENTRY[0..LEN) ("NAME=value",
+ * borrowed; need not be NUL-terminated) as it may leave the machine, in a new
+ * NUL-terminated string the caller frees: "NAME=<redacted>" when
+ * rec_redact_env_value() refuses NAME, else NAME, '=' and the value passed
+ * through rec_redact_arg() (a kept http_proxy keeps no password).  NAME is
+ * everything before the first '=' and is never changed; an entry without
+ * '=' (execve(2) accepts any string) has no name to judge and becomes
+ * REC_REDACTED whole.  When the result differs from ENTRY, NAME (for an
+ * entry without '=': "env") is noted in NOTES (may be NULL).  O(LEN) time
+ * and memory, with rec_redact_arg()'s factor for a kept value.  Never fails.
+ * The one rule for host.json's environment and exec environments.
+ */
+char *rec_redact_env_entry(const struct rec_redact *r, const char *entry, size_t len,
+			   struct rec_redact_notes *notes);
+
+/*
  * rec_redact_env_json - ENVP (borrowed, NULL-terminated "NAME=value"
- * strings, e.g. environ) as a new JSON object {NAME: value}, where a value
- * rec_redact_env_value() refuses becomes REC_REDACTED and a kept value still
- * passes through rec_redact_arg() (a kept http_proxy keeps no password).
- * Entries without '=' are skipped; bytes that are not UTF-8 are escaped as
- * rec_json_str() does.  The name of every variable whose value changed is
- * noted in NAMES (may be NULL).  O(total bytes of ENVP).  A new reference;
- * never fails.
+ * strings, e.g. environ) as a new JSON object {NAME: value}, each entry
+ * through rec_redact_env_entry().  Entries without '=' or with an empty
+ * name are skipped; bytes that are not UTF-8 are escaped as rec_json_str()
+ * does.  The name of every variable whose value changed is noted in NAMES
+ * (may be NULL).  O(total bytes of ENVP).  A new reference; never fails.
  */
 json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp, json_t *names);
 

@@ -22,9 +22,10 @@ struct rec_renderer {
 	struct rec_systab *tab; /* owned */
 	const struct rec_redact *redact; /* borrowed, or own_redact */
 	struct rec_redact *own_redact; /* owned: the default policy */
+	struct rec_redact_notes notes; /* names of redacted exec environment variables */
 };
 
-struct rec_renderer *rec_renderer_new(const struct rec_redact *redact)
+struct rec_renderer *rec_renderer_new(const struct rec_redact *redact, json_t *redacted)
 {
 	struct rec_renderer *r = repro_xcalloc(1, sizeof(*r));
 
@@ -32,6 +33,7 @@ struct rec_renderer *rec_renderer_new(const struct rec_redact *redact)
 	if (redact == NULL)
 		r->own_redact = rec_redact_new(NULL, NULL, NULL); /* no regex: cannot fail */
 	r->redact = redact != NULL ? redact : r->own_redact;
+	rec_redact_notes_init(&r->notes, redacted);
 	return r;
 }
 
@@ -41,7 +43,38 @@ void rec_renderer_free(struct rec_renderer *r)
 		return;
 	rec_systab_free(r->tab);
 	rec_redact_free(r->own_redact);
+	rec_redact_notes_release(&r->notes);
 	free(r);
+}
+
+/*
+ * The NUL-separated "NAME=value" strings of DATA[0..LEN) (an exec's envp)
+ * as a new JSON array, each through rec_redact_env_entry() (names noted in
+ * NOTES); their number in *COUNT.  O(LEN).
+ */
+static json_t *env_list_json(const struct rec_redact *redact, struct rec_redact_notes *notes,
+			     const char *data, size_t len, size_t *count)
+{
+	json_t *arr = json_array();
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = strnlen(data + off, len - off);
+		cleanup_free char *red = rec_redact_env_entry(redact, data + off, n, notes);
+
+		json_array_append_new(arr, rec_json_str(red, strlen(red)));
+		off += n + 1;
+	}
+	*count = json_array_size(arr);
+	return arr;
+}
+
+static json_t *env_cb(void *ctx, const char *data, size_t len)
+{
+	struct rec_renderer *r = ctx;
+	size_t count;
+
+	return env_list_json(r->redact, &r->notes, data, len, &count);
 }
 
 static char *redact_cb(void *ctx, const char *arg, const char *prev)
@@ -61,12 +94,14 @@ void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
 {
 	ops->render_event = render_cb;
 	ops->redact_arg = redact_cb;
+	ops->env_json = env_cb;
 	ops->ctx = r;
 }
 
 /* One argument being rendered: its value, blobs and output sinks. */
 struct argctx {
 	const struct rec_redact *redact;
+	struct rec_redact_notes *notes;
 	const struct bndl_event *ev;
 	const struct rec_sys *sys;
 	int i;
@@ -304,6 +339,27 @@ static void render_argv(struct argctx *a)
 	set(a, arr);
 }
 
+/*
+ * An exec's envp: "env" in JSON (rec_redact_env_entry() for each string),
+ * and in trace.txt the address followed by the count in a comment
+ * ("23 vars"), as strace prints it without -v.
+ */
+static void render_envp(struct argctx *a)
+{
+	const struct bndl_blob *b = blob(a, BNDL_BLOB_ARGV);
+	size_t count = 0;
+	json_t *arr;
+
+	render_ptr(a);
+	if (b == NULL)
+		return;
+	arr = env_list_json(a->redact, a->notes, b->data, b->len, &count);
+	fprintf(a->txt, " /* %zu var%s */", count, count == 1 ? "" : "s");
+	if (b->kind & BNDL_BLOB_TRUNCATED)
+		json_object_set_new(a->obj, "truncated", json_true());
+	set(a, arr);
+}
+
 static void render_clone3(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_STRUCT);
@@ -395,6 +451,7 @@ static void render_arg(struct argctx *a)
 	case RA_SOCKOPTIN:
 	case RA_SOCKOPTVAL: render_sockoptval(a); break;
 	case RA_ARGV: render_argv(a); break;
+	case RA_ENVP: render_envp(a); break;
 	case RA_CLONE3: render_clone3(a); break;
 	case RA_STATXMASK: fprintf(a->txt, "%#llx", (unsigned long long)a->v); break;
 	default: render_ptr(a); break;
@@ -491,7 +548,15 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 	fprintf(txt, "%d  %s(", ev->tid, name);
 	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
 		struct argctx a = {
-			r->redact, ev, sys, i, ev->args[i], obj, txt, sys->args[i].key
+			.redact = r->redact,
+			.notes = &r->notes,
+			.ev = ev,
+			.sys = sys,
+			.i = i,
+			.v = ev->args[i],
+			.obj = obj,
+			.txt = txt,
+			.key = sys->args[i].key,
 		};
 		long before = ftell(txt);
 

@@ -17,10 +17,13 @@ struct rec_redact;
 
 /*
  * rec_renderer_new - a renderer with its own syscall table, redacting exec
- * argv with redact (borrowed, must outlive the renderer; NULL: the default
- * policy of recorder/redact.h).  Never NULL.
+ * argv and envp with redact (borrowed, must outlive the renderer; NULL: the
+ * default policy of recorder/redact.h).  The names of the exec environment
+ * variables it redacts are noted in redacted (borrowed, may be NULL; the
+ * manifest's "redacted" list, which nothing else may append to while the
+ * renderer lives: struct rec_redact_notes).  Never NULL.
  */
-struct rec_renderer *rec_renderer_new(const struct rec_redact *redact);
+struct rec_renderer *rec_renderer_new(const struct rec_redact *redact, json_t *redacted);
 void rec_renderer_free(struct rec_renderer *r);
 
 static inline void rec_cleanup_renderer(struct rec_renderer **r)

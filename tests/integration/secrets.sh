@@ -2,7 +2,8 @@
 # secrets.sh REPRO: secrets planted in the environment, argv, a URL and a
 # header never reach any member of the bundle (issue "Secrets stay home";
 # README).  The program really uses them (curl sends the header to a closed
-# loopback port), so they pass through execve, events and trace.txt.
+# loopback port), so they pass through execve (argv and environment), events
+# and trace.txt.
 set -u
 repro=$1
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
@@ -30,5 +31,10 @@ done
 # what must still be there: the shape of the command, kept values, non-secret parts
 grep -q '"KEEP_ME": "visible"' x/host.json && echo "ok: --keep-env kept KEEP_ME" || { echo "FAIL: KEEP_ME not kept"; fail=1; }
 grep -q 'bob:<redacted>@127.0.0.1' x/events.jsonl && echo "ok: the URL keeps its user and host" || { echo "FAIL: URL shape lost"; fail=1; }
+for m in events.jsonl processes.jsonl; do
+	grep -q '"KEEP_ME=visible"' "x/$m" && grep -q '"GITHUB_TOKEN=<redacted>"' "x/$m" &&
+		echo "ok: exec environments in $m keep KEEP_ME and redact GITHUB_TOKEN" ||
+		{ echo "FAIL: exec environments in $m"; fail=1; }
+done
 grep -q '"GITHUB_TOKEN"' x/manifest.json && echo "ok: the manifest names what was redacted" || { echo "FAIL: no redacted list"; fail=1; }
 exit $fail

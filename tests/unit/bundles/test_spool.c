@@ -140,42 +140,61 @@ static void test_spool_round_trip_with_blobs(void **state)
 	bndl_spool_reader_free(r);
 }
 
+/* Append an exec record with argv and envp blobs of ARGV_LEN and ENV_LEN bytes of BIG. */
+static void append_exec(struct bndl_spool *sp, uint64_t seq, const char *big, uint32_t argv_len,
+			uint32_t env_len)
+{
+	struct bndl_event ev = { .type = BNDL_REC_PROC_EXEC, .seq = seq, .nblobs = 2 };
+
+	ev.blobs[0] = (struct bndl_blob){
+		.kind = BNDL_BLOB_ARGV, .argi = 1, .len = argv_len, .data = big
+	};
+	ev.blobs[1] = (struct bndl_blob){
+		.kind = BNDL_BLOB_ARGV, .argi = 2, .len = env_len, .data = big
+	};
+	fx_append(sp, &ev);
+}
+
+/* The next record: its argv and envp blobs must have these lengths and kinds. */
+static void expect_exec(struct bndl_spool_reader *r, uint32_t argv_len, uint16_t argv_kind,
+			uint32_t env_len, uint16_t env_kind)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_event ev;
+
+	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
+	assert_int_equal(ev.nblobs, 2);
+	assert_int_equal(ev.blobs[0].len, argv_len);
+	assert_int_equal(ev.blobs[0].kind, argv_kind);
+	assert_int_equal(ev.blobs[1].len, env_len);
+	assert_int_equal(ev.blobs[1].kind, env_kind);
+}
+
 /*
- * An exec's argv up to BNDL_ARGV_MAX stays whole; beyond it, and for a second
- * argv blob of the same record, it is cut at BNDL_ARGV_MAX / BNDL_BLOB_MAX.
+ * An exec's argv and envp up to BNDL_ARGV_MAX together stay whole; beyond
+ * it, the one that crosses the limit is cut there and the next keeps nothing.
  */
 static void test_spool_argv_blob_limits(void **state)
 {
+	const uint16_t cut = BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED;
 	const char *dir = *state;
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_spool *sp = bndl_spool_open(dir, &err);
 	cleanup_free char *big = repro_xmalloc(BNDL_ARGV_MAX + 100);
 	struct bndl_spool_reader *r;
-	struct bndl_event ev = { .type = BNDL_REC_PROC_EXEC, .seq = 1, .nblobs = 1 };
+	struct bndl_event ev;
 
 	memset(big, 'a', BNDL_ARGV_MAX + 100);
-	ev.blobs[0] = (struct bndl_blob){
-		.kind = BNDL_BLOB_ARGV, .argi = 1, .len = 1u << 20, .data = big
-	};
-	fx_append(sp, &ev);
-	ev.seq = 2;
-	ev.nblobs = 2;
-	ev.blobs[0].len = BNDL_ARGV_MAX + 100;
-	ev.blobs[1] = (struct bndl_blob){
-		.kind = BNDL_BLOB_ARGV, .argi = 2, .len = 1u << 20, .data = big
-	};
-	fx_append(sp, &ev);
+	append_exec(sp, 1, big, 1u << 20, 1u << 20);
+	append_exec(sp, 2, big, BNDL_ARGV_MAX - 100, 1u << 20);
+	append_exec(sp, 3, big, BNDL_ARGV_MAX + 100, 1u << 20);
+	append_exec(sp, 4, big, 0, BNDL_ARGV_MAX);
 	assert_int_equal(bndl_spool_close(sp, &err), 0);
 	r = reader_or_fail(dir);
-	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
-	assert_int_equal(ev.blobs[0].len, 1u << 20);
-	assert_int_equal(ev.blobs[0].kind, BNDL_BLOB_ARGV);
-	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 1);
-	assert_int_equal(ev.blobs[0].len, BNDL_ARGV_MAX);
-	assert_int_equal(ev.blobs[0].kind, BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED);
-	assert_memory_equal(ev.blobs[0].data, big, BNDL_ARGV_MAX);
-	assert_int_equal(ev.blobs[1].len, BNDL_BLOB_MAX);
-	assert_int_equal(ev.blobs[1].kind, BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED);
+	expect_exec(r, 1u << 20, BNDL_BLOB_ARGV, 1u << 20, BNDL_BLOB_ARGV);
+	expect_exec(r, BNDL_ARGV_MAX - 100, BNDL_BLOB_ARGV, 100, cut);
+	expect_exec(r, BNDL_ARGV_MAX, cut, 0, cut);
+	expect_exec(r, 0, BNDL_BLOB_ARGV, BNDL_ARGV_MAX, BNDL_BLOB_ARGV);
 	assert_int_equal(bndl_spool_reader_next(r, &ev, &err), 0);
 	assert_null(err);
 	bndl_spool_reader_free(r);

@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 static const char *const test_envp[] = {
-	"PATH=/usr/bin:/bin", "HOME=/root", "MY_API_TOKEN=hunter2planted",
-	"OTHER=alsoplanted",  NULL,
+	"PATH=/usr/bin:/bin",	 "HOME=/root", "MY_API_TOKEN=hunter2planted", "OTHER=alsoplanted",
+	"HOSTNAME=planted-host", NULL,
 };
 
 static bool has_string(const json_t *arr, const char *s)
@@ -51,7 +51,11 @@ static json_t *collect(bool redact_hostname, json_t **names)
 {
 	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
 	cleanup_err struct repro_err *err = NULL;
-	struct rec_host_opts opts = {
+	struct rec_host_opts opts;
+
+	if (redact_hostname)
+		rec_redact_hide_hostname(r);
+	opts = (struct rec_host_opts){
 		.redact = r,
 		.envp = test_envp,
 		.sandbox = "user+mount namespaces",
@@ -75,6 +79,7 @@ static void test_host_secrets_absent(void **state)
 	assert_null(strstr(text, "hunter2planted"));
 	assert_null(strstr(text, "alsoplanted"));
 	assert_string_equal(json_string_value(json_object_get(env, "PATH")), "/usr/bin:/bin");
+	assert_string_equal(json_string_value(json_object_get(env, "HOSTNAME")), "planted-host");
 	assert_string_equal(json_string_value(json_object_get(env, "MY_API_TOKEN")), REC_REDACTED);
 	assert_true(has_string(names, "MY_API_TOKEN"));
 	assert_true(has_string(names, "OTHER"));
@@ -173,6 +178,11 @@ static void test_host_hostname_redacted(void **state)
 
 	assert_string_equal(json_string_value(json_object_get(host, "hostname")), REC_REDACTED);
 	assert_true(has_string(names, "hostname"));
+	/* the host name also travels in $HOSTNAME: the policy redacts it */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(host, "environment"),
+							      "HOSTNAME")),
+			    REC_REDACTED);
+	assert_true(has_string(names, "HOSTNAME"));
 	json_decref(host);
 	json_decref(names);
 }

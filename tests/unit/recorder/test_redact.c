@@ -1,5 +1,6 @@
 /* Unit tests of recorder/redact.h: planted secrets never survive, harmless text does. */
 #include "recorder/redact.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -367,6 +368,56 @@ static void test_redact_env_many_names(void **state)
 	json_decref(names);
 }
 
+/* rec_redact_env_entry(ENTRY) under R must give WANT. */
+static void check_entry(const struct rec_redact *r, const char *entry, size_t len, const char *want)
+{
+	cleanup_free char *got = rec_redact_env_entry(r, entry, len, NULL);
+
+	assert_string_equal(got, want);
+}
+
+/*
+ * One entry at a time, as exec environments are redacted: the length bounds
+ * the entry (no NUL needed), a --keep-env glob cannot keep a secret-looking
+ * name, only the first '=' ends the name, --redact-hostname covers
+ * $HOSTNAME, and the names are noted once each.
+ */
+static void test_redact_env_entry(void **state)
+{
+	static const char *const keep[] = { "*", NULL };
+	static const char *const extra[] = { "sk-[a-z0-9]+", NULL };
+	cleanup_redact struct rec_redact *all = rec_redact_new(keep, extra, NULL);
+	cleanup_redact struct rec_redact *def = rec_redact_new(NULL, NULL, NULL);
+	cleanup_json json_t *names = json_array();
+	struct rec_redact_notes notes;
+	cleanup_free char *a = NULL, *b = NULL;
+
+	check_entry(def, "PATH=/bin:/usr/binXXXX", 18, "PATH=/bin:/usr/bin");
+	check_entry(def, "FOO=bar", 7, "FOO=" REC_REDACTED);
+	check_entry(def, "FOO=", 4, "FOO=" REC_REDACTED);
+	check_entry(def, "=x", 2, "=" REC_REDACTED);
+	check_entry(def, "NOEQUALS", 8, REC_REDACTED);
+	check_entry(def, "HOSTNAME=box", 12, "HOSTNAME=box");
+	check_entry(all, "FOO=a=b", 7, "FOO=a=b");
+	check_entry(all, "GH_TOKEN=s3cr3t", 15, "GH_TOKEN=" REC_REDACTED);
+	check_entry(all, "PGPASS=s3cr3t", 13, "PGPASS=" REC_REDACTED);
+	check_entry(all, "NOTE=use sk-abc1 now", 20, "NOTE=use " REC_REDACTED " now");
+	rec_redact_hide_hostname(def);
+	check_entry(def, "HOSTNAME=box", 12, "HOSTNAME=" REC_REDACTED);
+
+	rec_redact_notes_init(&notes, names);
+	a = rec_redact_env_entry(def, "FOO=1", 5, &notes);
+	b = rec_redact_env_entry(def, "FOO=2", 5, &notes);
+	free(rec_redact_env_entry(def, "PATH=/bin", 9, &notes));
+	free(rec_redact_env_entry(def, "ODD", 3, &notes));
+	rec_redact_notes_release(&notes);
+	assert_string_equal(a, "FOO=" REC_REDACTED);
+	assert_int_equal(json_array_size(names), 2);
+	assert_true(has_name(names, "FOO"));
+	assert_true(has_name(names, "env"));
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_redact_large_single_value),
 		cmocka_unit_test(test_redact_large_extra_regex),
 		cmocka_unit_test(test_redact_env_many_names),
+		cmocka_unit_test(test_redact_env_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
  * the events.jsonl object and the trace.txt line (docs/bundle-format.md).
  */
 #include "recorder/render.h"
+#include "recorder/redact.h"
 #include "launcher/abi.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 
 #include <errno.h>
@@ -29,7 +31,7 @@
 
 static int setup(void **state)
 {
-	*state = rec_renderer_new(NULL);
+	*state = rec_renderer_new(NULL, NULL);
 	return 0;
 }
 
@@ -221,6 +223,112 @@ static void test_render_execve_argv(void **state)
 	assert_string_equal(json_string_value(json_array_get(argv, 1)), "--version");
 	assert_string_equal(o.line,
 			    "4242  execve(\"/bin/true\", [\"true\", \"--version\"], 0x3000) = 0");
+	rendered_free(&o);
+}
+
+/* An execve of /bin/true with ENV_LEN bytes of ENV as its envp (args[2] 0x3000). */
+static struct bndl_event execve_with_env(const char *env, size_t env_len)
+{
+	static const char argv_blob[] = "true";
+	struct bndl_event ev = syscall_event("execve");
+
+	ev.args[0] = 0x1000;
+	ev.args[1] = 0x2000;
+	ev.args[2] = 0x3000;
+	ev.ret = 0;
+	add_path(&ev, 0, "/bin/true", "/bin/true");
+	add_blob(&ev, BNDL_BLOB_ARGV, 1, argv_blob, sizeof(argv_blob));
+	if (env != NULL)
+		add_blob(&ev, BNDL_BLOB_ARGV, 2, env, env_len);
+	return ev;
+}
+
+static void assert_strings(json_t *arr, const char *const *want, size_t n)
+{
+	assert_true(json_is_array(arr));
+	assert_int_equal(json_array_size(arr), n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(json_string_value(json_array_get(arr, i)), want[i]);
+}
+
+/*
+ * envp: "env" in JSON under host.json's rules (harmless names kept, a kept
+ * value still filtered, secret words redacted whatever --keep-env says,
+ * $HOSTNAME with --redact-hostname), each redacted name noted once in the
+ * manifest's list; trace.txt shows the address and the count.  The
+ * processes.jsonl callback gives the same array.
+ */
+static void test_render_execve_env(void **state)
+{
+	static const char env[] = "PATH=/usr/bin\0API_TOKEN=s3cr3t1\0FOO=bar\0"
+				  "KEEP_URL=http://u:s3cr3t2@h/\0NOEQUALS\0HOSTNAME=box\0";
+	static const char *const keep[] = { "KEEP_*", "API_*", NULL };
+	static const char *const want[] = {
+		"PATH=/usr/bin",     "API_TOKEN=" REC_REDACTED,
+		"FOO=" REC_REDACTED, "KEEP_URL=http://u:" REC_REDACTED "@h/",
+		REC_REDACTED,	     "HOSTNAME=" REC_REDACTED,
+	};
+	static const char *const want_names[] = { "API_TOKEN", "FOO", "KEEP_URL", "env",
+						  "HOSTNAME" };
+	cleanup_redact struct rec_redact *policy = rec_redact_new(keep, NULL, NULL);
+	cleanup_json json_t *names = json_pack("[s]", "API_TOKEN");
+	cleanup_json json_t *from_ops = NULL;
+	struct bndl_event ev = execve_with_env(env, sizeof(env) - 1);
+	struct rec_renderer *r;
+	struct bndl_render_ops ops;
+	struct rendered o;
+	(void)state;
+
+	rec_redact_hide_hostname(policy);
+	r = rec_renderer_new(policy, names);
+	o = render(r, &ev);
+	assert_strings(json_object_get(o.json, "env"), want, sizeof(want) / sizeof(want[0]));
+	assert_null(json_object_get(o.json, "truncated"));
+	assert_string_equal(o.line,
+			    "4242  execve(\"/bin/true\", [\"true\"], 0x3000 /* 6 vars */) = 0");
+	assert_null(strstr(o.line, "s3cr3t"));
+	rendered_free(&o);
+	rec_renderer_ops(r, &ops);
+	assert_non_null(ops.env_json);
+	from_ops = ops.env_json(ops.ctx, env, sizeof(env) - 1);
+	assert_strings(from_ops, want, sizeof(want) / sizeof(want[0]));
+	/* a second exec with the same environment adds no name twice */
+	o = render(r, &ev);
+	rendered_free(&o);
+	assert_strings(names, want_names, sizeof(want_names) / sizeof(want_names[0]));
+	rec_renderer_free(r);
+}
+
+/* An empty envp, one variable, a NULL envp, and one cut at the size limit. */
+static void test_render_execve_env_forms(void **state)
+{
+	static const char one[] = "LANG=C.UTF-8";
+	struct bndl_event ev = execve_with_env("", 0);
+	struct rendered o;
+
+	o = render(*state, &ev);
+	assert_int_equal(json_array_size(json_object_get(o.json, "env")), 0);
+	assert_non_null(strstr(o.line, ", 0x3000 /* 0 vars */) = 0"));
+	rendered_free(&o);
+
+	ev = execve_with_env(one, sizeof(one));
+	o = render(*state, &ev);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(o.json, "env"), 0)),
+			    "LANG=C.UTF-8");
+	assert_non_null(strstr(o.line, ", 0x3000 /* 1 var */) = 0"));
+	rendered_free(&o);
+
+	ev = execve_with_env(NULL, 0);
+	ev.args[2] = 0;
+	o = render(*state, &ev);
+	assert_null(json_object_get(o.json, "env"));
+	assert_non_null(strstr(o.line, "[\"true\"], NULL) = 0"));
+	rendered_free(&o);
+
+	ev = execve_with_env(one, sizeof(one));
+	ev.blobs[ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
+	o = render(*state, &ev);
+	assert_true(json_is_true(json_object_get(o.json, "truncated")));
 	rendered_free(&o);
 }
 
@@ -651,6 +759,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_render_connect_unreadable_addr, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_render_execve_argv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_execve_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_execve_env_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_unfinished, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_exit_group_no_return, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_restart_code, setup, teardown),

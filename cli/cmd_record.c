@@ -219,6 +219,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		if (parse_opt(o, c, err) < 0)
 			return -1;
 	}
+	if (o->net_none && o->sandbox == LNCH_SANDBOX_NONE)
+		return repro_err_set(err, EINVAL,
+				     "record: --net=none needs a network namespace, which "
+				     "--sandbox=none (--no-sandbox) does not make");
 	if (optind >= argc)
 		return repro_err_set(
 			err, EINVAL,

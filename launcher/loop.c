@@ -36,8 +36,7 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	lnch_taint_table_init(&loop->taint);
 	lnch_filter_view_init(&loop->view, child->rules, child->nrules, child->notify_sock >= 0);
 	loop->check_exec_creds = lnch_taint_exec_may_change();
-	if (loop->check_exec_creds)
-		lnch_taint_creds_text(0, loop->creds, sizeof(loop->creds));
+	lnch_taint_creds_text(0, loop->creds, sizeof(loop->creds));
 	pthread_mutex_init(&loop->mu, NULL);
 	return loop;
 }
@@ -194,6 +193,23 @@ static bool clone_new_ns(const struct lnch_stop *st, bool is_clone3)
 }
 
 /*
+ * Make the running tasks that match (pid: that process's threads; 0: all
+ * but self) stop once (PTRACE_INTERRUPT, a PTRACE_EVENT_STOP the loop
+ * resumes): resumed, they are traced by stops.  A thread that runs under
+ * PTRACE_CONT would otherwise only stop at its next traced call, and one
+ * whose calls a new filter fails never does.  Linear in the task table.
+ */
+static void interrupt_tasks(struct lnch_loop *loop, const struct lnch_task *self, pid_t pid)
+{
+	for (size_t i = 0; i < loop->tasks.cap; i++) {
+		struct lnch_task *t = &loop->tasks.slots[i];
+
+		if (t->tid > 0 && t != self && !t->full && (pid == 0 || t->pid == pid))
+			(void)ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
+	}
+}
+
+/*
  * The task installs a seccomp filter of its own (seccomp(2)
  * SECCOMP_SET_MODE_FILTER, prctl(2) PR_SET_SECCOMP + SECCOMP_MODE_FILTER).
  * Noted at entry, whether or not the install then succeeds: tracing a task
@@ -210,9 +226,12 @@ static void note_own_filter(struct lnch_loop *loop, struct lnch_task *task,
 		return;
 	task->own_filter = true;
 	loop->any_own_filter = true;
-	for (size_t i = 0; tsync && i < loop->tasks.cap; i++)
+	if (!tsync)
+		return;
+	for (size_t i = 0; i < loop->tasks.cap; i++)
 		if (loop->tasks.slots[i].tid > 0 && loop->tasks.slots[i].pid == task->pid)
 			loop->tasks.slots[i].own_filter = true;
+	interrupt_tasks(loop, task, task->pid);
 }
 
 static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const struct lnch_stop *st)
@@ -223,12 +242,20 @@ static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const str
 	case LNCH_TAINT_NONE: return;
 	case LNCH_TAINT_SECCOMP:
 	case LNCH_TAINT_PRCTL: note_own_filter(loop, task, st, scope == LNCH_TAINT_PRCTL); return;
-	case LNCH_TAINT_ALL: loop->mounts_changed = true; break;
+	case LNCH_TAINT_ALL:
+		if (!loop->mounts_changed)
+			interrupt_tasks(loop, task, 0);
+		loop->mounts_changed = true;
+		break;
 	case LNCH_TAINT_CLONE:
 	case LNCH_TAINT_CLONE3:
 		if (!clone_new_ns(st, scope == LNCH_TAINT_CLONE3))
 			return;
 		break;
+	case LNCH_TAINT_CREDS:
+		/* compared at its exit (creds_check_at_exit) */
+		task->creds_check = !task->creds_changed;
+		return;
 	case LNCH_TAINT_TASK: break;
 	}
 	task->creds_changed = true;
@@ -258,8 +285,26 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
-	task->in_syscall = task->injected || (want & LNCH_WANT_EXIT);
+	task->in_syscall = task->injected || task->creds_check || (want & LNCH_WANT_EXIT);
 	resume(loop, task, 0);
+}
+
+/*
+ * The exit of a set*id, setgroups or capset call: the task now acts with
+ * other credentials than the tracer's when its Uid, Gid, Groups or CapEff
+ * lines (and LSM label) differ from the tracer's; only then does repro stop
+ * acting for it (launcher/taint.h).
+ */
+static void creds_check_at_exit(struct lnch_loop *loop, struct lnch_task *task)
+{
+	char now[sizeof(loop->creds)];
+
+	task->creds_check = false;
+	lnch_taint_creds_text(task->tid, now, sizeof(now));
+	if (strcmp(now, loop->creds) != 0) {
+		task->creds_changed = true;
+		loop->any_creds_changed = true;
+	}
 }
 
 void lnch_sleep_ns(uint64_t ns)
@@ -324,12 +369,24 @@ static void report_denied(struct lnch_loop *loop, struct lnch_task *task,
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
 }
 
+/*
+ * -ERESTARTSYS, -ERESTARTNOINTR, -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK
+ * (include/linux/errno.h): a signal took the call out of a wait (here: a
+ * notification not yet received) and the kernel restarts it after the
+ * handler, with a new entry stop.  Not a result, and not a denial.
+ */
+static bool is_restart(int64_t rval)
+{
+	return rval <= -512 && rval >= -516;
+}
+
 /* A syscall-entry stop of a task traced by stops: remember the call until its exit. */
 static void note_entry(struct lnch_loop *loop, struct lnch_task *task,
 		       const struct __ptrace_syscall_info *si)
 {
 	task->pending = true;
 	task->stop_seen = false;
+	task->notified = false;
 	task->entry_arch = si->arch;
 	task->entry_nr = (int)si->entry.nr;
 	memcpy(task->entry_args, si->entry.args, sizeof(task->entry_args));
@@ -357,14 +414,18 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 		resume(loop, task, 0);
 		return;
 	}
-	if (task->in_syscall)
+	if (task->creds_check)
+		creds_check_at_exit(loop, task);
+	/* a notification wait a signal interrupted is repro's, not the program's: the call restarts */
+	if (task->in_syscall && !(task->notified && is_restart(si.exit.rval)))
 		report_exit(loop, task, &si);
-	else if (task->pending && !task->stop_seen &&
+	else if (task->pending && !task->stop_seen && !is_restart(si.exit.rval) &&
 		 lnch_filter_view_action(&loop->view, task->entry_arch, task->entry_nr,
 					 task->entry_args) != LNCH_FILTER_ALLOW)
 		report_denied(loop, task, &si);
 	task->in_syscall = false;
 	task->pending = false;
+	task->notified = false;
 	resume(loop, task, 0);
 }
 

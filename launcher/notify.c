@@ -105,6 +105,7 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 	*by_stops = task != NULL && task->full && !*imposed;
 	if (task != NULL && task->full) {
 		task->stop_seen = true;
+		task->notified = true;
 		task->in_syscall = *by_stops && (want & LNCH_WANT_EXIT);
 	}
 	pthread_mutex_unlock(&loop->mu);

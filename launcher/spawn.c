@@ -82,7 +82,8 @@ static char *resolve_program(const char *name, bool *not_found)
 	char *found_noexec = NULL;
 
 	*not_found = false;
-	if (strchr(name, '/') != NULL)
+	/* a name with a '/' is the kernel's to judge; so is "", which no PATH entry can hold */
+	if (strchr(name, '/') != NULL || name[0] == '\0')
 		return repro_xstrdup(name);
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -235,16 +236,17 @@ static void install_filter(const struct child_args *a)
 
 /*
  * A failed exec ends the child as a shell would end (bash(1), "COMMAND
- * EXECUTION"): 127 when the program does not exist, 126 when it exists but
- * cannot be run.  No allocation: this is after fork.
+ * EXECUTION"): 127 when the kernel says ENOENT (no such program, or a
+ * missing #! interpreter), 126 otherwise (no run bit, a directory, a
+ * symlink loop).  No allocation: this is after fork.
  */
-static void exec_fail(const struct child_args *a, int errnum, const char *path)
+static void exec_fail(const struct child_args *a, int errnum)
 {
 	struct lnch_child_err ce = { .step = LNCH_STEP_EXEC, .errnum = errnum };
-	bool exists = path != NULL && access(path, F_OK) == 0;
 
 	(void)!write(a->err_fd, &ce, sizeof(ce));
-	_exit(exists || errnum == EACCES ? 126 : 127);
+	/* bash, dash and env(1) agree: ENOENT (also a missing #! interpreter) 127, else 126 */
+	_exit(errnum == ENOENT ? 127 : 126);
 }
 
 /*
@@ -285,12 +287,12 @@ static void child_exec(const struct child_args *a)
 	int errnum;
 
 	if (a->exec_path == NULL)
-		exec_fail(a, exec_in_path(a), NULL);
+		exec_fail(a, exec_in_path(a));
 	execve(a->exec_path, a->opts->argv, environ);
 	errnum = errno;
 	if (errnum == ENOEXEC && a->sh_argv != NULL)
 		execve(a->sh_argv[0], a->sh_argv, environ);
-	exec_fail(a, errnum, a->exec_path);
+	exec_fail(a, errnum);
 }
 
 static void child_main(const struct child_args *a)

@@ -15,7 +15,14 @@
 
 enum lnch_taint_scope {
 	LNCH_TAINT_NONE = 0,
-	LNCH_TAINT_TASK, /* the calling thread and what it starts (setuid, capset, unshare ...) */
+	LNCH_TAINT_TASK, /* the calling thread and what it starts (unshare, setns) */
+	/*
+	 * the same, once the call has changed what a path walk is checked
+	 * against (set*id, setgroups, capset): a call that leaves the
+	 * credentials as they were (setresuid(-1, 0, -1) by root, as compilers'
+	 * drivers do) changes nothing, and is compared at its exit
+	 */
+	LNCH_TAINT_CREDS,
 	/* clone: the caller and the child when the child gets a new user or mount namespace */
 	LNCH_TAINT_CLONE,
 	LNCH_TAINT_CLONE3, /* the same for clone3(2), whose flags are in struct clone_args */

@@ -18,6 +18,7 @@ struct lnch_task {
 	bool seen_spawn; /* the parent's fork/clone event has been handled */
 	bool creds_changed; /* it changed credentials, root or namespaces (launcher/taint.h) */
 	bool own_filter; /* it (or its parent) installed a seccomp filter of its own */
+	bool creds_check; /* in a set*id call: compare its credentials at the exit */
 	/*
 	 * Resumed with PTRACE_SYSCALL at every stop, so that every call stops
 	 * at entry and exit: its path-only calls go to the kernel and their
@@ -28,6 +29,7 @@ struct lnch_task {
 	/* full only: a syscall-entry stop was seen and its exit is still to come */
 	bool pending;
 	bool stop_seen; /* since that entry, repro's filter stopped it (seccomp stop or notification) */
+	bool notified; /* by a notification: the notification thread reported its entry */
 	uint32_t entry_arch;
 	int entry_nr;
 	uint64_t entry_args[6];

@@ -8,7 +8,11 @@
  * EACCES for access(2); everything else is allowed.  Under repro the
  * denied calls never reach repro's filter (seccomp(2): the action of
  * highest precedence wins), so repro must see them by other means.
- *	own_filter [prctl]   install with seccomp(2), or prctl(PR_SET_SECCOMP)
+ * With tsync, a thread started before the install (so already running
+ * when the filter arrives through SECCOMP_FILTER_FLAG_TSYNC) makes the
+ * denied access(2).
+ *	own_filter [prctl|tsync]   install with seccomp(2), prctl(PR_SET_SECCOMP)
+ *	                           or seccomp(2) with TSYNC
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -48,12 +52,29 @@ static void *thread_main(void *arg)
 	return arg;
 }
 
+static int go[2]; /* tsync: main writes a byte once the filter is in place */
+
+/* The thread that runs before the install: its access(2) comes after it. */
+static void *early_main(void *arg)
+{
+	char byte;
+	struct sysres r;
+
+	if (read(go[0], &byte, 1) != 1)
+		return arg;
+	r = SYS(SYS_access, "/etc/hostname", F_OK);
+	oracle_call(r, "access(\"/etc/hostname\", F_OK)");
+	oracle_note("path", "/etc/hostname");
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
 	bool use_prctl = argc > 1 && strcmp(argv[1], "prctl") == 0;
+	bool tsync = argc > 1 && strcmp(argv[1], "tsync") == 0;
 	struct sysres r;
-	pthread_t t;
+	pthread_t t, early;
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -61,14 +82,24 @@ int main(int argc, char **argv)
 		perror("prctl(PR_SET_NO_NEW_PRIVS)");
 		return 1;
 	}
+	if (tsync && (pipe(go) < 0 || pthread_create(&early, NULL, early_main, NULL) != 0)) {
+		perror("own_filter: thread");
+		return 1;
+	}
 	if (use_prctl)
 		r = SYS(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 	else
-		r = SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+		r = SYS(SYS_seccomp, SECCOMP_SET_MODE_FILTER, tsync ? SECCOMP_FILTER_FLAG_TSYNC : 0,
+			&prog);
 	printf("installed a filter: clone3 -> EPERM, access -> EACCES (%s)\n",
 	       r.rc < 0 ? strerrorname_np(r.err) : "ok");
 	if (r.rc < 0)
 		return 1;
+	if (tsync) {
+		/* the thread's denied call first, so that the output's order is fixed */
+		if (write(go[1], "g", 1) != 1 || pthread_join(early, NULL) != 0)
+			return 1;
+	}
 
 	rc = pthread_create(&t, NULL, thread_main, NULL);
 	printf("pthread_create = %s\n", rc ? strerrorname_np(rc) : "0");

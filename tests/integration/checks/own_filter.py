@@ -14,9 +14,15 @@ bc.expect(len(installs) == 1, "the install is recorded", installs)
 clone3 = b.find(syscall="clone3", errno="EPERM")
 bc.expect(len(clone3) == 1 and clone3[0].get("denied_by_filter") is True,
           "clone3 = -1 EPERM, denied_by_filter", clone3)
+tsync = (b.manifest.get("argv") or [""])[-1] == "tsync"
 acc = b.find(syscall="access", path="/etc/hostname")
-bc.expect(len(acc) == 1 and acc[0].get("errno") == "EACCES" and acc[0].get("denied_by_filter"),
+bc.expect(len(acc) == (2 if tsync else 1)
+          and all(e.get("errno") == "EACCES" and e.get("denied_by_filter") for e in acc),
           "access(/etc/hostname) = -1 EACCES, denied_by_filter", acc)
+if tsync:
+    # the thread ran under PTRACE_CONT when the filter reached it through TSYNC
+    bc.expect(any(e.get("tid") != e.get("pid") for e in acc),
+              "the thread's denied access is recorded too", acc)
 allowed = b.find(syscall="faccessat", path="/nonexistent-own-filter")
 bc.expect(len(allowed) == 1 and allowed[0].get("errno") == "ENOENT"
           and not allowed[0].get("result_unseen") and not allowed[0].get("denied_by_filter"),

@@ -9,6 +9,7 @@
 #include "launcher/taint.h"
 
 #include <errno.h>
+#include <linux/audit.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -180,7 +181,12 @@ static void test_taint_scopes(void **state)
 	uint32_t native = lnch_arch_audit_token();
 
 	lnch_taint_table_init(&t);
-	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_setuid), LNCH_TAINT_TASK);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_setuid), LNCH_TAINT_CREDS);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_unshare), LNCH_TAINT_TASK);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_seccomp), LNCH_TAINT_SECCOMP);
+	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_prctl), LNCH_TAINT_PRCTL);
+	/* the i386 ABI's 32-bit-id calls (int $0x80: setresuid32 is 208) */
+	assert_int_equal(lnch_taint_scope_of(&t, AUDIT_ARCH_I386, 208), LNCH_TAINT_CREDS);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_chroot), LNCH_TAINT_ALL);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_clone3), LNCH_TAINT_CLONE3);
 	assert_int_equal(lnch_taint_scope_of(&t, native, SYS_mount), LNCH_TAINT_ALL);

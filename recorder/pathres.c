@@ -396,8 +396,8 @@ static ssize_t cached_dir(struct rec_pathcache *pc, const char *dir, size_t dlen
 
 /*
  * The canonical directory of dir (absolute, NUL-terminated, no trailing
- * '/'): its longest prefix that a walk resolves, then the rest folded
- * lexically.  Into out (PATH_MAX bytes); returns the length or -1.
+ * '/'): its longest prefix that a walk resolves, then the rest as written
+ * (`.` and doubled '/' dropped, `..` kept).  Into out (PATH_MAX bytes); returns the length or -1.
  */
 static ssize_t resolve_dir(struct rec_pathcache *pc, char *dir, size_t dlen, char *out)
 {
@@ -423,7 +423,12 @@ static ssize_t resolve_dir(struct rec_pathcache *pc, char *dir, size_t dlen, cha
 			return -1;
 		memcpy(out + n, dir + cut, dlen - cut);
 		out[(size_t)n + (dlen - cut)] = '\0';
-		n = (ssize_t)rec_path_fold(out);
+		/*
+		 * The walk stops at the first component that is missing or not a
+		 * directory: a `..` after it is never walked, so it stays as
+		 * written (folding it would name a file the call never reached).
+		 */
+		n = (ssize_t)light_fold(out);
 	}
 	return n;
 }

@@ -97,7 +97,7 @@ check "--wait=all: it says which process it waits for, and how not to" \
 check "--wait=all: no word when the rest ends within the second" test ! -s waitquick.err
 
 # bad values: one line, exit 2, nothing written
-for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' --sandbox=maybe; do
+for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' --sandbox=maybe '--net=none --no-sandbox'; do
 	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt
 	rc=$?
 	check "record $bad: exit 2, one 'repro:' line, no bundle" \

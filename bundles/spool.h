@@ -56,6 +56,7 @@ enum bndl_event_flag {
 	BNDL_EV_UNSEEN_CREDENTIALS = 1u << 7, /* the task had changed credentials, root, mounts */
 	BNDL_EV_UNSEEN_ENTRY_ONLY = 1u << 8, /* seen at entry only (close) */
 	BNDL_EV_FILTER_DENIED = 1u << 9, /* another seccomp filter (the program's) failed it */
+	BNDL_EV_FILTER_SIGSYS = 1u << 10, /* with FILTER_DENIED: by SIGSYS or a kill, no result */
 };
 
 enum bndl_blob_kind {

@@ -27,8 +27,9 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 	int nr = seccomp_syscall_resolve_name(r->name);
 	bool native = arch == lnch_arch_audit_token();
 	/* path-only calls of the native ABI go to the notification listener (launcher/behalf.h) */
-	uint32_t act = notify && native && lnch_behalf_supported(r->name) ? SCMP_ACT_NOTIFY
-									  : SCMP_ACT_TRACE(0);
+	uint32_t act = notify && native && lnch_behalf_supported(r->name)
+			       ? SCMP_ACT_NOTIFY
+			       : SCMP_ACT_TRACE(LNCH_TRACE_DATA);
 	int rc;
 
 	if (arch_nr == __NR_SCMP_ERROR || arch_nr < 0 || nr == __NR_SCMP_ERROR)

@@ -23,6 +23,14 @@ int lnch_filter_build(const struct lnch_filter_rule *rules, size_t nrules, bool 
 
 void lnch_filter_release(struct sock_fprog *prog);
 
+/*
+ * The SECCOMP_RET_DATA of repro's SECCOMP_RET_TRACE (PTRACE_GETEVENTMSG at
+ * the seccomp stop): a stop with other data came from a filter of the
+ * program's own (seccomp(2): of equal actions, the most recent filter's
+ * data is the one seen).
+ */
+#define LNCH_TRACE_DATA 0x7270
+
 /* What repro's filter does with a call. */
 enum lnch_filter_action {
 	LNCH_FILTER_ALLOW = 0, /* runs without a stop */

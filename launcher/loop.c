@@ -262,6 +262,19 @@ static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const str
 	loop->any_creds_changed = true;
 }
 
+/*
+ * A task under a filter of its own: did that filter, not repro's, return
+ * SECCOMP_RET_TRACE for this call?  Without a tracer such a call fails with
+ * ENOSYS (seccomp(2)), so it must under repro too.
+ */
+static bool own_filter_traced(const struct lnch_task *task)
+{
+	unsigned long data = LNCH_TRACE_DATA;
+
+	return task->own_filter && ptrace(PTRACE_GETEVENTMSG, task->tid, NULL, &data) == 0 &&
+	       data != LNCH_TRACE_DATA;
+}
+
 static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 {
 	struct __ptrace_syscall_info si;
@@ -280,8 +293,14 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	st.nr = (int)si.seccomp.nr;
 	memcpy(st.args, si.seccomp.args, sizeof(st.args));
 	note_taint(loop, task, &st);
-	if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &v))
+	if (own_filter_traced(task)) {
+		struct lnch_verdict enosys = { .errnum = ENOSYS };
+
+		impose(task, &enosys);
+		task->own_trace = true;
+	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &v)) {
 		impose(task, &v);
+	}
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
@@ -328,9 +347,11 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task,
 		if (task->inject_delay_ns > 0)
 			lnch_sleep_ns(task->inject_delay_ns);
 		st.ret = -(int64_t)task->inject_errnum;
-		st.injected = true;
+		st.injected = !task->own_trace;
+		st.denied_by_filter = task->own_trace;
 		(void)lnch_arch_set_return(task->tid, st.ret, NULL);
 	}
+	task->own_trace = false;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
@@ -364,6 +385,11 @@ static void report_denied(struct lnch_loop *loop, struct lnch_task *task,
 	st.t_ns = lnch_loop_since_start(loop);
 	st.ret = si->exit.rval;
 	st.denied_by_filter = true;
+	/* SECCOMP_RET_TRAP, KILL: no errno was set, the register still holds the number */
+	if (st.ret >= 0 || st.ret < -4095) {
+		st.ret = 0;
+		st.filter_sigsys = true;
+	}
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
@@ -405,7 +431,7 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
 	    (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)) {
-		task->in_syscall = task->pending = task->injected = false;
+		task->in_syscall = task->pending = task->injected = task->own_trace = false;
 		resume(loop, task, 0);
 		return;
 	}

@@ -40,6 +40,12 @@ struct lnch_stop {
 	 * action of highest precedence wins)
 	 */
 	bool denied_by_filter;
+	/*
+	 * exit only, with denied_by_filter: that filter answered with
+	 * SECCOMP_RET_TRAP or a kill (the task gets SIGSYS or dies), so the
+	 * call has no result; ret is 0
+	 */
+	bool filter_sigsys;
 	uint64_t t_ns; /* time of the stop since the start of the run (CLOCK_MONOTONIC) */
 	/*
 	 * Entry only, may be NULL: argument path_argi as the launcher already

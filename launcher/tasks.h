@@ -30,6 +30,8 @@ struct lnch_task {
 	bool pending;
 	bool stop_seen; /* since that entry, repro's filter stopped it (seccomp stop or notification) */
 	bool notified; /* by a notification: the notification thread reported its entry */
+	/* the program's own filter returned SECCOMP_RET_TRACE: failed with ENOSYS, as with no tracer */
+	bool own_trace;
 	uint32_t entry_arch;
 	int entry_nr;
 	uint64_t entry_args[6];

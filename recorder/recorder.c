@@ -188,6 +188,8 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->ev.flags |= BNDL_EV_RESULT_UNSEEN | unseen_flag(st->unseen_reason);
 	if (st->denied_by_filter)
 		c->ev.flags |= BNDL_EV_FILTER_DENIED;
+	if (st->filter_sigsys)
+		c->ev.flags |= BNDL_EV_FILTER_SIGSYS;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
 	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)

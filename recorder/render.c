@@ -475,8 +475,11 @@ static void render_result(const struct bndl_event *ev, const struct rec_sys *sys
 {
 	char e[32];
 
-	if ((ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN | BNDL_EV_RESULT_UNSEEN)) != 0) {
+	if ((ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_NO_RETURN | BNDL_EV_RESULT_UNSEEN |
+			  BNDL_EV_FILTER_SIGSYS)) != 0) {
 		json_object_set_new(obj, "ret", json_null());
+		if (ev->flags & BNDL_EV_FILTER_SIGSYS)
+			json_object_set_new(obj, "filter_action", json_string("sigsys"));
 		if (ev->flags & BNDL_EV_UNFINISHED)
 			json_object_set_new(obj, "unfinished", json_true());
 		if (ev->flags & BNDL_EV_RESULT_UNSEEN) {

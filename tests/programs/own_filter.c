@@ -5,7 +5,8 @@
  *
  * The filter returns EPERM for clone3 (the classic: glibc's pthread_create
  * uses clone3 and falls back to clone only on ENOSYS, so threads break) and
- * EACCES for access(2); everything else is allowed.  Under repro the
+ * EACCES for access(2), and SECCOMP_RET_TRACE for getppid (which fails with
+ * ENOSYS when no tracer takes it); everything else is allowed.  Under repro the
  * denied calls never reach repro's filter (seccomp(2): the action of
  * highest precedence wins), so repro must see them by other means.
  * With tsync, a thread started before the install (so already running
@@ -44,6 +45,9 @@ static struct sock_filter insns[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 	DENY(SYS_clone3, EPERM),
 	DENY(SYS_access, EACCES),
+	/* for a tracer: with none, the kernel fails the call with ENOSYS (seccomp(2)) */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | 7),
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
@@ -109,6 +113,8 @@ int main(int argc, char **argv)
 	r = SYS(SYS_access, "/etc/hostname", F_OK);
 	oracle_call(r, "access(\"/etc/hostname\", F_OK)");
 	oracle_note("path", "/etc/hostname");
+	r = SYS(SYS_getppid);
+	printf("getppid() = %s\n", r.rc < 0 ? strerrorname_np(r.err) : "a pid");
 
 	/* allowed by the program's filter: recorded with its result as ever */
 	r = SYS(SYS_faccessat, AT_FDCWD, "/nonexistent-own-filter", F_OK);

@@ -27,6 +27,8 @@ allowed = b.find(syscall="faccessat", path="/nonexistent-own-filter")
 bc.expect(len(allowed) == 1 and allowed[0].get("errno") == "ENOENT"
           and not allowed[0].get("result_unseen") and not allowed[0].get("denied_by_filter"),
           "an allowed faccessat keeps its result (ENOENT)", allowed)
+bc.expect("getppid() = ENOSYS" in bc.stdout(),
+          "a call the filter sends to a tracer fails with ENOSYS, as with no tracer", bc.stdout())
 bc.expect(not [e for e in b.events if e.get("result_unseen")], "no result is unseen",
           [e for e in b.events if e.get("result_unseen")][:3])
 bc.expect_cause("a call the filter refused",

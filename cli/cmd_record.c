@@ -547,12 +547,21 @@ static int derive(struct session *s, struct repro_err **err)
 	cleanup_free char *host = repro_xasprintf("%s/host.json", s->spool_dir);
 	struct rec_files_opts fo;
 	struct rec_files_stats fs = { 0 };
-	char note[256];
+	char note[512];
 
 	rec_files_opts_init(&fo);
 	fo.hash_max_bytes = s->o->hash_max;
 	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
 		return -1;
+	if (fs.setid_execs > 0 && geteuid() != 0) {
+		/* ptrace(2): an unprivileged tracer keeps execve from gaining privileges */
+		snprintf(note, sizeof(note),
+			 "%.200s is set-user-ID or set-group-ID and ran without its privileges: a "
+			 "tracer that is not root cannot let it gain them",
+			 fs.setid_example);
+		fprintf(stderr, "repro: %s\n", note);
+		add_warning(s, note);
+	}
 	if (fs.dropped > 0) {
 		snprintf(note, sizeof(note),
 			 "%llu paths past the limit of files.jsonl were left out",

@@ -1027,8 +1027,19 @@ static bool has_failures(const struct ftable *t)
 	return false;
 }
 
-/* write_jsonl - one line per touched entry, sorted.  *lines gets the count. */
-static int write_jsonl(const struct ftable *t, const char *out_path, uint64_t *lines,
+/* A program the run executed that is set-user-ID or set-group-ID (its mode at the end). */
+static void note_setid(const struct fentry *e, struct rec_files_stats *st)
+{
+	if (!(e->ops & OP_EXEC) || e->meta.err != 0 || !S_ISREG(e->meta.mode) ||
+	    !(e->meta.mode & (S_ISUID | S_ISGID)))
+		return;
+	if (st->setid_execs++ == 0)
+		snprintf(st->setid_example, sizeof(st->setid_example), "%.*s", (int)e->len,
+			 e->path);
+}
+
+/* write_jsonl - one line per touched entry, sorted; counts lines and set-ID execs into *st. */
+static int write_jsonl(const struct ftable *t, const char *out_path, struct rec_files_stats *st,
 		       struct repro_err **err)
 {
 	cleanup_mounts struct mounts ms = { NULL, 0 };
@@ -1043,12 +1054,14 @@ static int write_jsonl(const struct ftable *t, const char *out_path, uint64_t *l
 		mounts_load(&ms);
 	v = sorted_touched(t, &n);
 	errno = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		note_setid(v[i], st);
 		if (write_line(f, entry_json(t, v[i], &ms), out_path, err) < 0)
 			return -1;
+	}
 	if (close_out(&f, out_path, err) < 0)
 		return -1;
-	*lines = n;
+	st->paths = n;
 	return 0;
 }
 
@@ -1078,7 +1091,7 @@ int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *op
 	add_ancestors(&t);
 	if (gather_meta(&t, &o, &st.used_uring, err) < 0)
 		return repro_err_wrap(err, "files.jsonl");
-	if (write_jsonl(&t, out_path, &st.paths, err) < 0)
+	if (write_jsonl(&t, out_path, &st, err) < 0)
 		return -1;
 	st.dropped = t.dropped;
 	if (stats != NULL)

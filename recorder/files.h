@@ -39,6 +39,9 @@ struct rec_files_stats {
 	uint64_t dropped; /* path references not recorded: beyond max_paths */
 	bool used_uring; /* metadata came from io_uring (false: statx(2)) */
 	bool spool_truncated; /* the spool ended mid-record (killed recorder) */
+	/* programs run (exec) that are set-user-ID or set-group-ID, and the first of them */
+	uint64_t setid_execs;
+	char setid_example[256];
 };
 
 /* rec_files_opts_init - the defaults: 64 MiB hash cap, io_uring, 1,000,000 paths. */

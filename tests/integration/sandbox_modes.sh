@@ -79,6 +79,18 @@ if [ "$variant" = user ]; then
 	check "own_ids: a user namespace of its own" test "$(sandbox_of own_ids.repro)" = userns+mntns
 fi
 
+# a set-user-ID program: root's recording lets it gain its privileges; a
+# user's cannot (as under strace), and says so in one line and a warning
+as_variant "$stage/repro" record -o "$work/setid.repro" -- passwd -S >setid.out 2>setid.err
+if [ "$variant" = user ]; then
+	check "setid: one 'repro:' line names the set-user-ID program" \
+		sh -c "test \$(grep -c '^repro: /usr/bin/passwd is set-user-ID' setid.err) = 1"
+	check "setid: the manifest warns" \
+		sh -c "tar --zstd -xOf setid.repro manifest.json | grep -q 'ran without its privileges'"
+else
+	check "setid: no warning as root" sh -c "! grep -q 'set-user-ID' setid.err"
+fi
+
 # a profile that refuses namespaces: auto falls back, says so once, records all the same
 same denied "$stage/deny_unshare" -- sh -c 'id -u; echo ran'
 check "denied: one 'repro:' line says it records without the sandbox" \

@@ -219,6 +219,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 		.ppid = (int32_t)bndl_json_int(o, "ppid", 0),
 		.label = label_of(o),
 		.end_ns = bndl_json_int(o, "end_ns", -1),
+		.start_ns = bndl_json_int(o, "start_ns", -1),
 		.has_exit = json_is_object(ex),
 		.exit_code = (int)bndl_json_int(ex, "code", 0),
 	};
@@ -261,6 +262,75 @@ static void occurrence(struct xp_finding *x, uint64_t seq, int64_t t_ns)
 	x->t_ns = t_ns;
 }
 
+/*
+ * The effective ids a set*id event that worked gives its process: a new
+ * effective (or file-system) uid or gid, and setgroups replacing the
+ * supplementary groups (its list is not recorded: counted as none).  -1
+ * means "unchanged", as the calls take it.  Linear: one look per event.
+ */
+static void note_ids(struct xp_state *st, json_t *ev, const char *sc, int32_t pid)
+{
+	static const char *const uid_keys[] = { "euid", "fsuid", "uid", NULL };
+	static const char *const gid_keys[] = { "egid", "fsgid", "gid", NULL };
+	struct xp_proc *p;
+	size_t i;
+	bool is_u;
+
+	if (strncmp(sc, "set", 3) != 0 || bndl_json_int(ev, "ret", -1) < 0 ||
+	    (p = (struct xp_proc *)proc_of(st, pid)) == NULL)
+		return;
+	if (strncmp(sc, "setgroups", 9) == 0) {
+		p->groups_dropped = true;
+		return;
+	}
+	is_u = strstr(sc, "uid") != NULL;
+	if (!is_u && strstr(sc, "gid") == NULL)
+		return;
+	for (i = 0; (is_u ? uid_keys : gid_keys)[i] != NULL; i++) {
+		json_t *v = json_object_get(ev, (is_u ? uid_keys : gid_keys)[i]);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			continue;
+		if (is_u) {
+			p->has_uid = true;
+			p->euid = json_integer_value(v);
+			p->uid_t_ns = bndl_json_int(ev, "t_ns", 0);
+		} else {
+			p->has_gid = true;
+			p->egid = json_integer_value(v);
+			p->gid_t_ns = bndl_json_int(ev, "t_ns", 0);
+		}
+		return;
+	}
+}
+
+/*
+ * A process that changed no ids of its own runs with its parent's when the
+ * parent changed them before it started (fork copies credentials).  One
+ * pass in processes.jsonl order (parents start before their children).
+ */
+static void ids_inherit(struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++) {
+		struct xp_proc *c = &st->procs[i];
+		const struct xp_proc *p = c->ppid != 0 ? proc_of(st, c->ppid) : NULL;
+
+		if (p == NULL || p == c || c->start_ns < 0)
+			continue;
+		if (!c->has_uid && p->has_uid && p->uid_t_ns <= c->start_ns) {
+			c->has_uid = true;
+			c->euid = p->euid;
+			c->uid_t_ns = p->uid_t_ns;
+		}
+		if (!c->has_gid && p->has_gid && p->gid_t_ns <= c->start_ns) {
+			c->has_gid = true;
+			c->egid = p->egid;
+			c->gid_t_ns = p->gid_t_ns;
+			c->groups_dropped = p->groups_dropped;
+		}
+	}
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -275,6 +345,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 
 	if (sc == NULL)
 		return 0;
+	note_ids(st, ev, sc, pid);
 	if (json_is_true(json_object_get(ev, "result_unseen"))) {
 		const char *why = bndl_json_str(ev, "unseen_reason");
 
@@ -425,6 +496,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 		return -1;
 	if (bndl_reader_foreach(r, "events.jsonl", on_event, st, err) < 0)
 		return -1;
+	ids_inherit(st);
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)

@@ -68,6 +68,15 @@ struct xp_proc {
 	bool failed; /* exited non-zero or killed */
 	/* failed with the status of a child that failed (su, runuser, sh -c pass it on) */
 	bool passed_on;
+	int64_t start_ns; /* -1 when unknown */
+	/*
+	 * The ids it changed to (set*id events that worked), or inherited from
+	 * its parent when that changed them before this process started: what a
+	 * permission check is made against instead of host.json's ids.
+	 */
+	bool has_uid, has_gid, groups_dropped;
+	int64_t euid, egid;
+	int64_t uid_t_ns, gid_t_ns;
 	bool has_exit;
 	int exit_code, exit_signal_num;
 	char *exit_signal; /* owned: "SIGSEGV" or NULL */

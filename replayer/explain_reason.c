@@ -141,6 +141,29 @@ static struct who who_of(json_t *host)
 	};
 }
 
+/*
+ * Who process p was: host.json's ids and capabilities, with the ids it (or
+ * its parent) changed to during the run; a uid other than 0 has no
+ * capabilities (capabilities(7): they are cleared when all uids leave 0).
+ */
+static struct who who_of_proc(json_t *host, const struct xp_proc *p)
+{
+	struct who w = who_of(host);
+
+	if (p == NULL)
+		return w;
+	if (p->has_uid) {
+		w.uid = p->euid;
+		if (p->euid != 0)
+			w.dac_override = w.dac_read_search = false;
+	}
+	if (p->has_gid)
+		w.gid = p->egid;
+	if (p->groups_dropped)
+		w.groups = NULL;
+	return w;
+}
+
 static bool in_groups(const struct who *w, json_int_t gid)
 {
 	size_t i;
@@ -383,12 +406,12 @@ static json_t *filesystem_of(json_t *host, const char *path)
 	return best;
 }
 
-static void explain_file(FILE *f, json_t *r, const struct xp_finding *x,
+static void explain_file(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
 			 const struct xp_facts *facts)
 {
 	json_t *rec = json_object_get(facts->files, x->path);
 	json_t *mount = json_object_get(rec, "mount");
-	struct who w = who_of(facts->host);
+	struct who w = who_of_proc(facts->host, p);
 
 	if (is(x->errname, "ENOENT") || is(x->errname, "ENOTDIR")) {
 		explain_missing(f, r, x, rec);
@@ -643,7 +666,7 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		fputs(" — ", f);
 	switch (x->kind) {
 	case XP_FILE:
-	case XP_EXEC: explain_file(f, x->reason, x, facts); break;
+	case XP_EXEC: explain_file(f, x->reason, x, p, facts); break;
 	case XP_CONNECT: explain_connect(f, x->reason, x, facts); break;
 	case XP_BIND: explain_bind(f, x->reason, x); break;
 	case XP_DNS: explain_dns(f, x->reason, x); break;

@@ -177,6 +177,22 @@ static char *label_of(json_t *proc)
 	return NULL; /* label_inherit */
 }
 
+/*
+ * The recorded command as a label, for a first process that never exec'd
+ * (its program could not be started): the manifest's argv.  Never "".
+ */
+static char *command_label(const struct xp_state *st)
+{
+	json_t *execs = json_pack("[{s:O}]", "argv", json_object_get(st->manifest, "argv"));
+	char *label = execs != NULL ? rpl_exec_label(execs, NULL) : NULL;
+
+	json_decref(execs);
+	if (label != NULL && label[0] != '\0')
+		return label;
+	free(label);
+	return repro_xstrdup("the command");
+}
+
 /* A process that never exec'd runs its parent's program: "bash start.sh (fork)". */
 static void label_inherit(struct xp_state *st)
 {
@@ -191,9 +207,12 @@ static void label_inherit(struct xp_state *st)
 		/* up the tree to a process with a label, at most 64 steps (a hostile cycle) */
 		for (int depth = 0; depth < 64 && q != NULL && q->label == NULL; depth++)
 			q = q->ppid != 0 ? proc_of(st, q->ppid) : NULL;
-		names[i] = q != NULL && q->label != NULL
-				   ? repro_xasprintf("%s (fork)", q->label)
-				   : repro_xasprintf("pid %d", (int)st->procs[i].pid);
+		if (q != NULL && q->label != NULL)
+			names[i] = repro_xasprintf("%s (fork)", q->label);
+		else if (st->procs[i].ppid == 0)
+			names[i] = command_label(st);
+		else
+			names[i] = repro_xasprintf("pid %d", (int)st->procs[i].pid);
 	}
 	for (size_t i = 0; i < st->nprocs; i++)
 		if (names[i] != NULL)
@@ -341,6 +360,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	struct xp_finding *x;
 	enum xp_op op;
 	bool denied;
+	const char *path_key = path, *tag;
 	char *key;
 
 	if (sc == NULL)
@@ -372,15 +392,17 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
 			  : XP_OP_OTHER;
 	denied = json_is_true(json_object_get(ev, "denied_by_filter"));
+	tag = denied ? "\x1f"
+		       "F" /* a separate finding: not the file system's answer */
+		     : "";
+	/* a PATH search that finds nothing is one failure: key the exec ENOENTs by name */
+	if (path != NULL && op == XP_OP_RUN && strncmp(sc, "exec", 4) == 0 &&
+	    strcmp(e, "ENOENT") == 0 && strrchr(path, '/') != NULL)
+		path_key = strrchr(path, '/');
 	/* one finding per (process, what it meant to do, path, errno): execve then access(X_OK) */
-	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s%s", (int)pid, (int)op, path, e,
-					     denied ? "\x1f"
-						      "F"
-						    : "")
-			   : repro_xasprintf("%d\x1f%s\x1f\x1f%s%s", (int)pid, sc, e,
-					     denied ? "\x1f"
-						      "F"
-						    : "");
+	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s%s", (int)pid, (int)op, path_key,
+					     e, tag)
+			   : repro_xasprintf("%d\x1f%s\x1f\x1f%s%s", (int)pid, sc, e, tag);
 	x = finding_add(st, key);
 	free(key);
 	if (x == NULL)
@@ -393,6 +415,8 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
 		x->filter_denied = denied;
+	} else if (path_key != path && x->path != NULL && strcmp(x->path, path) != 0) {
+		x->path_search = true;
 	}
 	occurrence(x, seq, bndl_json_int(ev, "t_ns", 0));
 	return 0;

@@ -55,6 +55,8 @@ struct xp_finding {
 	const char *noise_why; /* static text */
 	/* events.jsonl "denied_by_filter": a seccomp filter other than repro's failed it */
 	bool filter_denied;
+	/* an execve ENOENT of one name in several directories: a PATH search that found nothing */
+	bool path_search;
 	double score;
 	char *sentence; /* owned, filled when ranked */
 	json_t *reason; /* owned: the facts behind the sentence */

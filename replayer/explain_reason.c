@@ -285,7 +285,14 @@ static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json
 	json_t *anc = json_object_get(rec, "ancestors");
 	json_t *miss = first_missing(anc), *near = nearest_existing(anc);
 
-	if (x->kind != XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
+	if (x->path_search) {
+		const char *base = strrchr(x->path, '/');
+
+		fprintf(f,
+			"no directory it searched has %s (%zu tried, the PATH search found nothing)",
+			base != NULL ? base + 1 : x->path, x->count);
+		reason_set(r, "not_in_path", x->path, NULL);
+	} else if (x->kind != XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
 		fputs("it did not exist then (it does at the end of the run: made later)", f);
 		reason_set(r, "missing_then", x->path, json_object_get(rec, "meta"));
 	} else if (x->kind == XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
@@ -595,7 +602,7 @@ static void put_subject(FILE *f, const struct xp_finding *x, const struct xp_pro
 
 static void put_ending(FILE *f, const struct xp_finding *x, const struct xp_proc *p)
 {
-	if (x->count > 1)
+	if (x->count > 1 && !x->path_search)
 		fprintf(f, " (%zu times)", x->count);
 	if (p == NULL || !p->has_exit)
 		return;

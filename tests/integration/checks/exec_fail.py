@@ -30,5 +30,11 @@ else:
               "one execve of %s per PATH entry" % name, failed)
 bc.expect(b.manifest.get("exit") == {"code": want}, "the manifest has exit %d" % want,
           b.manifest.get("exit"))
-bc.expect_cause("the failed execve", lambda f: f.get("kind") == "exec" and f.get("errno") == errno)
+f = bc.expect_cause("the failed execve",
+                    lambda f: f.get("kind") == "exec" and f.get("errno") == errno)
+if "/" not in name:
+    bc.expect((f.get("reason") or {}).get("what") == "not_in_path",
+              "explain: one finding for the whole PATH search", f.get("sentence"))
+bc.expect(name.split("/")[-1] in (f.get("process") or ""),
+          "explain names the process after the command", f.get("process"))
 bc.done()

@@ -24,6 +24,12 @@ struct rec_capture {
 	pid_t tid;
 	bool active; /* an entry is waiting for its exit */
 	bool failure_only; /* kept only if it fails (rec_sys.is_failure_only, no destination, not DNS) */
+	/*
+	 * argi + 1 of an execve's envp not read at entry (0: none): a
+	 * successful exec takes it from the new image's /proc/PID/environ (one
+	 * read); a failed one keeps none
+	 */
+	int env_deferred;
 	const struct rec_sys *sys;
 	struct bndl_event ev;
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
@@ -88,6 +94,16 @@ bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
  * the new image (BNDL_ARGV_MAX bytes for both together).
  */
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid);
+
+/*
+ * rec_proc_capture_env - at the exec event of a successful exec, the envp
+ * that c's entry deferred (env_deferred), from the new image's
+ * /proc/PID/environ: one open and read, whatever its size, where reading
+ * the caller's memory costs two process_vm_readv(2) per variable.  A
+ * failed exec (a PATH search's misses) keeps no environment.  No-op when
+ * nothing was deferred.
+ */
+void rec_proc_capture_env(struct rec_capture *c, pid_t pid);
 
 /*
  * At the exit stop: getsockopt's int value, the sockaddr and length that

@@ -250,6 +250,7 @@ static void append_exec(struct rec_recorder *r, pid_t pid, struct rec_capture *c
 		rec_proc_capture_exec_image(&img, pid);
 		c = &img;
 	}
+	rec_proc_capture_env(c, pid);
 	rec_capture_finish(c);
 	for (uint16_t i = 0; i < c->ev.nblobs && ev.nblobs < 4; i++) {
 		int argi = exec_argi(c, &c->ev.blobs[i]);

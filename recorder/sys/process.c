@@ -140,7 +140,9 @@ static void capture_clone3(struct rec_capture *c, const struct lnch_stop *st, in
 bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 		      enum rec_arg_kind kind)
 {
-	if (kind == RA_ARGV || kind == RA_ENVP)
+	if (kind == RA_ENVP)
+		c->env_deferred = i + 1; /* read once the exec's outcome is known */
+	else if (kind == RA_ARGV)
 		capture_list(c, st, i);
 	else if (kind == RA_CLONE3)
 		capture_clone3(c, st, i);
@@ -181,6 +183,16 @@ static bool capture_proc_list(struct rec_capture *c, pid_t pid, const char *name
 		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
 	rec_capture_commit(c, used);
 	return true;
+}
+
+void rec_proc_capture_env(struct rec_capture *c, pid_t pid)
+{
+	int i = c->env_deferred - 1;
+
+	if (i < 0)
+		return;
+	c->env_deferred = 0;
+	(void)capture_proc_list(c, pid, "environ", (uint16_t)i);
 }
 
 void rec_proc_capture_exec_image(struct rec_capture *c, pid_t pid)

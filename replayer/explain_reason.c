@@ -629,7 +629,7 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 			     const struct xp_facts *facts)
 {
 	if (x->kind == XP_OTHER)
-		fputs(" — ", f);
+		fputs(" — ", f); /* put_subject ended with "failed with E…" */
 	fprintf(f, "%s was refused by a seccomp filter, not by the kernel: the call never ran",
 		x->syscall);
 	if (facts->filter_seq != 0)
@@ -658,26 +658,19 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	if (f == NULL)
 		return;
 	put_subject(f, x, p);
-	if (x->filter_denied) {
-		if (x->kind != XP_OTHER)
-			fputs(" — ", f);
-		explain_filtered(f, x->reason, x, facts);
-		put_ending(f, x, p);
-		if (fclose(f) == 0)
-			x->sentence = buf;
-		else
-			free(buf);
-		return;
-	}
 	if (x->kind != XP_OTHER)
 		fputs(" — ", f);
-	switch (x->kind) {
-	case XP_FILE:
-	case XP_EXEC: explain_file(f, x->reason, x, p, facts); break;
-	case XP_CONNECT: explain_connect(f, x->reason, x, facts); break;
-	case XP_BIND: explain_bind(f, x->reason, x); break;
-	case XP_DNS: explain_dns(f, x->reason, x); break;
-	case XP_OTHER: break;
+	if (x->filter_denied) {
+		explain_filtered(f, x->reason, x, facts);
+	} else {
+		switch (x->kind) {
+		case XP_FILE:
+		case XP_EXEC: explain_file(f, x->reason, x, p, facts); break;
+		case XP_CONNECT: explain_connect(f, x->reason, x, facts); break;
+		case XP_BIND: explain_bind(f, x->reason, x); break;
+		case XP_DNS: explain_dns(f, x->reason, x); break;
+		case XP_OTHER: break;
+		}
 	}
 	put_ending(f, x, p);
 	if (fclose(f) == 0)

@@ -370,21 +370,30 @@ static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 	return 0;
 }
 
+/*
+ * --json of a view: host.json as it is, a .jsonl member as one JSON array
+ * written line by line as it streams (memory bounded by one line, not by
+ * the member).
+ */
 static int view_json(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)
 {
 	cleanup_json json_t *doc = NULL;
+	struct dump d = { out, 0 };
 
 	if (strcmp(member, "host.json") == 0) {
 		doc = bndl_reader_load(r, member, err);
 		if (doc == NULL)
 			return -1;
-	} else {
-		doc = json_array();
-		if (bndl_reader_foreach(r, member, dump_line, doc, err) < 0)
-			return -1;
+		if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+		    fputc('\n', out) == EOF)
+			return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+		return 0;
 	}
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    fputc('\n', out) == EOF)
+	if (fputc('[', out) == EOF)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	if (bndl_reader_foreach(r, member, dump_line, &d, err) < 0)
+		return -1;
+	if (fputs(d.n > 0 ? "\n]\n" : "]\n", out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }

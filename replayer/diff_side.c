@@ -164,6 +164,38 @@ static void break_cycles(struct df_side *s)
 	free(mark);
 }
 
+/*
+ * A process that never exec'd is named after its nearest ancestor that did,
+ * "LABEL (fork)", looked up in the labels as loaded: naming in place would
+ * make a chain of N forks grow labels of N words (quadratic memory).  The
+ * walk up stops after 64 steps, so the cost is linear in the processes.
+ */
+static void name_forks(struct df_side *s)
+{
+	char **names = repro_xcalloc(s->nprocs + 1, sizeof(*names));
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t k = i;
+
+		if (s->procs[i].label[0] != '\0')
+			continue;
+		for (int depth = 0; depth < 64 && k != DF_NONE && s->procs[k].label[0] == '\0';
+		     depth++)
+			k = s->procs[k].parent;
+		if (k != DF_NONE && s->procs[k].label[0] != '\0')
+			names[i] = repro_xasprintf("%s (fork)", s->procs[k].label);
+		else
+			names[i] = repro_xasprintf("pid %d", (int)s->procs[i].pid);
+	}
+	for (size_t i = 0; i < s->nprocs; i++) {
+		if (names[i] != NULL) {
+			free(s->procs[i].label);
+			s->procs[i].label = names[i];
+		}
+	}
+	free(names);
+}
+
 /* Parents by pid; a process that never exec'd is named after its parent. */
 static void link_procs(struct loading *ld)
 {
@@ -177,22 +209,7 @@ static void link_procs(struct loading *ld)
 			s->procs[i].parent = k;
 	}
 	break_cycles(s);
-	for (size_t i = 0; i < s->nprocs; i++) {
-		size_t k = i;
-
-		for (int depth = 0; depth < 64 && k != DF_NONE && s->procs[k].label[0] == '\0';
-		     depth++)
-			k = s->procs[k].parent;
-		if (k != i && k != DF_NONE && s->procs[k].label[0] != '\0') {
-			char *l = repro_xasprintf("%s (fork)", s->procs[k].label);
-
-			free(s->procs[i].label);
-			s->procs[i].label = l;
-		} else if (s->procs[i].label[0] == '\0') {
-			free(s->procs[i].label);
-			s->procs[i].label = repro_xasprintf("pid %d", (int)s->procs[i].pid);
-		}
-	}
+	name_forks(s);
 }
 
 /* ---- events ---- */

@@ -1,0 +1,44 @@
+#!/bin/bash
+# hostile.sh REPRO: crafted bundles that once made the readers blow up,
+# built here from a real recording.  Each reader must finish with its usual
+# status and a peak RSS far below what the defect took (docs/errors.md).
+#   - a chain of 40,000 forks without execs (pid i+1 child of i): diff once
+#     grew each label from its parent's, 5.4 GB for this input
+set -u
+repro=$(realpath "$1")
+work=$(mktemp -d /tmp/repro-hostile.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
+# peak RSS in MiB of one command, and its status: "STATUS MIB"
+peak() {
+	/usr/bin/python3 -c '
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$@"
+}
+
+"$repro" record -o base.repro -- sh -c 'exit 0' >/dev/null 2>&1 || { echo "cannot record: skip"; exit 77; }
+mkdir chain && tar --zstd -xf base.repro -C chain || exit 1
+/usr/bin/python3 - chain <<'PY'
+import json, os, sys
+d, n = sys.argv[1], 40000
+with open(os.path.join(d, "processes.jsonl"), "w") as f:
+    f.write(json.dumps({"pid": 1000, "ppid": 0, "start_ns": 0, "end_ns": n + 1, "exit": {"code": 0},
+                        "execs": [{"t_ns": 1, "path": "/bin/sh", "argv": ["sh", "-c", "x"]}]}) + "\n")
+    for i in range(1, n):
+        f.write(json.dumps({"pid": 1000 + i, "ppid": 999 + i, "start_ns": i, "end_ns": i + 1,
+                            "exit": {"code": 0}}) + "\n")
+m = json.load(open(os.path.join(d, "manifest.json")))
+m["counts"]["processes"] = n
+json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
+PY
+(cd chain && tar --zstd --format=pax -cf ../chain.repro manifest.json processes.jsonl events.jsonl \
+	trace.txt host.json files.jsonl network.jsonl) || exit 1
+for cmd in "diff chain.repro chain.repro" "explain chain.repro" "show chain.repro"; do
+	read -r status mib < <(peak "$repro" $cmd)
+	check "$cmd (a chain of 40,000 forks): exit 0, peak RSS ${mib} MiB < 1 GiB (5.4 GB before)" \
+		test "$status" = 0 -a "$mib" -lt 1024
+done
+exit $fail

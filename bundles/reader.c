@@ -81,13 +81,22 @@ static int member_start(const struct bndl_reader *r, struct member *m, struct re
 {
 	struct stat st;
 
-	m->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: the open of a FIFO nobody writes to would block for ever (fifo(7)) */
+	m->fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (m->fd < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
 	if (fstat(m->fd, &st) < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
 	if (S_ISDIR(st.st_mode))
 		return repro_err_set(err, EISDIR, "cannot open bundle '%s'", r->path);
+	/* members are found by reading the archive again: a pipe cannot be read twice */
+	if (!S_ISREG(st.st_mode))
+		return repro_err_set(err, EINVAL,
+				     "cannot read a bundle from a pipe or device ('%s'): save it "
+				     "to a file first",
+				     r->path);
+	if (fcntl(m->fd, F_SETFL, 0) < 0)
+		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
 	m->a = archive_read_new();
 	/*
 	 * zstd only (and none): filter_all would let a hostile file make

@@ -4,6 +4,8 @@
 # status and a peak RSS far below what the defect took (docs/errors.md).
 #   - a chain of 40,000 forks without execs (pid i+1 child of i): diff once
 #     grew each label from its parent's, 5.4 GB for this input
+#   - a FIFO nobody writes to as the bundle path (open(2) blocked for ever)
+#     and a pipe (<(cat B)): one line, exit 2
 set -u
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-hostile.XXXXXX)
@@ -41,4 +43,17 @@ for cmd in "diff chain.repro chain.repro" "explain chain.repro" "show chain.repr
 	check "$cmd (a chain of 40,000 forks): exit 0, peak RSS ${mib} MiB < 1 GiB (5.4 GB before)" \
 		test "$status" = 0 -a "$mib" -lt 1024
 done
+mkfifo fifo.repro
+for cmd in show explain; do
+	timeout 20 "$repro" $cmd fifo.repro >out.txt 2>err.txt
+	rc=$?
+	check "$cmd on a FIFO: exit 2 at once, one 'repro:' line" \
+		sh -c "test $rc = 2 && test \$(wc -l <err.txt) = 1 && grep -q '^repro: cannot read a bundle from a pipe' err.txt"
+done
+"$repro" show <(cat base.repro) >out.txt 2>err.txt
+rc=$?
+check "show on a pipe: exit 2, one 'repro:' line" \
+	sh -c "test $rc = 2 && test \$(wc -l <err.txt) = 1 && grep -q '^repro: cannot read a bundle from a pipe' err.txt"
+"$repro" show /dev/stdin <base.repro >out.txt 2>err.txt
+check "show /dev/stdin redirected from a file reads it" test $? = 0
 exit $fail

@@ -3,6 +3,7 @@
 #endif
 
 #include "bundles/reader.h"
+#include "common/term.h"
 #include "bundles/archive_util.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
@@ -431,15 +432,19 @@ int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struc
 
 	if (member_require(r, member, &m, err) < 0)
 		return -1;
-	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0) {
-		/* a hostile bundle must not drive the terminal: control bytes become '?' */
-		for (la_ssize_t i = 0; i < n; i++)
-			if (((unsigned char)chunk[i] < 0x20 && chunk[i] != '\n' &&
-			     chunk[i] != '\t') ||
-			    chunk[i] == 0x7f)
-				chunk[i] = '?';
-		if (fwrite(chunk, 1, (size_t)n, out) != (size_t)n)
+	size_t carry = 0; /* bytes of a UTF-8 sequence cut by the chunk, kept at its start */
+
+	while ((n = member_read(r, &m, chunk + carry, CHUNK_SIZE - carry, err)) > 0) {
+		size_t have = carry + (size_t)n;
+		/* a hostile bundle must not drive the terminal (common/term.h) */
+		size_t done = repro_term_write(out, chunk, have, true, true);
+
+		carry = have - done;
+		memmove(chunk, chunk + done, carry);
+		if (ferror(out))
 			return repro_err_set(err, errno ? errno : EIO, "cannot write %s", member);
 	}
+	if (n == 0 && carry > 0)
+		(void)repro_term_write(out, chunk, carry, true, false);
 	return n < 0 ? -1 : 0;
 }

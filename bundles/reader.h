@@ -84,9 +84,9 @@ int bndl_reader_has(struct bndl_reader *r, const char *member, struct repro_err 
 json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro_err **err);
 
 /*
- * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout),
- * with control bytes other than newline and tab replaced by '?' (repro's own
- * trace.txt has none: strings are escaped as strace does).
+ * bndl_reader_copy - copy member's bytes to out (e.g. trace.txt to stdout)
+ * through the terminal sanitiser (common/term.h, newline and tab kept): a
+ * hostile member cannot drive the terminal.  Linear in the member.
  * Returns 0, or -1 with *err.
  */
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err);

@@ -541,11 +541,11 @@ static void put_side(FILE *out, const char *name, const struct df_side *s)
 	char *ex = exit_text(json_object_get(s->manifest, "exit"));
 
 	fprintf(out, "%s: ", name);
-	rpl_put_safe(out, r != NULL ? r->label : "?");
+	repro_term_puts(out, r != NULL ? r->label : "?");
 	fputc(' ', out);
-	rpl_put_safe(out, ex);
+	repro_term_puts(out, ex);
 	fputs(" (", out);
-	rpl_put_safe(out, s->path);
+	repro_term_puts(out, s->path);
 	fputs(")\n", out);
 	free(ex);
 }
@@ -565,7 +565,7 @@ static void put_text(struct diff *d, FILE *out)
 		return;
 	}
 	fprintf(out, "\n%sMost likely cause:%s ", color ? BOLD : "", color ? RESET : "");
-	rpl_put_safe(out, d->items.v[0].text);
+	repro_term_puts(out, d->items.v[0].text);
 	fputc('\n', out);
 	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
 		size_t shown = 0, total = 0;
@@ -580,7 +580,7 @@ static void put_text(struct diff *d, FILE *out)
 				continue;
 			shown++;
 			fputs("  ", out);
-			rpl_put_safe(out, d->items.v[i].text);
+			repro_term_puts(out, d->items.v[i].text);
 			fputc('\n', out);
 		}
 		if (total > shown)
@@ -614,7 +614,7 @@ static int put_json(struct diff *d, FILE *out, struct repro_err **err)
 	json_object_set(doc, "cause", d->items.n > 0 ? json_array_get(arr, 0) : json_null());
 	json_object_set_new(doc, "differences", arr);
 	json_object_set_new(doc, "not_listed", json_integer((json_int_t)d->items.dropped));
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;

@@ -697,12 +697,12 @@ static void put_run(const struct xp_state *st, FILE *out)
 	const struct xp_proc *m = main_proc(st);
 	json_t *dur = json_object_get(st->manifest, "duration_ns");
 
-	rpl_put_safe(out, m != NULL ? m->label : "the program");
+	repro_term_puts(out, m != NULL ? m->label : "the program");
 	if (m == NULL || !m->has_exit)
 		fputs(" did not finish while recorded", out);
 	else if (m->exit_signal != NULL) {
 		fputs(" was killed by ", out);
-		rpl_put_safe(out, m->exit_signal);
+		repro_term_puts(out, m->exit_signal);
 	} else
 		fprintf(out, " exited with status %d", m->exit_code);
 	if (json_is_integer(dur))
@@ -722,7 +722,7 @@ static void put_evidence(const struct xp_finding *x, FILE *out)
 		fputs(" ", out);
 	}
 	fputc('(', out);
-	rpl_put_safe(out, x->syscall);
+	repro_term_puts(out, x->syscall);
 	fputc(')', out);
 	if (x->path != NULL && x->kind != XP_OTHER)
 		fputs("; files.jsonl", out);
@@ -779,10 +779,10 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 		fprintf(out, "\n%s%zu.%s ", color ? BOLD : "", i + 1, color ? RESET : "");
 		if (x->noise) {
 			fputs("(probe: ", out);
-			rpl_put_safe(out, x->noise_why);
+			repro_term_puts(out, x->noise_why);
 			fputs(") ", out);
 		}
-		rpl_put_safe(out, x->sentence != NULL ? x->sentence : "?");
+		repro_term_puts(out, x->sentence != NULL ? x->sentence : "?");
 		fputs(".\n", out);
 		put_evidence(x, out);
 	}
@@ -811,7 +811,7 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 			    json_pack("{s:I,s:I,s:I}", "kernel_walk", (json_int_t)st->unseen[0],
 				      "credentials_changed", (json_int_t)st->unseen[1], "other",
 				      (json_int_t)st->unseen[2]));
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;

@@ -297,7 +297,8 @@ static int show_json(struct show_state *st, struct bndl_reader *r, struct repro_
 	json_object_set(doc, "manifest", bndl_reader_manifest(r));
 	json_object_set(doc, "processes", st->procs);
 	json_object_set_new(doc, "failures", failures_json(st));
-	if (json_dumpf(doc, st->out, JSON_INDENT(2)) < 0 || fputc('\n', st->out) == EOF)
+	if (json_dumpf(doc, st->out, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 ||
+	    fputc('\n', st->out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
@@ -305,23 +306,6 @@ static int show_json(struct show_state *st, struct bndl_reader *r, struct repro_
 /* ---- text view ---- */
 
 /* Write s with control characters escaped: a bundle must not drive the terminal. */
-void rpl_put_safe(FILE *out, const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
-
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\x%02x", c);
-		} else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
-			/* U+0080..U+009F in UTF-8: C1 controls (CSI …) some terminals obey */
-			fprintf(out, "\\u%04x", next);
-			s++;
-		} else {
-			fputc(c, out);
-		}
-	}
-}
-
 size_t rpl_utf8_cut(const char *s, size_t max)
 {
 	size_t n = strnlen(s, max + 1);
@@ -350,7 +334,7 @@ static bool needs_quotes(const char *s)
 static void put_word(FILE *out, const char *s)
 {
 	if (!needs_quotes(s)) {
-		rpl_put_safe(out, s);
+		repro_term_puts(out, s);
 		return;
 	}
 	fputc('\'', out);
@@ -360,7 +344,7 @@ static void put_word(FILE *out, const char *s)
 		if (*s == '\'')
 			fputs("'\\''", out);
 		else
-			rpl_put_safe(out, one);
+			repro_term_puts(out, one);
 	}
 	fputc('\'', out);
 }
@@ -393,7 +377,7 @@ static void put_exit(FILE *out, json_t *ex, json_t *proc, const char *word)
 {
 	if (json_is_object(ex) && json_is_string(json_object_get(ex, "signal"))) {
 		fputs("killed by ", out);
-		rpl_put_safe(out, bndl_json_str(ex, "signal"));
+		repro_term_puts(out, bndl_json_str(ex, "signal"));
 		if (json_is_true(json_object_get(ex, "core_dumped")))
 			fputs(" (core dumped)", out);
 	} else if (json_is_object(ex) && json_is_integer(json_object_get(ex, "code"))) {
@@ -417,9 +401,9 @@ static void show_run(const struct show_state *st, json_t *m)
 	fputs("  command   ", out);
 	put_argv(out, json_object_get(m, "argv"));
 	fputs("\n  cwd       ", out);
-	rpl_put_safe(out, bndl_json_str(m, "cwd"));
+	repro_term_puts(out, bndl_json_str(m, "cwd"));
 	fputs("\n  started   ", out);
-	rpl_put_safe(out, bndl_json_str(m, "started_at"));
+	repro_term_puts(out, bndl_json_str(m, "started_at"));
 	fprintf(out, "\n  duration  %.2f s\n  exit      ",
 		(double)bndl_json_int(m, "duration_ns", 0) / 1e9);
 	put_exit(out, json_object_get(m, "exit"), NULL, "code");
@@ -429,7 +413,7 @@ static void show_run(const struct show_state *st, json_t *m)
 		bndl_json_int(counts, "processes", 0));
 	json_array_foreach (w, i, v) {
 		fputs("  warning   ", out);
-		rpl_put_safe(out, json_string_value(v));
+		repro_term_puts(out, json_string_value(v));
 		fputc('\n', out);
 	}
 }
@@ -495,18 +479,18 @@ static void put_addr(FILE *out, json_t *addr)
 
 	if (family != NULL && strcmp(family, "AF_INET6") == 0) {
 		fputc('[', out);
-		rpl_put_safe(out, bndl_json_str(addr, "ip"));
+		repro_term_puts(out, bndl_json_str(addr, "ip"));
 		fprintf(out, "]:%" PRId64, bndl_json_int(addr, "port", 0));
 	} else if (family != NULL && strcmp(family, "AF_INET") == 0) {
-		rpl_put_safe(out, bndl_json_str(addr, "ip"));
+		repro_term_puts(out, bndl_json_str(addr, "ip"));
 		fprintf(out, ":%" PRId64, bndl_json_int(addr, "port", 0));
 	} else if (bndl_json_str(addr, "path") != NULL) {
-		rpl_put_safe(out, bndl_json_str(addr, "path"));
+		repro_term_puts(out, bndl_json_str(addr, "path"));
 	} else if (bndl_json_str(addr, "abstract") != NULL) {
 		fputc('@', out);
-		rpl_put_safe(out, bndl_json_str(addr, "abstract"));
+		repro_term_puts(out, bndl_json_str(addr, "abstract"));
 	} else {
-		rpl_put_safe(out, family != NULL ? family : "?");
+		repro_term_puts(out, family != NULL ? family : "?");
 	}
 }
 
@@ -517,14 +501,14 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	const char *en = bndl_json_str(ev, "errno");
 
 	fputs("  ", out);
-	rpl_put_safe(out, bndl_json_str(ev, "syscall") ? bndl_json_str(ev, "syscall") : "?");
+	repro_term_puts(out, bndl_json_str(ev, "syscall") ? bndl_json_str(ev, "syscall") : "?");
 	if (bndl_json_str(ev, "path") != NULL) {
 		fputc(' ', out);
-		rpl_put_safe(out, bndl_json_str(ev, "path"));
+		repro_term_puts(out, bndl_json_str(ev, "path"));
 	}
 	if (bndl_json_str(ev, "newpath") != NULL) {
 		fputc(' ', out);
-		rpl_put_safe(out, bndl_json_str(ev, "newpath"));
+		repro_term_puts(out, bndl_json_str(ev, "newpath"));
 	}
 	if (json_is_object(json_object_get(ev, "addr"))) {
 		fputc(' ', out);
@@ -536,12 +520,12 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	/* "0" says nothing on a line that is about the outcome */
 	if (bndl_json_str(ev, "flags") != NULL && strcmp(bndl_json_str(ev, "flags"), "0") != 0) {
 		fputc(' ', out);
-		rpl_put_safe(out, bndl_json_str(ev, "flags"));
+		repro_term_puts(out, bndl_json_str(ev, "flags"));
 	}
 	fputs(" -> ", out);
 	if (st->opts->color)
 		fputs(RED, out);
-	rpl_put_safe(out, en != NULL ? en : "error");
+	repro_term_puts(out, en != NULL ? en : "error");
 	if (st->opts->color)
 		fputs(RESET, out);
 	fputs(json_is_true(json_object_get(ev, "injected")) ? " (injected)\n" : "\n", out);

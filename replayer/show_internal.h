@@ -5,6 +5,7 @@
 
 #include "bundles/reader.h"
 #include "common/err.h"
+#include "common/term.h"
 #include "replayer/show.h"
 
 #include <stdio.h>
@@ -13,12 +14,6 @@
 #define BOLD "\033[1m"
 #define RED "\033[31m"
 #define RESET "\033[0m"
-
-/*
- * rpl_put_safe - s to out with control bytes as \xNN and C1 controls
- * (U+0080..U+009F) as \uNNNN: a bundle must not drive the terminal.
- */
-void rpl_put_safe(FILE *out, const char *s);
 
 /* rpl_utf8_cut - how many bytes of s to keep for at most max bytes without splitting a character. */
 size_t rpl_utf8_cut(const char *s, size_t max);

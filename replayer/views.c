@@ -21,9 +21,9 @@ static void put_meta(FILE *out, json_t *meta)
 		fputs("missing", out);
 		return;
 	}
-	rpl_put_safe(out, bndl_json_str(meta, "type"));
+	repro_term_puts(out, bndl_json_str(meta, "type"));
 	fputc(' ', out);
-	rpl_put_safe(out, bndl_json_str(meta, "mode"));
+	repro_term_puts(out, bndl_json_str(meta, "mode"));
 	fprintf(out, " owner %" PRId64 ":%" PRId64, bndl_json_int(meta, "uid", -1),
 		bndl_json_int(meta, "gid", -1));
 }
@@ -61,24 +61,24 @@ static void put_explanation(FILE *out, json_t *f)
 	if (err != NULL && strcmp(err, "EROFS") == 0 && json_is_object(mount) &&
 	    (has_option(mount, "options", "ro") || has_option(mount, "super_options", "ro"))) {
 		fputs(" - read-only mount ", out);
-		rpl_put_safe(out, bndl_json_str(mount, "mount_point"));
+		repro_term_puts(out, bndl_json_str(mount, "mount_point"));
 		return;
 	}
 	if (err != NULL && (strcmp(err, "ENOENT") == 0 || strcmp(err, "ENOTDIR") == 0) &&
 	    missing != NULL) {
 		fputs(" - missing: ", out);
-		rpl_put_safe(out, bndl_json_str(missing, "path"));
+		repro_term_puts(out, bndl_json_str(missing, "path"));
 		return;
 	}
 	if (nearest != NULL) {
 		fputs(" - ", out);
-		rpl_put_safe(out, bndl_json_str(nearest, "path"));
+		repro_term_puts(out, bndl_json_str(nearest, "path"));
 		fputs(": ", out);
 		put_meta(out, json_object_get(nearest, "meta"));
 	}
 	if (json_is_object(mount) && has_option(mount, "options", "noexec")) {
 		fputs(", noexec mount ", out);
-		rpl_put_safe(out, bndl_json_str(mount, "mount_point"));
+		repro_term_puts(out, bndl_json_str(mount, "mount_point"));
 	}
 }
 
@@ -89,7 +89,7 @@ static void put_ops(FILE *out, json_t *ops)
 
 	json_array_foreach (ops, i, v) {
 		fputs(i ? "," : "", out);
-		rpl_put_safe(out, json_string_value(v));
+		repro_term_puts(out, json_string_value(v));
 	}
 }
 
@@ -99,7 +99,7 @@ static void put_errno(FILE *out, const char *e, bool color)
 	size_t len = e != NULL ? strlen(e) : 1;
 
 	fputs(color ? RED : "", out);
-	rpl_put_safe(out, e != NULL ? e : "-");
+	repro_term_puts(out, e != NULL ? e : "-");
 	fputs(color ? RESET : "", out);
 	for (; len < 7; len++)
 		fputc(' ', out);
@@ -152,7 +152,7 @@ static int on_file(void *ctx, json_t *f, size_t lineno, struct repro_err **err)
 	fputs("  ", l->out);
 	put_errno(l->out, e != NULL ? e : "ok", l->color && e != NULL);
 	fputc(' ', l->out);
-	rpl_put_safe(l->out, bndl_json_str(f, "path"));
+	repro_term_puts(l->out, bndl_json_str(f, "path"));
 	fputs(" (", l->out);
 	put_ops(l->out, json_object_get(f, "ops"));
 	fputc(')', l->out);
@@ -174,15 +174,15 @@ static void put_address(FILE *out, json_t *n)
 		bool v6 = fam != NULL && strcmp(fam, "AF_INET6") == 0;
 
 		fputs(v6 ? "[" : "", out);
-		rpl_put_safe(out, bndl_json_str(n, "ip"));
+		repro_term_puts(out, bndl_json_str(n, "ip"));
 		fprintf(out, "%s:%" PRId64, v6 ? "]" : "", bndl_json_int(n, "port", 0));
 	} else if (bndl_json_str(n, "path") != NULL) {
-		rpl_put_safe(out, bndl_json_str(n, "path"));
+		repro_term_puts(out, bndl_json_str(n, "path"));
 	} else if (bndl_json_str(n, "abstract") != NULL) {
 		fputc('@', out);
-		rpl_put_safe(out, bndl_json_str(n, "abstract"));
+		repro_term_puts(out, bndl_json_str(n, "abstract"));
 	} else {
-		rpl_put_safe(out, fam != NULL ? fam : "?");
+		repro_term_puts(out, fam != NULL ? fam : "?");
 	}
 }
 
@@ -194,23 +194,23 @@ static void put_lookup(struct lines *l, json_t *n, const char *failure)
 	json_t *a;
 
 	fputs("  dns ", l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "name"));
+	repro_term_puts(l->out, bndl_json_str(n, "name"));
 	fputc(' ', l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "qtype"));
+	repro_term_puts(l->out, bndl_json_str(n, "qtype"));
 	fputs(" -> ", l->out);
 	if (failure != NULL)
 		fputs(l->color ? RED : "", l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
+	repro_term_puts(l->out, bndl_json_str(n, "outcome"));
 	if (failure != NULL)
 		fputs(l->color ? RESET : "", l->out);
 	json_array_foreach (answers, i, a) {
 		fputs(i ? ", " : " ", l->out);
-		rpl_put_safe(l->out, json_string_value(a));
+		repro_term_puts(l->out, json_string_value(a));
 	}
 	fputs(" via ", l->out);
 	put_address(l->out, n);
 	fputs(" (", l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "transport"));
+	repro_term_puts(l->out, bndl_json_str(n, "transport"));
 	if (bndl_json_int(n, "tries", 1) > 1)
 		fprintf(l->out, ", %" PRId64 " tries", bndl_json_int(n, "tries", 1));
 	fputc(')', l->out);
@@ -219,10 +219,10 @@ static void put_lookup(struct lines *l, json_t *n, const char *failure)
 static void put_attempt(struct lines *l, json_t *n, const char *e)
 {
 	fputs("  ", l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "syscall"));
+	repro_term_puts(l->out, bndl_json_str(n, "syscall"));
 	fputc(' ', l->out);
 	if (bndl_json_str(n, "name") != NULL) {
-		rpl_put_safe(l->out, bndl_json_str(n, "name"));
+		repro_term_puts(l->out, bndl_json_str(n, "name"));
 		fputs(" (", l->out);
 		put_address(l->out, n);
 		fputc(')', l->out);
@@ -230,10 +230,10 @@ static void put_attempt(struct lines *l, json_t *n, const char *e)
 		put_address(l->out, n);
 	}
 	fputs(" -> ", l->out);
-	rpl_put_safe(l->out, bndl_json_str(n, "outcome"));
+	repro_term_puts(l->out, bndl_json_str(n, "outcome"));
 	if (e != NULL) {
 		fprintf(l->out, " (%s", l->color ? RED : "");
-		rpl_put_safe(l->out, e);
+		repro_term_puts(l->out, e);
 		fprintf(l->out, "%s)", l->color ? RESET : "");
 	}
 }
@@ -300,7 +300,7 @@ int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 static void put_kv(FILE *out, const char *key, const char *value)
 {
 	fprintf(out, "  %-14s ", key);
-	rpl_put_safe(out, value != NULL ? value : "?");
+	repro_term_puts(out, value != NULL ? value : "?");
 	fputc('\n', out);
 }
 
@@ -313,7 +313,7 @@ static void put_list(FILE *out, const char *key, json_t *arr)
 	json_array_foreach (arr, i, v) {
 		fputs(i ? ", " : "", out);
 		if (json_is_string(v))
-			rpl_put_safe(out, json_string_value(v));
+			repro_term_puts(out, json_string_value(v));
 		else if (json_is_integer(v))
 			fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	}
@@ -365,7 +365,7 @@ static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 	struct dump *d = ctx;
 
 	if (fputs(d->n++ > 0 ? ",\n" : "\n", d->out) == EOF ||
-	    json_dumpf(o, d->out, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0)
+	    json_dumpf(o, d->out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
@@ -384,7 +384,8 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 		doc = bndl_reader_load(r, member, err);
 		if (doc == NULL)
 			return -1;
-		if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+		if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) <
+			    0 ||
 		    fputc('\n', out) == EOF)
 			return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 		return 0;

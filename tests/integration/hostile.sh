@@ -4,6 +4,9 @@
 # status and a peak RSS far below what the defect took (docs/errors.md).
 #   - a chain of 40,000 forks without execs (pid i+1 child of i): diff once
 #     grew each label from its parent's, 5.4 GB for this input
+#   - a run whose argv and paths carry ESC, OSC, CSI (as UTF-8 U+009B and as
+#     a raw 0x9B byte) and BEL: no view may let one reach the terminal, and
+#     --json output is ASCII
 #   - a FIFO nobody writes to as the bundle path (open(2) blocked for ever)
 #     and a pipe (<(cat B)): one line, exit 2
 set -u
@@ -43,6 +46,26 @@ for cmd in "diff chain.repro chain.repro" "explain chain.repro" "show chain.repr
 	check "$cmd (a chain of 40,000 forks): exit 0, peak RSS ${mib} MiB < 1 GiB (5.4 GB before)" \
 		test "$status" = 0 -a "$mib" -lt 1024
 done
+evil=$(printf 'x\033]0;pwned\007\302\2332J\2332J\033[31m')
+"$repro" record -o evil.repro -- ls "/nonexistent-$evil" >/dev/null 2>&1
+check "a run with control bytes in argv and paths is recorded" test -s evil.repro
+for view in "" --trace --files --net --host --all; do
+	for js in "" --json; do
+		[ "$view" = --trace ] && [ -n "$js" ] && continue
+		"$repro" show $view $js evil.repro >view.out 2>&1
+		check "show $view $js: no ESC, BEL, C1 or raw 0x9B reaches the output" \
+			/usr/bin/python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+bad = [c for c in (b"\x1b", b"\x07", b"\xc2\x9b", b"\xc2\x9d", b"\x9b") if c in b]
+ascii_ok = sys.argv[2] != "--json" or all(x < 0x80 for x in b)
+sys.exit(1 if bad or not ascii_ok else 0)' view.out "$js"
+	done
+done
+"$repro" explain evil.repro >view.out 2>&1
+check "explain: no control byte reaches the output" \
+	/usr/bin/python3 -c 'import sys; b = open("view.out", "rb").read(); sys.exit(any(c in b for c in (b"\x1b", b"\x07", b"\xc2\x9b", b"\x9b")))'
+
 mkfifo fifo.repro
 for cmd in show explain; do
 	timeout 20 "$repro" $cmd fifo.repro >out.txt 2>err.txt

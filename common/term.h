@@ -1,0 +1,31 @@
+#ifndef REPRO_COMMON_TERM_H
+#define REPRO_COMMON_TERM_H
+
+/*
+ * The one terminal sanitiser: every human-readable output of bundle data
+ * (argv, paths, host and DNS names, trace.txt) goes through it at the point
+ * of printing, so that a hostile bundle cannot drive the terminal (ESC and
+ * CSI sequences, OSC title and clipboard writes).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * repro_term_write - write s[0..n) (bytes, not NUL-terminated) to out with
+ * what a terminal could obey escaped: C0 controls and DEL as "\xNN"
+ * (newline and tab kept when keep_lines), C1 controls U+0080..U+009F
+ * (UTF-8 C2 80..C2 9F) as "\u00NN", and every byte that is not part of a
+ * valid UTF-8 sequence (a raw 0x9B CSI among them) as "\xNN".  Valid UTF-8
+ * otherwise passes unchanged.  With more, an incomplete sequence at the end
+ * is left unwritten for the caller to pass again with what follows.
+ * Returns the bytes consumed.  Linear in n; write errors show in
+ * ferror(out).
+ */
+size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, bool more);
+
+/* repro_term_puts - repro_term_write() of the NUL-terminated s (NULL: nothing), one line. */
+void repro_term_puts(FILE *out, const char *s);
+
+#endif

@@ -370,6 +370,7 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 	s->redact = rec_redact_new(s->o->keep_env, s->o->redact, err);
 	if (s->redact == NULL)
 		return repro_err_wrap(err, "record");
+	rec_redact_learn_env(s->redact, (const char *const *)environ);
 	if (s->o->redact_hostname)
 		rec_redact_hide_hostname(s->redact);
 	s->redacted = json_array();

@@ -29,7 +29,7 @@ static const struct {
 	size_t len; /* bytes */
 } secret_words[] = {
 	WORD("token"),	    WORD("secret"), WORD("password"), WORD("passwd"),  WORD("key"),
-	WORD("credential"), WORD("auth"),   WORD("cookie"),   WORD("session"),
+	WORD("credential"), WORD("auth"),   WORD("cookie"),   WORD("session"), WORD("signature"),
 };
 #undef WORD
 #define SHORTEST_WORD 3 /* "key" */
@@ -102,6 +102,9 @@ static const char *const harmless_env[] = {
 struct rec_redact {
 	regex_t *extra;
 	size_t n_extra; /* compiled so far */
+	/* owned: values of secret environment variables, redacted wherever they appear */
+	char **known;
+	size_t n_known;
 	char **keep_env;
 	size_t n_keep;
 	bool is_hostname_hidden; /* rec_redact_hide_hostname() */
@@ -508,13 +511,96 @@ static void rule_url_password(struct pass *p, const char *prev)
 	}
 }
 
+/*
+ * Well-known token shapes, wherever they stand: a prefix at the start of a
+ * word, then at least MIN characters of the token's alphabet (GitHub,
+ * GitLab, Slack, AWS access keys, OpenAI-style keys).  JWTs are below.
+ */
+static const struct {
+	const char *prefix;
+	size_t min; /* token characters after the prefix */
+	bool is_upper; /* [A-Z0-9] only (AWS key ids) */
+} token_shapes[] = {
+	{ "ghp_", 20, false },	 { "gho_", 20, false },	 { "ghu_", 20, false },
+	{ "ghs_", 20, false },	 { "ghr_", 20, false },	 { "github_pat_", 20, false },
+	{ "glpat-", 16, false }, { "xoxb-", 10, false }, { "xoxp-", 10, false },
+	{ "xoxa-", 10, false },	 { "xoxs-", 10, false }, { "AKIA", 16, true },
+	{ "ASIA", 16, true },	 { "sk-", 20, false },
+};
+
+static bool is_token_char(unsigned char c, bool is_upper)
+{
+	if (is_upper)
+		return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+	return is_alnum(c) || c == '_' || c == '-';
+}
+
+/* The length of the token of shape t at s[i], or 0. */
+static size_t token_at(const struct pass *p, size_t i, size_t t)
+{
+	size_t plen = strlen(token_shapes[t].prefix), n = 0;
+
+	if (p->len - i < plen + token_shapes[t].min ||
+	    strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
+		return 0;
+	while (i + plen + n < p->len &&
+	       is_token_char((unsigned char)p->s[i + plen + n], token_shapes[t].is_upper))
+		n++;
+	return n >= token_shapes[t].min ? plen + n : 0;
+}
+
+/* A JWT: eyJ… "." … "." …, three base64url parts (RFC 7519), at s[i]; its length or 0. */
+static size_t jwt_at(const struct pass *p, size_t i)
+{
+	size_t j = i, dots = 0, part = 0;
+
+	if (p->len - i < 20 || strncmp(p->s + i, "eyJ", 3) != 0)
+		return 0;
+	for (; j < p->len; j++) {
+		unsigned char c = (unsigned char)p->s[j];
+
+		if (c == '.' && part > 0 && dots < 2) {
+			dots++;
+			part = 0;
+		} else if (is_alnum(c) || c == '_' || c == '-' || c == '=') {
+			part++;
+		} else {
+			break;
+		}
+	}
+	return dots == 2 && part > 0 ? j - i : 0;
+}
+
+/* Token shapes anywhere in s: O(len(s)), a constant number of prefixes at each word start. */
+static void rule_token_shapes(struct pass *p, const char *prev)
+{
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		size_t n = 0;
+
+		if (i == 0 || !is_token_char((unsigned char)p->s[i - 1], false)) {
+			for (size_t t = 0; t < sizeof(token_shapes) / sizeof(token_shapes[0]) && !n;
+			     t++)
+				n = token_at(p, i, t);
+			if (n == 0)
+				n = jwt_at(p, i);
+		}
+		if (n > 0) {
+			pass_redact(p, i, i + n);
+			i += n;
+		} else {
+			i++;
+		}
+	}
+}
+
 typedef void (*rule_fn)(struct pass *p, const char *prev);
 
 /* Applied to every argument in this order, each to the output of the one before. */
 static const rule_fn arg_rules[] = {
-	rule_after_secret_option, rule_user_after_option, rule_user_option, rule_assignment,
-	rule_inline_single,	  rule_inline_double,	  rule_inline_bare, rule_credential_header,
-	rule_secret_header,	  rule_url_password,
+	rule_after_secret_option, rule_user_after_option, rule_user_option,  rule_assignment,
+	rule_inline_single,	  rule_inline_double,	  rule_inline_bare,  rule_credential_header,
+	rule_secret_header,	  rule_url_password,	  rule_token_shapes,
 };
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,
@@ -574,6 +660,9 @@ void rec_redact_free(struct rec_redact *r)
 	for (size_t i = 0; i < r->n_keep; i++)
 		free(r->keep_env[i]);
 	free(r->keep_env);
+	for (size_t i = 0; i < r->n_known; i++)
+		free(r->known[i]);
+	free(r->known);
 	free(r);
 }
 
@@ -709,10 +798,48 @@ static void pass_end(struct pass *p, char **cur)
 	*cur = p->out.buf;
 }
 
+/*
+ * Every occurrence of a known secret value in s (one found in a secret
+ * environment variable: `cmd "$GITHUB_TOKEN"` puts it in a child's argv).
+ * O(len(s)) per value, with memmem(3).
+ */
+static void redact_known(struct pass *p, const char *value)
+{
+	size_t vlen = strlen(value);
+	const char *at = p->s;
+
+	while ((at = memmem(at, p->len - (size_t)(at - p->s), value, vlen)) != NULL) {
+		pass_redact(p, (size_t)(at - p->s), (size_t)(at - p->s) + vlen);
+		at += vlen;
+	}
+}
+
+void rec_redact_learn_env(struct rec_redact *r, const char *const *envp)
+{
+	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++) {
+		const char *eq = strchr(envp[i], '=');
+		cleanup_free char *name = NULL;
+
+		if (eq == NULL || strlen(eq + 1) < REC_REDACT_KNOWN_MIN)
+			continue;
+		name = repro_xstrndup(envp[i], (size_t)(eq - envp[i]));
+		if (!has_secret_word(name))
+			continue;
+		r->known = repro_xreallocarray(r->known, r->n_known + 1, sizeof(char *));
+		r->known[r->n_known++] = repro_xstrdup(eq + 1);
+	}
+}
+
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)
 {
 	char *cur = repro_xstrdup(arg);
 	struct pass p;
+
+	for (size_t i = 0; i < r->n_known; i++) {
+		pass_begin(&p, cur);
+		redact_known(&p, r->known[i]);
+		pass_end(&p, &cur);
+	}
 
 	for (size_t i = 0; i < sizeof(arg_rules) / sizeof(arg_rules[0]); i++) {
 		pass_begin(&p, cur);

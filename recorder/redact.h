@@ -38,6 +38,19 @@ struct rec_redact;
 struct rec_redact *rec_redact_new(const char *const *keep_env, const char *const *extra_regex,
 				  struct repro_err **err);
 
+/* The shortest environment value rec_redact_learn_env() keeps (bytes): shorter ones match too much. */
+#define REC_REDACT_KNOWN_MIN 8
+
+/*
+ * rec_redact_learn_env - remember the values (REC_REDACT_KNOWN_MIN bytes or
+ * more) of envp's variables whose names are secret (as host.json redacts
+ * them), so that rec_redact_arg() replaces them wherever they appear: a
+ * script that passes "$GITHUB_TOKEN" to a command puts the value in its
+ * argv.  envp: NULL-terminated "NAME=value" strings (borrowed; copied).
+ * Cost: each argument is searched once per value learned.
+ */
+void rec_redact_learn_env(struct rec_redact *r, const char *const *envp);
+
 /* rec_redact_free - release a policy from rec_redact_new(); NULL-safe. */
 void rec_redact_free(struct rec_redact *r);
 

@@ -37,4 +37,26 @@ for m in events.jsonl processes.jsonl; do
 		{ echo "FAIL: exec environments in $m"; fail=1; }
 done
 grep -q '"GITHUB_TOKEN"' x/manifest.json && echo "ok: the manifest names what was redacted" || { echo "FAIL: no redacted list"; fail=1; }
+
+# an environment secret expanded into a child's argv, well-known token
+# shapes and presigned-URL signatures, with default options
+shapes=(Zx9envTokenValue42 ghp_0123456789abcdefghijABCDEFGHIJ github_pat_11ABCDEFG0123456789abcdef
+	glpat-abcdefghij0123456789 xoxb-1234567890-abcdefghij AKIAIOSFODNN7EXAMPLE
+	sk-proj0123456789abcdefghijkl eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJlaGVyZQ
+	deadbeefcafe0123 AKIDEXAMPLEcred)
+env DEPLOY_TOKEN=Zx9envTokenValue42 "$repro" record -o "$work/t.repro" -- \
+	sh -c '/bin/true "$DEPLOY_TOKEN" "$@"' sh "${shapes[@]:1:7}" \
+	"https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeefcafe0123&X-Amz-Credential=AKIDEXAMPLEcred" \
+	>/dev/null 2>&1
+mkdir t && tar --zstd -xf t.repro -C t || { echo "FAIL: cannot extract t.repro"; exit 1; }
+for s in "${shapes[@]}"; do
+	if grep -rl -- "$s" t >/dev/null; then
+		echo "FAIL: $s found in: $(grep -rl -- "$s" t | xargs -n1 basename | tr '\n' ' ')"
+		fail=1
+	else
+		echo "ok: $s appears in no member"
+	fi
+done
+grep -q 'X-Amz-Signature=<redacted>' t/events.jsonl && echo "ok: the URL keeps its shape" ||
+	{ echo "FAIL: presigned URL shape lost"; fail=1; }
 exit $fail

@@ -64,6 +64,38 @@ static void check_arg(const struct rec_redact *r, const char *prev, const char *
 	assert_string_equal(got, want);
 }
 
+/* Token shapes wherever they stand; look-alikes too short to be tokens stay. */
+static void test_redact_token_shapes(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, NULL, "ghp_0123456789abcdefghijAB", "<redacted>");
+	check_arg(r, NULL, "use github_pat_11ABCDEFG0123456789abcd y", "use <redacted> y");
+	check_arg(r, NULL, "key AKIAIOSFODNN7EXAMPLE end", "key <redacted> end");
+	check_arg(r, NULL, "Bearer-less eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2ln",
+		  "Bearer-less <redacted>");
+	check_arg(r, NULL, "glpat-abcdefghij0123456789/x", "<redacted>/x");
+	check_arg(r, NULL, "sk-short ghp_x xoxb- AKIAlower1234567890ab",
+		  "sk-short ghp_x xoxb- AKIAlower1234567890ab");
+	check_arg(r, NULL, "mask-0123456789abcdefghijklmn", "mask-0123456789abcdefghijklmn");
+}
+
+/* A secret environment value is redacted wherever an argument carries it. */
+static void test_redact_learned_env_values(void **state)
+{
+	static const char *const envp[] = { "DEPLOY_TOKEN=Zx9envTokenValue42", "SHORT_KEY=abc",
+					    "PLAIN=Zx9notSecret00", NULL };
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	rec_redact_learn_env(r, envp);
+	check_arg(r, NULL, "--header=X:Zx9envTokenValue42;Zx9envTokenValue42",
+		  "--header=X:<redacted>;<redacted>");
+	check_arg(r, NULL, "abc", "abc"); /* too short to learn */
+	check_arg(r, NULL, "Zx9notSecret00", "Zx9notSecret00"); /* not a secret name */
+}
+
 static void test_redact_env_planted(void **state)
 {
 	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
@@ -422,6 +454,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact_env_planted),
+		cmocka_unit_test(test_redact_token_shapes),
+		cmocka_unit_test(test_redact_learned_env_values),
 		cmocka_unit_test(test_redact_argv_planted),
 		cmocka_unit_test(test_redact_keep_env),
 		cmocka_unit_test(test_redact_kept_env_value_still_filtered),

@@ -286,6 +286,83 @@ static void rule_user_option(struct pass *p, const char *prev)
 		redact_user_password(p, 13);
 }
 
+/* Whether s[0..n) is a secret option word: ^-+[[:alnum:]_.-]*W[[:alnum:]_.-]*$ */
+static bool is_secret_option(const char *s, size_t n)
+{
+	if (n < 2 || s[0] != '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_name_char((unsigned char)s[i]))
+			return false;
+	return span_has_secret_word(s, n);
+}
+
+/*
+ * after PREV ^[[:alnum:]]+[_.][[:alnum:]_.]*W…$ without a dash (a setting
+ * named as a word, `aws configure set aws_secret_access_key VALUE`,
+ * `git config db.password VALUE`): ^(V:[^-].*)$
+ */
+static void rule_after_secret_name(struct pass *p, const char *prev)
+{
+	size_t n = prev != NULL ? strlen(prev) : 0;
+	bool joined = false;
+
+	if (n == 0 || prev[0] == '-' || p->len == 0 || p->s[0] == '-')
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_name_char((unsigned char)prev[i]))
+			return;
+		joined |= prev[i] == '_' || prev[i] == '.';
+	}
+	if (joined && span_has_secret_word(prev, n))
+		pass_redact(p, 0, p->len);
+}
+
+/* ^pass:(V:.+)$ (openssl's -pass pass:VALUE, -passin pass:VALUE) */
+static void rule_pass_source(struct pass *p, const char *prev)
+{
+	(void)prev;
+	if (p->len > 5 && strncmp(p->s, "pass:", 5) == 0)
+		pass_redact(p, 5, p->len);
+}
+
+/*
+ * Words of a command line inside one argument (`bash -c 'curl -u bob:X
+ * --password Y …'`): the word after a secret option, and the password of
+ * the word after -u/--user/--proxy-user.  Words are runs of non-blanks;
+ * each is looked at once: O(len(s)).
+ */
+static void rule_inline_words(struct pass *p, const char *prev)
+{
+	size_t pw = 0, pn = 0; /* the previous word */
+
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		size_t w, n = 0;
+
+		while (i < p->len && is_blank((unsigned char)p->s[i]))
+			i++;
+		w = i;
+		while (i < p->len && !is_blank((unsigned char)p->s[i]))
+			i++;
+		n = i - w;
+		if (n == 0)
+			break;
+		if (pn > 0 && w > 0 && is_secret_option(p->s + pw, pn) &&
+		    !(n > 1 && p->s[w] == '-' && p->s[w + 1] == '-')) {
+			pass_redact(p, w, i);
+		} else if ((pn == 2 && strncasecmp(p->s + pw, "-u", 2) == 0) ||
+			   (pn == 6 && strncasecmp(p->s + pw, "--user", 6) == 0)) {
+			const char *colon = memchr(p->s + w, ':', n);
+
+			if (colon != NULL && colon + 1 < p->s + i)
+				pass_redact(p, (size_t)(colon - p->s) + 1, i);
+		}
+		pw = w;
+		pn = n;
+	}
+}
+
 /* ^[[:alnum:]_.-]*W[[:alnum:]_.-]*=(V:.+)$ (--api-key=VALUE, DB_PASSWORD=VALUE) */
 static void rule_assignment(struct pass *p, const char *prev)
 {
@@ -600,7 +677,8 @@ typedef void (*rule_fn)(struct pass *p, const char *prev);
 static const rule_fn arg_rules[] = {
 	rule_after_secret_option, rule_user_after_option, rule_user_option,  rule_assignment,
 	rule_inline_single,	  rule_inline_double,	  rule_inline_bare,  rule_credential_header,
-	rule_secret_header,	  rule_url_password,	  rule_token_shapes,
+	rule_secret_header,	  rule_url_password,	  rule_token_shapes, rule_after_secret_name,
+	rule_pass_source,	  rule_inline_words,
 };
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,

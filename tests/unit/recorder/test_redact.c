@@ -81,6 +81,22 @@ static void test_redact_token_shapes(void **state)
 	check_arg(r, NULL, "mask-0123456789abcdefghijklmn", "mask-0123456789abcdefghijklmn");
 }
 
+/* Passwords given as the word after a setting's name, as pass:, and inside a command string. */
+static void test_redact_more_shapes(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, "aws_secret_access_key", "wJalrXUtnFEMI", "<redacted>");
+	check_arg(r, "-passin", "pass:hunter22", "pass:<redacted>");
+	check_arg(r, NULL, "curl -u bob:hunter22 --password hunter33 http://x",
+		  "curl -u bob:<redacted> --password <redacted> http://x");
+	/* look-alikes stay */
+	check_arg(r, "secret", "generic", "generic"); /* kubectl create secret generic */
+	check_arg(r, NULL, "gcc -O2 -pthread -o key.o main.c", "gcc -O2 -pthread -o key.o main.c");
+	check_arg(r, "aws_secret_access_key", "--profile", "--profile");
+}
+
 /* A secret environment value is redacted wherever an argument carries it. */
 static void test_redact_learned_env_values(void **state)
 {
@@ -455,6 +471,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact_env_planted),
 		cmocka_unit_test(test_redact_token_shapes),
+		cmocka_unit_test(test_redact_more_shapes),
 		cmocka_unit_test(test_redact_learned_env_values),
 		cmocka_unit_test(test_redact_argv_planted),
 		cmocka_unit_test(test_redact_keep_env),

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/capability.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -696,11 +697,28 @@ static void scan_files(struct fs_scan *sc, FILE *f)
  * comments and blank lines left out.  Read after the run, so that a lookup
  * the resolver answered from this file can be explained.
  */
-static json_t *hosts_entries(void)
+/* Whether w names this machine: its host name, or that name and a domain (FQDN). */
+static bool is_own_name(const char *w, const char *node)
+{
+	size_t n = strlen(node);
+
+	return n > 0 && strncasecmp(w, node, n) == 0 && (w[n] == '\0' || w[n] == '.');
+}
+
+/*
+ * /etc/hosts as [{"ip","names"}] (hosts(5)), at most 1,000 entries of a
+ * file of at most 1 MiB.  hide: the host name is redacted (--redact-hostname),
+ * so names of this machine (Debian's "127.0.1.1 HOSTNAME") are too.
+ */
+static json_t *hosts_entries(bool hide)
 {
 	cleanup_free char *text = repro_read_file("/etc/hosts", 1u << 20, NULL, NULL);
 	json_t *arr = json_array();
+	struct utsname u;
 	char *save = NULL;
+
+	if (uname(&u) < 0)
+		u.nodename[0] = '\0';
 
 	for (char *line = text ? strtok_r(text, "\n", &save) : NULL;
 	     line != NULL && json_array_size(arr) < 1000; line = strtok_r(NULL, "\n", &save)) {
@@ -715,6 +733,8 @@ static json_t *hosts_entries(void)
 				entry = json_object();
 				names = json_array();
 				json_object_set_new(entry, "ip", bndl_json_bytes(w, strlen(w)));
+			} else if (hide && is_own_name(w, u.nodename)) {
+				json_array_append_new(names, json_string(REC_REDACTED));
 			} else {
 				json_array_append_new(names, bndl_json_bytes(w, strlen(w)));
 			}
@@ -752,7 +772,11 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 			paths[n++] = json_string_value(json_object_get(m, "mount_point"));
 	json_object_set_new(host, "filesystems", rec_host_fs_usage(paths, n));
 	if (sc.read_hosts)
-		json_object_set_new(host, "hosts_file", hosts_entries());
+		json_object_set_new(
+			host, "hosts_file",
+			hosts_entries(json_is_string(json_object_get(host, "hostname")) &&
+				      strcmp(json_string_value(json_object_get(host, "hostname")),
+					     REC_REDACTED) == 0));
 	if (json_dump_file(host, host_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
 		rc = repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", host_path);
 	free(paths);

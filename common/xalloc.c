@@ -76,3 +76,12 @@ void repro_sbuf_adds(struct repro_sbuf *b, const char *s)
 {
 	repro_sbuf_add(b, s, strlen(s));
 }
+
+void *repro_xgrow(void *ptr, size_t n, size_t size)
+{
+	if (n == 0)
+		return repro_xreallocarray(ptr, 8, size);
+	if (n >= 8 && (n & (n - 1)) == 0)
+		return repro_xreallocarray(ptr, n * 2, size);
+	return ptr;
+}

@@ -12,6 +12,14 @@ void *repro_xcalloc(size_t nmemb, size_t size);
 void *repro_xrealloc(void *ptr, size_t size);
 /* repro_xreallocarray - realloc(ptr, nmemb * size) with overflow check. */
 void *repro_xreallocarray(void *ptr, size_t nmemb, size_t size);
+
+/*
+ * repro_xgrow - ptr (an array of n elements of size bytes, grown only by
+ * this function) with room for element n: the capacity doubles at 8, 16,
+ * 32 … elements, so appending n elements costs O(n) copies in all.
+ * Returns the (possibly moved) array; aborts on overflow or OOM.
+ */
+void *repro_xgrow(void *ptr, size_t n, size_t size);
 char *repro_xstrdup(const char *s);
 char *repro_xstrndup(const char *s, size_t n);
 /* repro_xasprintf - printf into a new buffer the caller frees. */

@@ -121,7 +121,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 		return repro_err_set(err, EPROTO,
 				     "%s: processes.jsonl line %zu: more than %u processes",
 				     s->path, lineno, MAX_PROCS);
-	s->procs = repro_xreallocarray(s->procs, s->nprocs + 1, sizeof(*s->procs));
+	s->procs = repro_xgrow(s->procs, s->nprocs, sizeof(*s->procs));
 	p = &s->procs[s->nprocs];
 	*p = (struct df_proc){
 		.pid = (int32_t)bndl_json_int(o, "pid", 0),
@@ -320,7 +320,7 @@ static size_t unknown_proc(struct loading *ld, int32_t pid)
 	struct df_side *s = ld->s;
 	struct df_proc *p;
 
-	s->procs = repro_xreallocarray(s->procs, s->nprocs + 1, sizeof(*s->procs));
+	s->procs = repro_xgrow(s->procs, s->nprocs, sizeof(*s->procs));
 	p = &s->procs[s->nprocs];
 	*p = (struct df_proc){ .pid = pid, .parent = DF_NONE, .partner = DF_NONE, .end_ns = -1 };
 	p->key = repro_xstrdup("(not in processes.jsonl)");

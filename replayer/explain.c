@@ -231,7 +231,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 		return repro_err_set(err, EPROTO,
 				     "processes.jsonl line %zu: more than %u processes", lineno,
 				     RPL_SHOW_MAX_PROCS);
-	st->procs = repro_xreallocarray(st->procs, st->nprocs + 1, sizeof(*st->procs));
+	st->procs = repro_xgrow(st->procs, st->nprocs, sizeof(*st->procs));
 	p = &st->procs[st->nprocs];
 	*p = (struct xp_proc){
 		.pid = pid,

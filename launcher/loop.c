@@ -309,6 +309,21 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 }
 
 /*
+ * What a path walk of task is checked against differs from the tracer's
+ * (lnch_taint_creds_text(), read from /proc): repro stops acting for it.
+ */
+static void taint_if_creds_differ(struct lnch_loop *loop, struct lnch_task *task)
+{
+	char now[sizeof(loop->creds)];
+
+	lnch_taint_creds_text(task->tid, now, sizeof(now));
+	if (strcmp(now, loop->creds) != 0) {
+		task->creds_changed = true;
+		loop->any_creds_changed = true;
+	}
+}
+
+/*
  * The exit of a set*id, setgroups or capset call: the task now acts with
  * other credentials than the tracer's when its Uid, Gid, Groups or CapEff
  * lines (and LSM label) differ from the tracer's; only then does repro stop
@@ -316,14 +331,8 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
  */
 static void creds_check_at_exit(struct lnch_loop *loop, struct lnch_task *task)
 {
-	char now[sizeof(loop->creds)];
-
 	task->creds_check = false;
-	lnch_taint_creds_text(task->tid, now, sizeof(now));
-	if (strcmp(now, loop->creds) != 0) {
-		task->creds_changed = true;
-		loop->any_creds_changed = true;
-	}
+	taint_if_creds_differ(loop, task);
 }
 
 void lnch_sleep_ns(uint64_t ns)
@@ -512,15 +521,8 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 /* A set-user-ID program run by root, or an LSM domain transition, changes what a path walk is checked against. */
 static void note_exec_creds(struct lnch_loop *loop, struct lnch_task *task)
 {
-	char now[sizeof(loop->creds)];
-
-	if (!loop->check_exec_creds || task->creds_changed)
-		return;
-	lnch_taint_creds_text(task->tid, now, sizeof(now));
-	if (strcmp(now, loop->creds) != 0) {
-		task->creds_changed = true;
-		loop->any_creds_changed = true;
-	}
+	if (loop->check_exec_creds && !task->creds_changed)
+		taint_if_creds_differ(loop, task);
 }
 
 static void on_exec(struct lnch_loop *loop, struct lnch_task *task)

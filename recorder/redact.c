@@ -903,7 +903,7 @@ void rec_redact_learn_env(struct rec_redact *r, const char *const *envp)
 		name = repro_xstrndup(envp[i], (size_t)(eq - envp[i]));
 		if (!has_secret_word(name))
 			continue;
-		r->known = repro_xreallocarray(r->known, r->n_known + 1, sizeof(char *));
+		r->known = repro_xgrow(r->known, r->n_known, sizeof(char *));
 		r->known[r->n_known++] = repro_xstrdup(eq + 1);
 	}
 }

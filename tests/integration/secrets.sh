@@ -11,6 +11,19 @@ work=$(mktemp -d /tmp/repro-secrets.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
+# absent_from DIR SECRET...: no member extracted in DIR holds any SECRET
+absent_from() {
+	local dir=$1 s
+	shift
+	for s in "$@"; do
+		if grep -rl -- "$s" "$dir" >/dev/null; then
+			echo "FAIL: $s found in: $(grep -rl -- "$s" "$dir" | xargs -n1 basename | tr '\n' ' ')"
+			fail=1
+		else
+			echo "ok: $s appears in no member"
+		fi
+	done
+}
 secrets=(s3cr3tA1 s3cr3tB2 s3cr3tC3 s3cr3tD4 s3cr3tE5 s3cr3tF6 s3cr3tG7 sk-s3cr3tH8 s3cr3tI9)
 env AWS_SECRET_ACCESS_KEY=s3cr3tA1 GITHUB_TOKEN=s3cr3tB2 MY_PASSWORD=s3cr3tC3 KEEP_ME=visible \
 	"$repro" record --keep-env KEEP_ME --redact 'sk-[A-Za-z0-9]+' -o "$work/s.repro" -- \
@@ -20,14 +33,7 @@ rc=$?
 [ $rc = 0 ] || { echo "FAIL: repro record exited $rc"; exit 1; }
 mkdir x && tar --zstd -xf s.repro -C x || { echo "FAIL: cannot extract"; exit 1; }
 ls x
-for s in "${secrets[@]}"; do
-	if grep -rl -- "$s" x >/dev/null; then
-		echo "FAIL: secret $s found in: $(grep -rl -- "$s" x | xargs -n1 basename | tr '\n' ' ')"
-		fail=1
-	else
-		echo "ok: $s appears in no member"
-	fi
-done
+absent_from x "${secrets[@]}"
 # what must still be there: the shape of the command, kept values, non-secret parts
 grep -q '"KEEP_ME": "visible"' x/host.json && echo "ok: --keep-env kept KEEP_ME" || { echo "FAIL: KEEP_ME not kept"; fail=1; }
 grep -q 'bob:<redacted>@127.0.0.1' x/events.jsonl && echo "ok: the URL keeps its user and host" || { echo "FAIL: URL shape lost"; fail=1; }
@@ -49,14 +55,7 @@ env DEPLOY_TOKEN=Zx9envTokenValue42 "$repro" record -o "$work/t.repro" -- \
 	"https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeefcafe0123&X-Amz-Credential=AKIDEXAMPLEcred" \
 	>/dev/null 2>&1
 mkdir t && tar --zstd -xf t.repro -C t || { echo "FAIL: cannot extract t.repro"; exit 1; }
-for s in "${shapes[@]}"; do
-	if grep -rl -- "$s" t >/dev/null; then
-		echo "FAIL: $s found in: $(grep -rl -- "$s" t | xargs -n1 basename | tr '\n' ' ')"
-		fail=1
-	else
-		echo "ok: $s appears in no member"
-	fi
-done
+absent_from t "${shapes[@]}"
 grep -q 'X-Amz-Signature=<redacted>' t/events.jsonl && echo "ok: the URL keeps its shape" ||
 	{ echo "FAIL: presigned URL shape lost"; fail=1; }
 exit $fail

@@ -86,3 +86,19 @@ json_t *bndl_json_str_or_null(const char *s)
 	j = json_string(s);
 	return j != NULL ? j : bndl_json_bytes(s, strlen(s));
 }
+
+char *bndl_json_text(const json_t *v, size_t flags)
+{
+	size_t n = json_dumpb(v, NULL, 0, flags);
+	char *buf;
+
+	if (n == 0)
+		return NULL;
+	buf = repro_xmalloc(n + 1);
+	if (json_dumpb(v, buf, n, flags) != n) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}

@@ -40,6 +40,14 @@ static inline int64_t bndl_json_int(const json_t *obj, const char *key, int64_t 
  */
 json_t *bndl_json_bytes(const void *data, size_t len);
 
+/*
+ * bndl_json_text - v encoded with flags (json_dumpb) in a NUL-terminated
+ * buffer from malloc (the caller frees it with free(), whatever allocator
+ * jansson was given: json_dumps' result would need jansson's free), or
+ * NULL when v cannot be encoded.  Linear in the encoding.
+ */
+char *bndl_json_text(const json_t *v, size_t flags);
+
 /* bndl_json_str_or_null - json_string(s), or json_null() when s is NULL; a new reference. */
 json_t *bndl_json_str_or_null(const char *s);
 

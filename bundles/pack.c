@@ -612,17 +612,75 @@ static int member_from_spool(struct archive *a, const char *spool_dir, const cha
 	return rc;
 }
 
-static int write_members(struct archive *a, struct pack_state *st, const char *manifest,
-			 time_t mtime, const char *out_path, struct repro_err **err)
+/* Is name one of the members packed from the spool's temporary files? */
+static struct tmp_member *own_member(struct pack_state *st, const char *name)
 {
-	if (member_from_memory(a, "manifest.json", manifest, mtime, out_path, err) < 0 ||
-	    member_from_file(a, TMP_PROCS, &st->processes, mtime, out_path, err) < 0 ||
-	    member_from_file(a, TMP_EVENTS, &st->events, mtime, out_path, err) < 0 ||
-	    member_from_file(a, TMP_TRACE, &st->trace, mtime, out_path, err) < 0)
-		return -1;
+	return strcmp(name, TMP_PROCS) == 0    ? &st->processes
+	       : strcmp(name, TMP_EVENTS) == 0 ? &st->events
+	       : strcmp(name, TMP_TRACE) == 0  ? &st->trace
+					       : NULL;
+}
+
+static bool extra_wanted(const struct pack_state *st, const char *name)
+{
 	for (size_t i = 0; st->extra != NULL && st->extra[i] != NULL; i++)
-		if (member_from_spool(a, st->spool_dir, st->extra[i], mtime, out_path, err) < 0)
+		if (strcmp(st->extra[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* A file of the spool directory exists as a regular file (never followed as a symlink). */
+static bool spool_has(const struct pack_state *st, const char *name)
+{
+	cleanup_free char *path = repro_path_join(st->spool_dir, name);
+	struct stat sb;
+
+	return lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/*
+ * The members this bundle will have, in archive order (manifest.json
+ * "members", docs/bundle-format.md): bndl_members_in_order, then extra
+ * members it does not name, each when it exists.
+ */
+static json_t *member_list(const struct pack_state *st)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; bndl_members_in_order[i] != NULL; i++) {
+		const char *n = bndl_members_in_order[i];
+
+		if (strcmp(n, "manifest.json") == 0 || own_member((struct pack_state *)st, n) ||
+		    (extra_wanted(st, n) && spool_has(st, n)))
+			json_array_append_new(list, json_string(n));
+	}
+	for (size_t i = 0; st->extra != NULL && st->extra[i] != NULL; i++) {
+		bool known = false;
+
+		for (size_t j = 0; bndl_members_in_order[j] != NULL; j++)
+			known |= strcmp(bndl_members_in_order[j], st->extra[i]) == 0;
+		if (!known && spool_has(st, st->extra[i]))
+			json_array_append_new(list, json_string(st->extra[i]));
+	}
+	return list;
+}
+
+static int write_members(struct archive *a, struct pack_state *st, json_t *members,
+			 const char *manifest, time_t mtime, const char *out_path,
+			 struct repro_err **err)
+{
+	for (size_t i = 0; i < json_array_size(members); i++) {
+		const char *name = json_string_value(json_array_get(members, i));
+		struct tmp_member *own = own_member(st, name);
+		int rc = strcmp(name, "manifest.json") == 0
+				 ? member_from_memory(a, name, manifest, mtime, out_path, err)
+			 : own != NULL
+				 ? member_from_file(a, name, own, mtime, out_path, err)
+				 : member_from_spool(a, st->spool_dir, name, mtime, out_path, err);
+
+		if (rc < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -636,7 +694,7 @@ static int open_writer(struct archive *a, int fd, const char *out_path, struct r
 	return 0;
 }
 
-static int write_bundle(struct pack_state *st, const char *manifest, time_t mtime,
+static int write_bundle(struct pack_state *st, json_t *members, const char *manifest, time_t mtime,
 			const char *out_path, struct repro_err **err)
 {
 	cleanup_tmp_out struct tmp_out tmp = { .path = NULL, .fd = -1 };
@@ -646,7 +704,7 @@ static int write_bundle(struct pack_state *st, const char *manifest, time_t mtim
 		return -1;
 	a = archive_write_new();
 	if (open_writer(a, tmp.fd, out_path, err) < 0 ||
-	    write_members(a, st, manifest, mtime, out_path, err) < 0)
+	    write_members(a, st, members, manifest, mtime, out_path, err) < 0)
 		return -1;
 	if (archive_write_close(a) < ARCHIVE_WARN)
 		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
@@ -670,7 +728,7 @@ int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
 						    .spool_dir = spool_dir,
 						    .extra = run->extra_members,
 						    .pids = bndl_pidmap_new() };
-	cleanup_json json_t *manifest = NULL;
+	cleanup_json json_t *manifest = NULL, *members = NULL;
 	cleanup_free char *manifest_text = NULL;
 
 	if (tmp_member_open(&st.events, spool_dir, TMP_EVENTS, err) < 0 ||
@@ -682,13 +740,15 @@ int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
 		return -1;
 	if (write_processes(&st, spool_dir, err) < 0)
 		return -1;
+	members = member_list(&st);
 	manifest = manifest_json(&st, run);
+	json_object_set(manifest, "members", members);
 	manifest_text = json_dumps(manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (manifest_text == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode manifest.json");
 	manifest_text = repro_xrealloc(manifest_text, strlen(manifest_text) + 2);
 	strcat(manifest_text, "\n");
-	return write_bundle(&st, manifest_text, (time_t)run->started_at_s, out_path, err);
+	return write_bundle(&st, members, manifest_text, (time_t)run->started_at_s, out_path, err);
 }
 
 /* ---- run.json ---- */

@@ -63,8 +63,8 @@ struct bndl_run_info {
 	const char *warnings; /* borrowed, may be NULL: "; "-separated notes */
 	/*
 	 * borrowed, may be NULL: NULL-terminated names of files in the spool
-	 * directory (host.json, files.jsonl) packed after trace.txt, in this
-	 * order, when they exist (never followed when symlinks)
+	 * directory (host.json, files.jsonl) packed where bndl_members_in_order
+	 * (bundles/reader.h) puts them, when they exist as regular files
 	 */
 	const char *const *extra_members;
 	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */

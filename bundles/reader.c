@@ -17,26 +17,33 @@
 
 #define CHUNK_SIZE (64u * 1024u)
 
+const char *const bndl_members_in_order[] = {
+	"manifest.json", "host.json",	"processes.jsonl", "events.jsonl",
+	"network.jsonl", "files.jsonl", "trace.txt",	   NULL,
+};
+
 struct bndl_reader {
 	char *path;
 	json_t *manifest;
-};
-
-/* One member opened for reading: its own fd and archive handle, positioned at its data. */
-struct member {
+	struct bndl_limits lim;
+	/* the archive stream, read forward */
 	int fd;
 	struct archive *a;
-	const char *name; /* borrowed */
+	bool pipe; /* not a regular file: it can be read only once */
+	uint64_t raw_bytes; /* bytes read from the file in this pass */
+	char *raw; /* owned: the read buffer, CHUNK_SIZE bytes */
+	unsigned passes;
+	uint64_t passed_bytes; /* uncompressed bytes of the passes before this one */
+	/* this pass */
+	char *cur; /* name of the member whose header was read last (owned), or NULL */
+	bool cur_reg; /* it is a regular file */
+	bool cur_unread; /* its data is still ahead */
+	bool eof;
+	json_t *seen; /* names of the headers of this pass -> true */
+	/* what is known of the whole archive */
+	json_t *listed; /* manifest.json "members", borrowed; NULL for an older bundle */
+	json_t *all; /* every name, once a pass reached the end; NULL before */
 };
-
-static void member_release(struct member *m)
-{
-	if (m->a != NULL)
-		archive_read_free(m->a);
-	if (m->fd >= 0)
-		close(m->fd);
-}
-#define cleanup_member __attribute__((cleanup(member_release)))
 
 /* Growing line buffer, capped at BNDL_LINE_MAX. */
 struct line_buf {
@@ -51,102 +58,251 @@ static void line_buf_release(struct line_buf *lb)
 }
 #define cleanup_line_buf __attribute__((cleanup(line_buf_release)))
 
+/* "4 GiB", "512 MiB", or bytes: a limit for a message. */
+static void size_text(char *buf, size_t len, uint64_t n)
+{
+	if (n >= (1ull << 30) && n % (1ull << 30) == 0)
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(n >> 30));
+	else if (n >= (1ull << 20) && n % (1ull << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
 /*
  * A libarchive failure while reading: a stream that ends early is
  * "truncated", anything else means the file is not a (valid) bundle.
  */
-static int archive_fail(const struct bndl_reader *r, const struct member *m, struct repro_err **err)
+static int archive_fail(const struct bndl_reader *r, struct repro_err **err)
 {
-	const char *what = archive_error_string(m->a);
+	const char *what = archive_error_string(r->a);
 
 	if (what == NULL)
 		what = "unreadable archive";
+	if (r->raw_bytes == 0) /* a pipe nobody wrote to, an empty file */
+		return repro_err_set(err, EPROTO, "'%s' is empty: not a repro bundle", r->path);
 	if (strcasestr(what, "truncat") != NULL || strcasestr(what, "premature") != NULL ||
 	    strcasestr(what, "unexpected end") != NULL)
 		return repro_err_set(err, EPROTO, "'%s' is truncated: %s", r->path, what);
 	return repro_err_set(err, EPROTO, "'%s' is not a repro bundle: %s", r->path, what);
 }
 
-static int check_total(const struct bndl_reader *r, struct member *m, int64_t more,
-		       struct repro_err **err)
+/* Uncompressed bytes read so far over every pass. */
+static uint64_t bytes_read(const struct bndl_reader *r)
 {
-	int64_t pos = archive_filter_bytes(m->a, 0);
+	int64_t pos = r->a != NULL ? archive_filter_bytes(r->a, 0) : 0;
 
-	if (more < 0 || pos < 0 || (uint64_t)pos + (uint64_t)more > BNDL_TOTAL_MAX)
-		return repro_err_set(err, EPROTO, "'%s' is larger than %llu bytes uncompressed",
-				     r->path, (unsigned long long)BNDL_TOTAL_MAX);
-	return 0;
+	return r->passed_bytes + (pos > 0 ? (uint64_t)pos : 0);
 }
 
-static int member_start(const struct bndl_reader *r, struct member *m, struct repro_err **err)
+/* Would reading more bytes (a member's size; hostile, maybe negative) pass the limit? */
+static int check_total(const struct bndl_reader *r, int64_t more, struct repro_err **err)
+{
+	uint64_t done = bytes_read(r);
+	char lim[32];
+
+	if (more >= 0 && done <= r->lim.max_read && (uint64_t)more <= r->lim.max_read - done)
+		return 0;
+	size_text(lim, sizeof(lim), r->lim.max_read);
+	return repro_err_set(err, EPROTO,
+			     "'%s' holds more than the read limit of %s uncompressed "
+			     "(--max-read=SIZE raises it)",
+			     r->path, lim);
+}
+
+static void stream_close(struct bndl_reader *r)
+{
+	r->passed_bytes = bytes_read(r);
+	if (r->a != NULL)
+		archive_read_free(r->a);
+	r->a = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->cur);
+	r->cur = NULL;
+	json_decref(r->seen);
+	r->seen = NULL;
+}
+
+/* Open the file (non-blocking first: the open of a FIFO nobody writes to would block). */
+static int file_open(struct bndl_reader *r, struct repro_err **err)
 {
 	struct stat st;
 
-	/* O_NONBLOCK: the open of a FIFO nobody writes to would block for ever (fifo(7)) */
-	m->fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (m->fd < 0)
+	r->fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (r->fd < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
-	if (fstat(m->fd, &st) < 0)
+	if (fstat(r->fd, &st) < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
 	if (S_ISDIR(st.st_mode))
 		return repro_err_set(err, EISDIR, "cannot open bundle '%s'", r->path);
-	/* members are found by reading the archive again: a pipe cannot be read twice */
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return repro_err_set(err, EINVAL,
-				     "cannot read a bundle from a pipe or device ('%s'): save it "
-				     "to a file first",
+				     "cannot read a bundle from a device or socket ('%s'): save "
+				     "it to a file first",
 				     r->path);
-	if (fcntl(m->fd, F_SETFL, 0) < 0)
+	r->pipe = S_ISFIFO(st.st_mode);
+	if (fcntl(r->fd, F_SETFL, 0) < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
-	m->a = archive_read_new();
+	return 0;
+}
+
+/* libarchive's read callback: the next block of the file. */
+static la_ssize_t raw_read(struct archive *a, void *ctx, const void **buf)
+{
+	struct bndl_reader *r = ctx;
+	ssize_t n;
+
+	do
+		n = read(r->fd, r->raw, CHUNK_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		archive_set_error(a, errno, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	r->raw_bytes += (uint64_t)n;
+	*buf = r->raw;
+	return n;
+}
+
+/* Start a pass: open the archive from its first byte. */
+static int stream_open(struct bndl_reader *r, struct repro_err **err)
+{
+	if (r->passes > 0 && r->pipe)
+		return repro_err_set(err, EINVAL,
+				     "cannot read '%s' from a pipe: its members are not in the "
+				     "order this command reads them; save it to a file first",
+				     r->path);
+	stream_close(r);
+	if (file_open(r, err) < 0)
+		return -1;
+	r->passes++;
+	r->raw_bytes = 0;
+	r->eof = false;
+	r->seen = json_object();
+	r->a = archive_read_new();
 	/*
 	 * zstd only (and none): filter_all would let a hostile file make
 	 * libarchive run external programs (lrzip, lzop) found in PATH.
 	 */
-	if (archive_read_support_filter_zstd(m->a) < ARCHIVE_WARN ||
-	    archive_read_support_format_tar(m->a) < ARCHIVE_WARN ||
-	    archive_read_open_fd(m->a, m->fd, CHUNK_SIZE) < ARCHIVE_WARN)
-		return archive_fail(r, m, err);
+	if (archive_read_support_filter_zstd(r->a) < ARCHIVE_WARN ||
+	    archive_read_support_format_tar(r->a) < ARCHIVE_WARN ||
+	    archive_read_open(r->a, r, NULL, raw_read, NULL) < ARCHIVE_WARN)
+		return archive_fail(r, err);
 	return 0;
 }
 
-/*
- * Open the bundle afresh and move to the regular-file member named exactly
- * name.  Returns 1 when found, 0 when the archive has no such member, -1
- * with *err.
- */
-static int member_open(const struct bndl_reader *r, const char *name, struct member *m,
-		       struct repro_err **err)
+static bool name_in(json_t *set, const char *name, size_t len)
 {
-	struct archive_entry *e;
-	int rc;
-
-	m->name = name;
-	if (member_start(r, m, err) < 0)
-		return -1;
-	/* ARCHIVE_RETRY (-10) is above ARCHIVE_WARN too: only OK and WARN go on */
-	while ((rc = archive_read_next_header(m->a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN ||
-	       rc == ARCHIVE_EOF) {
-		if (rc == ARCHIVE_EOF)
-			return 0;
-		if (check_total(r, m, archive_entry_size(e), err) < 0)
-			return -1;
-		if (archive_entry_filetype(e) == AE_IFREG && archive_entry_pathname(e) != NULL &&
-		    strcmp(archive_entry_pathname(e), name) == 0)
-			return 1;
-		if (archive_read_data_skip(m->a) < ARCHIVE_WARN)
-			return archive_fail(r, m, err);
-	}
-	if (rc == ARCHIVE_EOF)
-		return 0;
-	return archive_fail(r, m, err);
+	return set != NULL && json_object_getn(set, name, len) != NULL;
 }
 
-/* member_open() for a member the bundle must have: its absence is EPROTO. */
-static int member_require(const struct bndl_reader *r, const char *name, struct member *m,
-			  struct repro_err **err)
+/* name is in manifest.json's "members"; linear in the list (at most BNDL_MEMBERS_MAX). */
+static bool listed_has(json_t *listed, const char *name)
 {
-	int rc = member_open(r, name, m, err);
+	for (size_t i = 0; i < json_array_size(listed); i++)
+		if (strcmp(json_string_value(json_array_get(listed, i)), name) == 0)
+			return true;
+	return false;
+}
+
+/* The checks on a header: the members limit, a name seen twice, the manifest's list. */
+static int header_check(struct bndl_reader *r, const char *name, size_t len, struct repro_err **err)
+{
+	size_t index = json_object_size(r->seen);
+	const char *want;
+
+	if (index >= BNDL_MEMBERS_MAX)
+		return repro_err_set(err, EPROTO,
+				     "'%s' is not a repro bundle: more than %u members", r->path,
+				     BNDL_MEMBERS_MAX);
+	if (name_in(r->seen, name, len))
+		return repro_err_set(err, EPROTO,
+				     "'%s' is not a repro bundle: two members are named '%s' "
+				     "(tar -x would keep the last one)",
+				     r->path, name);
+	want = r->listed != NULL ? json_string_value(json_array_get(r->listed, index)) : NULL;
+	if (r->listed != NULL && (want == NULL || strlen(want) != len || memcmp(want, name, len)))
+		return repro_err_set(
+			err, EPROTO,
+			"'%s' is not a repro bundle: member %zu is '%s', manifest.json "
+			"\"members\" says '%s'",
+			r->path, index + 1, name, want != NULL ? want : "(none)");
+	json_object_setn_new_nocheck(r->seen, name, len, json_true());
+	return 0;
+}
+
+/* Move to the next header: 1 with r->cur set, 0 at the end of the archive, -1 with *err. */
+static int next_header(struct bndl_reader *r, struct repro_err **err)
+{
+	struct archive_entry *e;
+	const char *name;
+	int rc;
+
+	if (r->eof)
+		return 0;
+	free(r->cur);
+	r->cur = NULL;
+	/* the data of the member before is skipped (decompressed, hence counted) */
+	rc = archive_read_next_header(r->a, &e);
+	if (check_total(r, 0, err) < 0)
+		return -1;
+	if (rc == ARCHIVE_EOF) {
+		r->eof = true;
+		json_decref(r->all);
+		r->all = json_incref(r->seen);
+		return 0;
+	}
+	/* ARCHIVE_RETRY (-10) is above ARCHIVE_WARN too: only OK and WARN go on */
+	if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+		return archive_fail(r, err);
+	name = archive_entry_pathname(e) != NULL ? archive_entry_pathname(e) : "";
+	if (header_check(r, name, strlen(name), err) < 0 ||
+	    check_total(r, archive_entry_size(e), err) < 0)
+		return -1;
+	r->cur = repro_xstrdup(name);
+	r->cur_reg = archive_entry_filetype(e) == AE_IFREG;
+	r->cur_unread = true;
+	return 1;
+}
+
+/*
+ * Move to the data of the regular-file member named exactly name: forward
+ * when it is ahead, from the start again when it was passed.  Returns 1
+ * when found (its data is next), 0 when the archive has no such member,
+ * -1 with *err.
+ */
+static int member_seek(struct bndl_reader *r, const char *name, struct repro_err **err)
+{
+	size_t len = strlen(name);
+	int rc;
+
+	if (r->cur != NULL && r->cur_unread && strcmp(r->cur, name) == 0)
+		goto found;
+	if (r->listed != NULL && !listed_has(r->listed, name))
+		return 0; /* the manifest says what there is */
+	if (r->all != NULL && !name_in(r->all, name, len))
+		return 0;
+	if (name_in(r->seen, name, len) && stream_open(r, err) < 0)
+		return -1;
+	while ((rc = next_header(r, err)) > 0)
+		if (strcmp(r->cur, name) == 0)
+			goto found;
+	return rc;
+found:
+	if (!r->cur_reg)
+		return 0;
+	r->cur_unread = false;
+	return 1;
+}
+
+/* member_seek() for a member the bundle must have: its absence is EPROTO. */
+static int member_require(struct bndl_reader *r, const char *name, struct repro_err **err)
+{
+	int rc = member_seek(r, name, err);
 
 	if (rc == 0)
 		return repro_err_set(err, EPROTO, "'%s' is not a repro bundle: no member '%s'",
@@ -154,31 +310,29 @@ static int member_require(const struct bndl_reader *r, const char *name, struct 
 	return rc < 0 ? -1 : 0;
 }
 
-/* Next block of member data: returns its size, 0 at the end, -1 with *err. */
-static la_ssize_t member_read(const struct bndl_reader *r, struct member *m, void *buf, size_t len,
-			      struct repro_err **err)
+/* Next block of the current member's data: its size, 0 at the end, -1 with *err. */
+static la_ssize_t member_read(struct bndl_reader *r, void *buf, size_t len, struct repro_err **err)
 {
-	la_ssize_t n = archive_read_data(m->a, buf, len);
+	la_ssize_t n = archive_read_data(r->a, buf, len);
 
 	if (n < 0)
-		return archive_fail(r, m, err);
-	if (check_total(r, m, 0, err) < 0)
+		return archive_fail(r, err);
+	if (check_total(r, 0, err) < 0)
 		return -1;
 	return n;
 }
 
 /* The whole of a small member (at most max bytes) in a buffer the caller frees. */
-static char *read_small_member(const struct bndl_reader *r, const char *name, size_t max,
-			       size_t *len_out, struct repro_err **err)
+static char *read_small_member(struct bndl_reader *r, const char *name, size_t max, size_t *len_out,
+			       struct repro_err **err)
 {
-	cleanup_member struct member m = { .fd = -1 };
 	cleanup_free char *buf = repro_xmalloc(max + 1);
 	size_t len = 0;
 	la_ssize_t n;
 
-	if (member_require(r, name, &m, err) < 0)
+	if (member_require(r, name, err) < 0)
 		return NULL;
-	while ((n = member_read(r, &m, buf + len, max + 1 - len, err)) > 0) {
+	while ((n = member_read(r, buf + len, max + 1 - len, err)) > 0) {
 		len += (size_t)n;
 		if (len > max)
 			return repro_err_set(err, EPROTO, "'%s': %s is larger than %zu bytes",
@@ -191,17 +345,58 @@ static char *read_small_member(const struct bndl_reader *r, const char *name, si
 	return steal_ptr(&buf);
 }
 
-static char *read_manifest_text(const struct bndl_reader *r, size_t *len_out,
-				struct repro_err **err)
+/* ---- memory ---- */
+
+/* Cap JSON allocations while a parse runs: a 64 MiB line of [{},…] would need 5 GB. */
+static void parse_begin(const struct bndl_reader *r)
 {
-	return read_small_member(r, "manifest.json", BNDL_MANIFEST_MAX, len_out, err);
+	if (r->lim.mem != NULL)
+		r->lim.mem->cap((size_t)r->lim.max_memory);
 }
+
+static void parse_end(const struct bndl_reader *r)
+{
+	if (r->lim.mem != NULL)
+		r->lim.mem->cap(0);
+}
+
+/*
+ * After a parse of member's line lineno (0: the whole member): the memory
+ * limit, or the machine's memory (an address-space limit), ran out?
+ * jerr is the failed parse's error, NULL after a success.
+ */
+static int check_memory(const struct bndl_reader *r, const char *member, size_t lineno,
+			const json_error_t *jerr, struct repro_err **err)
+{
+	bool oom = jerr != NULL && (json_error_code(jerr) == json_error_out_of_memory ||
+				    strstr(jerr->text, "out of memory") != NULL);
+	bool refused = r->lim.mem != NULL && r->lim.mem->refused();
+	size_t held = r->lim.mem != NULL ? r->lim.mem->held() : 0;
+	char lim[32], where[64] = "";
+
+	if (lineno > 0)
+		snprintf(where, sizeof(where), " line %zu", lineno);
+	size_text(lim, sizeof(lim), r->lim.max_memory);
+	if (refused || held > r->lim.max_memory)
+		return repro_err_set(err, EPROTO,
+				     "'%s': %s%s: reading it needs more than the memory limit of "
+				     "%s (--max-memory=SIZE raises it)",
+				     r->path, member, where, lim);
+	if (oom || (jerr != NULL && jerr->line < 0 && jerr->text[0] == '\0'))
+		return repro_err_set(err, ENOMEM, "'%s': %s%s: out of memory while parsing it",
+				     r->path, member, where);
+	return 0;
+}
+
+/* ---- opening ---- */
 
 int bndl_reader_has(struct bndl_reader *r, const char *member, struct repro_err **err)
 {
-	cleanup_member struct member m = { .fd = -1 };
+	int rc = member_seek(r, member, err);
 
-	return member_open(r, member, &m, err);
+	if (rc > 0)
+		r->cur_unread = true; /* still ahead for the read that follows */
+	return rc;
 }
 
 json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro_err **err)
@@ -214,7 +409,13 @@ json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro
 	text = read_small_member(r, member, BNDL_OBJECT_MAX, &len, err);
 	if (text == NULL)
 		return NULL;
+	parse_begin(r);
 	o = json_loadb(text, len, 0, &jerr);
+	parse_end(r);
+	if (check_memory(r, member, 0, o == NULL ? &jerr : NULL, err) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	if (o == NULL)
 		return repro_err_set(err, EPROTO, "'%s': %s line %d: %s", r->path, member,
 				     jerr.line, jerr.text),
@@ -256,6 +457,40 @@ static int check_manifest(const struct bndl_reader *r, json_t *m, struct repro_e
 	return 0;
 }
 
+/*
+ * manifest.json "members" (absent in bundles of repro 0.1): the names in
+ * archive order, manifest.json first and read first, no name twice.
+ */
+static int check_members(struct bndl_reader *r, json_t *list, struct repro_err **err)
+{
+	size_t n = json_array_size(list);
+
+	if (list == NULL)
+		return 0;
+	if (!json_is_array(list) || n == 0 || n > BNDL_MEMBERS_MAX ||
+	    !json_is_string(json_array_get(list, 0)) ||
+	    strcmp(json_string_value(json_array_get(list, 0)), "manifest.json") != 0 ||
+	    json_object_size(r->seen) != 1)
+		goto bad;
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(list, i);
+
+		if (!json_is_string(v))
+			goto bad;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(json_string_value(json_array_get(list, j)),
+				   json_string_value(v)) == 0)
+				goto bad;
+	}
+	r->listed = list;
+	return 0;
+bad:
+	return repro_err_set(err, EPROTO,
+			     "'%s' is not a repro bundle: manifest.json \"members\" is not the "
+			     "list of its members, manifest.json first",
+			     r->path);
+}
+
 static int load_manifest(struct bndl_reader *r, struct repro_err **err)
 {
 	cleanup_free char *text = NULL;
@@ -263,10 +498,14 @@ static int load_manifest(struct bndl_reader *r, struct repro_err **err)
 	json_error_t jerr;
 	size_t len = 0;
 
-	text = read_manifest_text(r, &len, err);
+	text = read_small_member(r, "manifest.json", BNDL_MANIFEST_MAX, &len, err);
 	if (text == NULL)
 		return -1;
+	parse_begin(r);
 	m = json_loadb(text, len, 0, &jerr);
+	parse_end(r);
+	if (check_memory(r, "manifest.json", 0, m == NULL ? &jerr : NULL, err) < 0)
+		return -1;
 	if (m == NULL)
 		return repro_err_set(err, EPROTO,
 				     "'%s' is not a repro bundle: manifest.json line %d: %s",
@@ -275,7 +514,8 @@ static int load_manifest(struct bndl_reader *r, struct repro_err **err)
 		return repro_err_set(
 			err, EPROTO,
 			"'%s' is not a repro bundle: manifest.json is not a JSON object", r->path);
-	if (check_manifest(r, m, err) < 0)
+	if (check_manifest(r, m, err) < 0 ||
+	    check_members(r, json_object_get(m, "members"), err) < 0)
 		return -1;
 	r->manifest = steal_ptr(&m);
 	return 0;
@@ -285,24 +525,63 @@ void bndl_reader_free(struct bndl_reader *r)
 {
 	if (r == NULL)
 		return;
+	stream_close(r);
+	json_decref(r->all);
 	json_decref(r->manifest);
+	free(r->raw);
 	free(r->path);
 	free(r);
 }
 
-struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err)
+struct bndl_reader *bndl_reader_open_limited(const char *path, const struct bndl_limits *lim,
+					     struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = repro_xcalloc(1, sizeof(*r));
 
+	r->fd = -1;
+	r->raw = repro_xmalloc(CHUNK_SIZE);
 	r->path = repro_xstrdup(path);
-	if (load_manifest(r, err) < 0)
+	if (lim != NULL)
+		r->lim = *lim;
+	if (r->lim.max_read == 0)
+		r->lim.max_read = BNDL_READ_DEFAULT;
+	if (r->lim.max_memory == 0)
+		r->lim.max_memory = BNDL_MEMORY_DEFAULT;
+	if (stream_open(r, err) < 0 || load_manifest(r, err) < 0)
 		return NULL;
 	return steal_ptr(&r);
+}
+
+struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err)
+{
+	return bndl_reader_open_limited(path, NULL, err);
 }
 
 json_t *bndl_reader_manifest(const struct bndl_reader *r)
 {
 	return r->manifest;
+}
+
+unsigned bndl_reader_passes(const struct bndl_reader *r)
+{
+	return r->passes;
+}
+
+int bndl_reader_finish(struct bndl_reader *r, struct repro_err **err)
+{
+	int rc;
+
+	while ((rc = next_header(r, err)) > 0)
+		;
+	if (rc < 0)
+		return -1;
+	if (r->listed != NULL && json_object_size(r->seen) != json_array_size(r->listed))
+		return repro_err_set(err, EPROTO,
+				     "'%s' is truncated: manifest.json lists %zu members, the "
+				     "archive has %zu",
+				     r->path, json_array_size(r->listed),
+				     json_object_size(r->seen));
+	return 0;
 }
 
 /* ---- .jsonl streaming ---- */
@@ -355,12 +634,20 @@ static int line_emit(const struct bndl_reader *r, const char *member, struct lin
 		return 0;
 	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len, lineno)) <= 0)
 		return want < 0 ? 1 : 0;
+	parse_begin(r);
 	obj = json_loadb(lb->buf, len, 0, &jerr);
+	parse_end(r);
+	if (check_memory(r, member, lineno, obj == NULL ? &jerr : NULL, err) < 0)
+		return -1;
 	if (obj == NULL)
 		return line_error(r, member, lineno, jerr.text, err);
 	if (!json_is_object(obj))
 		return line_error(r, member, lineno, "not a JSON object", err);
-	return sink->fn(sink->ctx, obj, lineno, err);
+	if (sink->fn(sink->ctx, obj, lineno, err) < 0)
+		return -1;
+	json_decref(steal_ptr(&obj));
+	/* what the command keeps of the line counts too */
+	return check_memory(r, member, lineno, NULL, err);
 }
 
 /* Split one block of data into lines; *lineno counts the lines completed so far. */
@@ -389,16 +676,15 @@ static int feed_block(const struct bndl_reader *r, const char *member, struct li
 static int foreach_sink(struct bndl_reader *r, const char *member, const struct line_sink *sink,
 			struct repro_err **err)
 {
-	cleanup_member struct member m = { .fd = -1 };
 	cleanup_free char *chunk = repro_xmalloc(CHUNK_SIZE);
 	cleanup_line_buf struct line_buf lb = { 0 };
 	size_t lineno = 0;
 	la_ssize_t n;
 	int rc;
 
-	if (member_require(r, member, &m, err) < 0)
+	if (member_require(r, member, err) < 0)
 		return -1;
-	while ((n = member_read(r, &m, chunk, CHUNK_SIZE, err)) > 0) {
+	while ((n = member_read(r, chunk, CHUNK_SIZE, err)) > 0) {
 		if ((rc = feed_block(r, member, &lb, chunk, (size_t)n, &lineno, sink, err)) != 0)
 			return rc < 0 ? -1 : 0;
 	}
@@ -426,15 +712,14 @@ int bndl_reader_foreach_filtered(struct bndl_reader *r, const char *member, bndl
 
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)
 {
-	cleanup_member struct member m = { .fd = -1 };
 	cleanup_free char *chunk = repro_xmalloc(CHUNK_SIZE);
 	la_ssize_t n;
 
-	if (member_require(r, member, &m, err) < 0)
+	if (member_require(r, member, err) < 0)
 		return -1;
 	size_t carry = 0; /* bytes of a UTF-8 sequence cut by the chunk, kept at its start */
 
-	while ((n = member_read(r, &m, chunk + carry, CHUNK_SIZE - carry, err)) > 0) {
+	while ((n = member_read(r, chunk + carry, CHUNK_SIZE - carry, err)) > 0) {
 		size_t have = carry + (size_t)n;
 		/* a hostile bundle must not drive the terminal (common/term.h) */
 		size_t done = repro_term_write(out, chunk, have, true, true);

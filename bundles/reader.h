@@ -5,13 +5,23 @@
  * The validated, streaming bundle reader.  Every bundle is hostile input: a
  * member is looked up by its exact name (nothing is ever extracted to disk),
  * lines are capped at BNDL_LINE_MAX bytes, manifest.json at BNDL_MANIFEST_MAX,
- * the total uncompressed size read at BNDL_TOTAL_MAX, and every parse error
- * names the member and line.
+ * and every parse error names the member and line.
+ *
+ * One pass: the archive is opened once and read forward.  A command that
+ * asks for members in the order the bundle holds them (bndl_members_in_order,
+ * listed in manifest.json's "members") decompresses each byte once, and can
+ * read a bundle from a pipe.  Asking for a member already passed opens the
+ * file again (not a pipe); every pass counts towards the byte limit.
+ * Limits (docs/bundle-format.md "Reading a hostile bundle"): the
+ * uncompressed bytes read, the JSON memory held, BNDL_MEMBERS_MAX members;
+ * a member name seen twice is refused (tar -x would keep the last copy).
  */
 
 #include "common/err.h"
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define BNDL_FORMAT_NAME "repro-bundle"
@@ -25,7 +35,33 @@
 #define BNDL_MANIFEST_MAX (64u * 1024u * 1024u)
 /* Largest single-object member (host.json) read whole, bytes. */
 #define BNDL_OBJECT_MAX (16u * 1024u * 1024u)
-#define BNDL_TOTAL_MAX (16ull * 1024 * 1024 * 1024)
+/* Default limits of struct bndl_limits (bytes). */
+#define BNDL_READ_DEFAULT (4ull * 1024 * 1024 * 1024)
+#define BNDL_MEMORY_DEFAULT (1ull * 1024 * 1024 * 1024)
+/* Most members an archive may have (a bundle has 7). */
+#define BNDL_MEMBERS_MAX 64u
+
+/* The members of a bundle in the order they are written; NULL-terminated. */
+extern const char *const bndl_members_in_order[];
+
+/*
+ * How the memory held by parsed JSON is counted (cli/ installs jansson's
+ * allocator): held() is the bytes held now; cap(max) makes JSON
+ * allocations past max bytes held fail from now on (0: no cap);
+ * refused() says whether one failed so since the last call, and clears it.
+ */
+struct bndl_memory_ops {
+	size_t (*held)(void);
+	void (*cap)(size_t max);
+	bool (*refused)(void);
+};
+
+/* What a reader may use; 0 and NULL fields take the defaults. */
+struct bndl_limits {
+	uint64_t max_read; /* uncompressed bytes over all passes, BNDL_READ_DEFAULT */
+	uint64_t max_memory; /* parsed JSON held at once, BNDL_MEMORY_DEFAULT */
+	const struct bndl_memory_ops *mem; /* NULL: memory is not counted */
+};
 
 struct bndl_reader;
 
@@ -37,6 +73,14 @@ struct bndl_reader;
  * message names the file and the member.
  */
 struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err);
+
+/*
+ * bndl_reader_open_limited - bndl_reader_open() under lim (NULL: the
+ * defaults; borrowed, lim->mem must outlive the reader).  A regular file,
+ * or a pipe read once; a directory is EISDIR, a device EINVAL.
+ */
+struct bndl_reader *bndl_reader_open_limited(const char *path, const struct bndl_limits *lim,
+					     struct repro_err **err);
 
 /* bndl_reader_manifest - the parsed manifest; borrowed, valid until free. */
 json_t *bndl_reader_manifest(const struct bndl_reader *r);
@@ -90,6 +134,18 @@ json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro
  * Returns 0, or -1 with *err.
  */
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err);
+
+/*
+ * bndl_reader_finish - read the rest of the archive's headers (skipping
+ * their data): a member name seen twice, more than BNDL_MEMBERS_MAX
+ * members, a member manifest.json lists but the archive lacks, or a
+ * truncated archive is an error (EPROTO) even after what was read so far
+ * looked fine.  Linear in the bytes left.  Returns 0 or -1 with *err.
+ */
+int bndl_reader_finish(struct bndl_reader *r, struct repro_err **err);
+
+/* bndl_reader_passes - how many times the archive was opened (1: one pass). */
+unsigned bndl_reader_passes(const struct bndl_reader *r);
 
 void bndl_reader_free(struct bndl_reader *r);
 

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/reading.h"
 #include "common/err.h"
 #include "replayer/diff.h"
 
@@ -21,7 +22,7 @@ static const char diff_usage[] =
 	"directories are normalised away.\n"
 	"\n"
 	"  --json            print the differences as JSON\n"
-	"  --map OLD=NEW     paths under OLD in A are under NEW in B (repeatable)\n"
+	"  --map OLD=NEW     paths under OLD in A are under NEW in B (repeatable)\n" CLI_READING_USAGE
 	"  --help            show this help\n"
 	"\n"
 	"Exit status: 0 the same, 1 different, 2 trouble (like diff(1)).\n"
@@ -31,14 +32,15 @@ static const struct option diff_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "map", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
+	CLI_READING_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Fill *opts from argv.  1: --help printed; 0: go on; -1 with *err: bad usage. */
 static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
-			   struct repro_err **err)
+			   struct bndl_limits *lim, struct repro_err **err)
 {
-	int c;
+	int c, rc;
 
 	optind = 0;
 	opterr = 0;
@@ -60,6 +62,10 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 			break;
 		case 'h': fputs(diff_usage, stdout); return 1;
 		default:
+			if ((rc = cli_reading_option(lim, "diff", c, optarg, err)) < 0)
+				return -1;
+			if (rc > 0)
+				break;
 			return repro_err_set(
 				err, 0,
 				"diff: unknown option or missing value '%s' (see 'repro "
@@ -77,7 +83,12 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 int cmd_diff(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_diff_opts opts = { .a_path = NULL };
-	int rc = parse_diff_args(argc, argv, &opts, err);
+	struct bndl_limits lim;
+	int rc;
+
+	cli_reading_init(&lim);
+	opts.limits = &lim;
+	rc = parse_diff_args(argc, argv, &opts, &lim, err);
 	bool differ = false;
 
 	if (rc != 0)

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/reading.h"
 #include "common/err.h"
 #include "replayer/explain.h"
 
@@ -19,7 +20,7 @@ static const char explain_usage[] =
 	"locale search paths; names found later elsewhere) is counted, not shown.\n"
 	"\n"
 	"  --json    print the findings as JSON, with evidence references\n"
-	"  --all     every finding, probe noise included (marked)\n"
+	"  --all     every finding, probe noise included (marked)\n" CLI_READING_USAGE
 	"  --help    show this help\n"
 	"\n"
 	"Colour is used on a terminal unless NO_COLOR is set.\n";
@@ -28,14 +29,15 @@ static const struct option explain_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "help", no_argument, NULL, 'h' },
+	CLI_READING_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Fill *opts from argv.  1: --help printed; 0: go on; -1 with *err: bad usage. */
 static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *opts,
-			      struct repro_err **err)
+			      struct bndl_limits *lim, struct repro_err **err)
 {
-	int c;
+	int c, rc;
 
 	optind = 0;
 	opterr = 0;
@@ -45,6 +47,10 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 		case 'a': opts->all = true; break;
 		case 'h': fputs(explain_usage, stdout); return 1;
 		default:
+			if ((rc = cli_reading_option(lim, "explain", c, optarg, err)) < 0)
+				return -1;
+			if (rc > 0)
+				break;
 			return repro_err_set(
 				err, 0, "explain: unknown option '%s' (see 'repro explain --help')",
 				argv[optind - 1]);
@@ -59,7 +65,12 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 int cmd_explain(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_explain_opts opts = { .bundle_path = NULL };
-	int rc = parse_explain_args(argc, argv, &opts, err);
+	struct bndl_limits lim;
+	int rc;
+
+	cli_reading_init(&lim);
+	opts.limits = &lim;
+	rc = parse_explain_args(argc, argv, &opts, &lim, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;

@@ -4,6 +4,7 @@
  * Runs CMD under the tracer and writes a bundle (docs/bundle-format.md).
  */
 #include "cli/commands.h"
+#include "cli/reading.h"
 #include "cli/signals.h"
 #include "bundles/pack.h"
 #include "bundles/spool.h"
@@ -87,34 +88,6 @@ static const char usage_text[] =
 	"  -v, --verbose         say where the bundle went\n"
 	"  -h, --help            this text\n";
 
-/* "64M", "1G", "4096", "0" -> bytes (K, M, G are powers of 1024). */
-static int parse_size(const char *text, uint64_t *out, struct repro_err **err)
-{
-	char *end = NULL;
-	unsigned long long v;
-	int shift = 0;
-
-	if (text[0] < '0' || text[0] > '9')
-		return repro_err_set(err, EINVAL,
-				     "record --hash-max: expected a size such as 64M, got '%s'",
-				     text);
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (end != NULL && (*end == 'K' || *end == 'k'))
-		shift = 10, end++;
-	else if (end != NULL && (*end == 'M' || *end == 'm'))
-		shift = 20, end++;
-	else if (end != NULL && (*end == 'G' || *end == 'g'))
-		shift = 30, end++;
-	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' ||
-	    v > (UINT64_MAX >> shift))
-		return repro_err_set(err, EINVAL,
-				     "record --hash-max: expected a size such as 64M, got '%s'",
-				     text);
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 {
 	switch (c) {
@@ -164,7 +137,7 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 			o->redact[o->nredact++] = optarg;
 		return 0;
 	case 'H': o->redact_hostname = true; return 0;
-	case 'M': return parse_size(optarg, &o->hash_max, err);
+	case 'M': return cli_parse_size("record --hash-max", optarg, &o->hash_max, err);
 	case 'U':
 		if (strcmp(optarg, "allow") != 0 && strcmp(optarg, "deny") != 0)
 			return repro_err_set(

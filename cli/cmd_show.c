@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/reading.h"
 #include "common/err.h"
 #include "replayer/show.h"
 
@@ -20,16 +21,21 @@ static const char show_usage[] =
 	"  --files   every path the run touched, its result and metadata\n"
 	"  --net     every network attempt and its outcome\n"
 	"  --host    the machine the run happened on\n"
-	"  --all     list every failed call, not only the last 10 per process\n"
+	"  --all     list every failed call, not only the last 10 per process\n" CLI_READING_USAGE
 	"  --help    show this help\n"
 	"\n"
 	"Colour is used on a terminal unless NO_COLOR is set.\n";
 
 static const struct option show_options[] = {
-	{ "json", no_argument, NULL, 'j' }, { "trace", no_argument, NULL, 't' },
-	{ "all", no_argument, NULL, 'a' },  { "files", no_argument, NULL, 'f' },
-	{ "net", no_argument, NULL, 'n' },  { "host", no_argument, NULL, 'H' },
-	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	{ "json", no_argument, NULL, 'j' },
+	{ "trace", no_argument, NULL, 't' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "files", no_argument, NULL, 'f' },
+	{ "net", no_argument, NULL, 'n' },
+	{ "host", no_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	CLI_READING_OPTIONS,
+	{ NULL, 0, NULL, 0 },
 };
 
 /*
@@ -37,9 +43,9 @@ static const struct option show_options[] = {
  * with *err on bad usage.
  */
 static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
-			   struct repro_err **err)
+			   struct bndl_limits *lim, struct repro_err **err)
 {
-	int c;
+	int c, rc;
 
 	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
 	opterr = 0; /* only main prints errors */
@@ -53,6 +59,10 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 		case 'H': opts->view = RPL_VIEW_HOST; break;
 		case 'h': fputs(show_usage, stdout); return 1;
 		default:
+			if ((rc = cli_reading_option(lim, "show", c, optarg, err)) < 0)
+				return -1;
+			if (rc > 0)
+				break;
 			return repro_err_set(err, 0,
 					     "show: unknown option '%s' (see 'repro show --help')",
 					     argv[optind - 1]);
@@ -67,7 +77,12 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 int cmd_show(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_show_opts opts = { .bundle_path = NULL };
-	int rc = parse_show_args(argc, argv, &opts, err);
+	struct bndl_limits lim;
+	int rc;
+
+	cli_reading_init(&lim);
+	opts.limits = &lim;
+	rc = parse_show_args(argc, argv, &opts, &lim, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;

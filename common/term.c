@@ -62,6 +62,13 @@ size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, boo
 
 void repro_term_puts(FILE *out, const char *s)
 {
-	if (s != NULL)
-		(void)repro_term_write(out, s, strlen(s), false, false);
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	if (n <= REPRO_TERM_CUT) {
+		(void)repro_term_write(out, s, n, false, false);
+		return;
+	}
+	/* cut at a character boundary: the incomplete sequence is left out */
+	(void)repro_term_write(out, s, REPRO_TERM_CUT, false, true);
+	fprintf(out, "...[%zu bytes]", n);
 }

@@ -25,7 +25,14 @@
  */
 size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, bool more);
 
-/* repro_term_puts - repro_term_write() of the NUL-terminated s (NULL: nothing), one line. */
+/* Longest string repro_term_puts() prints whole (bytes): no real path or name is longer. */
+#define REPRO_TERM_CUT 4096u
+
+/*
+ * repro_term_puts - repro_term_write() of the NUL-terminated s (NULL:
+ * nothing) as one line; past REPRO_TERM_CUT bytes it is cut (at a
+ * character boundary) and "...[N bytes]" says how long it was.
+ */
 void repro_term_puts(FILE *out, const char *s);
 
 #endif

@@ -34,6 +34,11 @@ struct pair_stats {
 	size_t only_a, only_b, first_a, first_b; /* calls on one side only */
 };
 
+struct pending_file {
+	char *text; /* owned */
+	json_t *json; /* owned */
+};
+
 struct diff {
 	const struct rpl_diff_opts *opts;
 	struct df_side a, b;
@@ -45,6 +50,9 @@ struct diff {
 	uint64_t budget; /* alignment steps left (ALIGN_BUDGET) */
 	size_t gave_up; /* stretches taken as all different */
 	json_t *text_a, *text_b; /* seq -> event */
+	/* file differences found while B's files.jsonl streamed by, for after the calls */
+	struct pending_file *pending;
+	size_t npending;
 };
 
 /* ---- processes ---- */
@@ -454,20 +462,23 @@ static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 	fb->seen = true;
 	mode_text(ta, sizeof(ta), fa);
 	mode_text(tb, sizeof(tb), fb);
-	df_items_add(&d->items, "file", 45,
-		     repro_xasprintf("%s: %s (A: %s, B: %s)", n, what, ta, tb),
-		     json_pack("{s:s,s:s,s:s,s:s}", "path", n, "what", what, "a", ta, "b", tb));
+	d->pending = repro_xgrow(d->pending, d->npending, sizeof(*d->pending));
+	d->pending[d->npending++] = (struct pending_file){
+		repro_xasprintf("%s: %s (A: %s, B: %s)", n, what, ta, tb),
+		json_pack("{s:s,s:s,s:s,s:s}", "path", n, "what", what, "a", ta, "b", tb)
+	};
 	free(n);
 	return 0;
 }
 
-static int file_items(struct diff *d, struct repro_err **err)
+/* The file differences, found while side B was read (on_file_b), after the calls. */
+static void file_items(struct diff *d)
 {
-	int has = bndl_reader_has(d->b.r, "files.jsonl", err);
-
-	if (has <= 0 || d->a.nfiles == 0)
-		return has < 0 ? -1 : 0;
-	return bndl_reader_foreach(d->b.r, "files.jsonl", on_file_b, d, err);
+	for (size_t i = 0; i < d->npending; i++)
+		df_items_add(&d->items, "file", 45, d->pending[i].text, d->pending[i].json);
+	free(d->pending);
+	d->pending = NULL;
+	d->npending = 0;
 }
 
 /* ---- network ---- */
@@ -629,6 +640,11 @@ static void diff_release(struct diff *d)
 	free(d->cb.start);
 	free(d->cb.list);
 	df_items_release(&d->items);
+	for (size_t i = 0; i < d->npending; i++) {
+		free(d->pending[i].text);
+		json_decref(d->pending[i].json);
+	}
+	free(d->pending);
 	json_decref(d->want_a);
 	json_decref(d->want_b);
 	json_decref(d->text_a);
@@ -654,8 +670,7 @@ static int compare(struct diff *d, struct repro_err **err)
 	    (d->text_b = df_events_text(&d->b, d->want_b, err)) == NULL)
 		return -1;
 	call_items(d);
-	if (file_items(d, err) < 0)
-		return -1;
+	file_items(d);
 	network_items(d);
 	if (d->items.n > 1)
 		qsort(d->items.v, d->items.n, sizeof(*d->items.v), by_score);
@@ -677,6 +692,9 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 		d.a.norm.map_to[i] = opts->map_to[i];
 	}
 	d.a.norm.nmaps = opts->nmaps < RPL_NORM_MAX_MAPS ? opts->nmaps : RPL_NORM_MAX_MAPS;
+	d.a.limits = d.b.limits = opts->limits;
+	d.b.files_also = on_file_b; /* B's files are compared as they stream by */
+	d.b.files_ctx = &d;
 	if (df_side_load(&d.a, err) == 0 && df_side_load(&d.b, err) == 0 && compare(&d, err) == 0) {
 		*differ = d.items.n > 0;
 		if (opts->json) {

@@ -7,6 +7,7 @@
  * cause first (docs/diff.md).  Reads both bundles only.
  */
 
+#include "bundles/reader.h"
 #include "common/err.h"
 #include "replayer/normalize.h"
 
@@ -15,6 +16,7 @@
 
 struct rpl_diff_opts {
 	const char *a_path, *b_path; /* borrowed */
+	const struct bndl_limits *limits; /* borrowed, NULL: the defaults (bundles/reader.h) */
 	bool json; /* one JSON document instead of text */
 	bool color; /* ANSI colour; the caller decides (a terminal, no NO_COLOR) */
 	const char *map_from[RPL_NORM_MAX_MAPS]; /* --map OLD=NEW: A's OLD is B's NEW */

@@ -45,7 +45,7 @@ static char *value_text(json_t *v)
 		return repro_xstrdup("(none)");
 	if (json_is_string(v))
 		return repro_xstrdup(json_string_value(v));
-	t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	t = bndl_json_text(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
 	return t != NULL ? t : repro_xstrdup("?");
 }
 

@@ -44,6 +44,7 @@ struct df_file {
 /* One side of the comparison. */
 struct df_side {
 	const char *path; /* borrowed: the bundle file */
+	const struct bndl_limits *limits; /* borrowed, may be NULL */
 	struct bndl_reader *r;
 	json_t *manifest; /* borrowed from r */
 	json_t *host; /* owned, or NULL */
@@ -53,7 +54,12 @@ struct df_side {
 	size_t nprocs;
 	/* events grouped by process, in seq order within one */
 	uint64_t *keys;
-	uint64_t *lines; /* the line of events.jsonl each came from (seq may be hostile) */
+	uint64_t *lines; /* each event's handle: where its record starts in text */
+	char *text; /* owned: per event a compact JSON record, NUL-terminated (df_events_text) */
+	size_t text_len, text_cap;
+	/* called too for each files.jsonl line, after this side took it (may be NULL) */
+	bndl_line_fn files_also;
+	void *files_ctx;
 	uint16_t *outcome; /* 0: ok; else index into errnames */
 	size_t nev;
 	json_t *errnames; /* name -> index, owned */
@@ -100,8 +106,11 @@ const char *df_side_errname(const struct df_side *s, uint16_t code);
 struct df_file *df_file_find(const struct df_side *s, uint64_t key);
 
 /*
- * df_events_text - the events.jsonl objects at the wanted line numbers
- * (want: "LINE" -> true), as "LINE" -> object.  NULL with *err.
+ * df_events_text - the events at the wanted handles (want: "HANDLE" ->
+ * true, HANDLE from lines[]) as "HANDLE" -> object of the fields a report
+ * line uses (syscall, path, errno, flags, mode, seq, t_ns): kept while
+ * the side was read, so events.jsonl is read once.  A new reference; NULL
+ * with *err.  Linear in want.
  */
 json_t *df_events_text(struct df_side *s, json_t *wanted, struct repro_err **err);
 

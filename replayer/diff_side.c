@@ -329,6 +329,37 @@ static size_t unknown_proc(struct loading *ld, int32_t pid)
 	return s->nprocs++;
 }
 
+/*
+ * Keep what a report line may quote of ev as compact JSON in s->text;
+ * returns where it starts.  Bytes: about the path's length plus 100.
+ */
+static uint64_t keep_record(struct df_side *s, json_t *ev)
+{
+	const char *path = bndl_json_str(ev, "path");
+	cleanup_json json_t *o = json_pack(
+		"{s:s?,s:s?,s:s?,s:s?,s:s?,s:I,s:I}", "syscall", bndl_json_str(ev, "syscall"),
+		"path", path != NULL && strlen(path) <= XP_PATH_MAX ? path : NULL, "errno",
+		bndl_json_str(ev, "errno"), "flags", bndl_json_str(ev, "flags"), "mode",
+		bndl_json_str(ev, "mode"), "seq", (json_int_t)bndl_json_int(ev, "seq", 0), "t_ns",
+		(json_int_t)bndl_json_int(ev, "t_ns", 0));
+	size_t need = o != NULL ? json_dumpb(o, NULL, 0, JSON_COMPACT) : 0;
+	uint64_t at = s->text_len;
+
+	if (s->text_len + need + 1 > s->text_cap) {
+		size_t cap = s->text_cap ? s->text_cap : 64 * 1024;
+
+		while (cap < s->text_len + need + 1)
+			cap *= 2;
+		s->text = repro_xrealloc(s->text, cap);
+		s->text_cap = cap;
+	}
+	if (need > 0)
+		(void)json_dumpb(o, s->text + s->text_len, need, JSON_COMPACT);
+	s->text[s->text_len + need] = '\0';
+	s->text_len += need + 1;
+	return at;
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct loading *ld = ctx;
@@ -354,7 +385,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		ld->ev_proc = repro_xreallocarray(ld->ev_proc, ld->ev_cap, sizeof(*ld->ev_proc));
 	}
 	s->keys[s->nev] = event_key(s, ld->hash, ev, sc);
-	s->lines[s->nev] = lineno;
+	s->lines[s->nev] = keep_record(s, ev);
 	s->outcome[s->nev] = e != NULL ? intern(s, e) : 0;
 	ld->ev_proc[s->nev++] = (uint32_t)proc;
 	return 0;
@@ -478,7 +509,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	if (s->files[file_slot(s, f.key)].key == 0)
 		s->nfiles++;
 	s->files[file_slot(s, f.key)] = f;
-	return 0;
+	return s->files_also != NULL ? s->files_also(s->files_ctx, o, lineno, err) : 0;
 }
 
 /* ---- network ---- */
@@ -533,7 +564,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	s->errlist = json_array();
 	s->net = json_object();
 	s->facts.files = json_object();
-	s->r = bndl_reader_open(s->path, err);
+	s->r = bndl_reader_open_limited(s->path, s->limits, err);
 	if (s->r == NULL)
 		goto out;
 	s->manifest = bndl_reader_manifest(s->r);
@@ -553,9 +584,11 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	if (bndl_reader_foreach(s->r, "processes.jsonl", on_process, &ld, err) < 0)
 		goto out;
 	link_procs(&ld);
+	/* in the order the bundle holds them: one pass */
 	if (bndl_reader_foreach(s->r, "events.jsonl", on_event, &ld, err) < 0 ||
+	    load_optional(s, "network.jsonl", on_net, &ld, err) < 0 ||
 	    load_optional(s, "files.jsonl", on_file, &ld, err) < 0 ||
-	    load_optional(s, "network.jsonl", on_net, &ld, err) < 0)
+	    bndl_reader_finish(s->r, err) < 0)
 		goto out;
 	group_events(&ld);
 	rc = 0;
@@ -576,6 +609,7 @@ void df_side_release(struct df_side *s)
 	free(s->procs);
 	free(s->keys);
 	free(s->lines);
+	free(s->text);
 	free(s->outcome);
 	free(s->files);
 	json_decref(s->errnames);
@@ -588,50 +622,26 @@ void df_side_release(struct df_side *s)
 	bndl_reader_free(s->r);
 }
 
-struct wanted {
-	json_t *want, *got;
-	uint64_t max; /* the last line wanted */
-};
-
-/* Parse only the wanted lines; stop past the last one. */
-static int wanted_line(void *ctx, const char *line, size_t len, size_t lineno)
-{
-	struct wanted *w = ctx;
-	char key[32];
-
-	if (lineno > w->max)
-		return -1;
-	snprintf(key, sizeof(key), "%zu", lineno);
-	return json_object_get(w->want, key) != NULL;
-}
-
-static int on_wanted(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
-{
-	struct wanted *w = ctx;
-	char key[32];
-
-	snprintf(key, sizeof(key), "%zu", lineno);
-	json_object_set(w->got, key, ev);
-	return 0;
-}
-
 json_t *df_events_text(struct df_side *s, json_t *want, struct repro_err **err)
 {
-	struct wanted w = { .want = want, .got = json_object() };
+	json_t *got = json_object();
 	const char *key;
 	json_t *v;
 
 	json_object_foreach (want, key, v) {
-		uint64_t line = strtoull(key, NULL, 10);
+		uint64_t at = strtoull(key, NULL, 10);
+		json_t *ev;
 
-		if (line > w.max)
-			w.max = line;
+		if (at >= s->text_len)
+			continue;
+		ev = json_loads(s->text + at, 0, NULL);
+		if (ev == NULL) {
+			json_decref(got);
+			return repro_err_set(err, ENOMEM, "%s: cannot hold the events to compare",
+					     s->path),
+			       NULL;
+		}
+		json_object_set_new(got, key, ev);
 	}
-	if (json_object_size(want) > 0 &&
-	    bndl_reader_foreach_filtered(s->r, "events.jsonl", wanted_line, on_wanted, &w, err) <
-		    0) {
-		json_decref(w.got);
-		return NULL;
-	}
-	return w.got;
+	return got;
 }

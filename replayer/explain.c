@@ -503,24 +503,25 @@ static void mark_passed_on(struct xp_state *st)
 	}
 }
 
+/* The members in the order the bundle holds them: one pass over the archive. */
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
 	int has;
 
-	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
-		return -1;
-	label_inherit(st);
-	mark_passed_on(st);
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
 		return -1;
 	if (has && (st->facts.host = bndl_reader_load(r, "host.json", err)) == NULL)
 		return -1;
-	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, st, err) < 0))
+	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
 		return -1;
+	label_inherit(st);
+	mark_passed_on(st);
 	if (bndl_reader_foreach(r, "events.jsonl", on_event, st, err) < 0)
 		return -1;
 	ids_inherit(st);
+	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, st, err) < 0))
+		return -1;
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
@@ -528,7 +529,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
 		return -1;
-	return 0;
+	return bndl_reader_finish(r, err);
 }
 
 /* ---- ranking ---- */
@@ -853,7 +854,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 	};
 	int rc = -1;
 
-	r = bndl_reader_open(opts->bundle_path, err);
+	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
 	if (r != NULL) {
 		st.manifest = bndl_reader_manifest(r);
 		st.facts.net_mode = bndl_json_str(json_object_get(st.manifest, "options"), "net");

@@ -7,6 +7,7 @@
  * Reads the bundle only, never the live machine.
  */
 
+#include "bundles/reader.h"
 #include "common/err.h"
 
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 
 struct rpl_explain_opts {
 	const char *bundle_path; /* borrowed */
+	const struct bndl_limits *limits; /* borrowed, NULL: the defaults (bundles/reader.h) */
 	bool json; /* one JSON document instead of text */
 	bool all; /* every finding, probe noise included (marked) */
 	bool color; /* ANSI bold and red; the caller decides (a terminal, no NO_COLOR) */

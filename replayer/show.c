@@ -585,24 +585,21 @@ int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err *
 		.opts = opts, .out = out, .procs = json_array(), .live = bndl_pidmap_new()
 	};
 
-	r = bndl_reader_open(opts->bundle_path, err);
+	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
 	if (r == NULL)
 		return -1;
 	if (opts->trace) {
 		if (bndl_reader_copy(r, "trace.txt", out, err) < 0)
 			return -1;
-		if (fflush(out) == EOF)
-			return repro_err_set(err, errno, "cannot write output");
-		return 0;
-	}
-	if (opts->view != RPL_VIEW_SUMMARY) {
+	} else if (opts->view != RPL_VIEW_SUMMARY) {
 		if (rpl_views_show(r, opts->view, opts->json, out, err) < 0)
 			return -1;
-		if (fflush(out) == EOF)
-			return repro_err_set(err, errno, "cannot write output");
-		return 0;
-	}
-	if (load(&st, r, err) < 0)
+	} else if (load(&st, r, err) < 0 ||
+		   (opts->json ? show_json(&st, r, err) : show_text(&st, r, err)) < 0) {
 		return -1;
-	return opts->json ? show_json(&st, r, err) : show_text(&st, r, err);
+	}
+	if (fflush(out) == EOF || ferror(out))
+		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
+	/* the rest of the archive: a member name seen twice is an error still */
+	return bndl_reader_finish(r, err);
 }

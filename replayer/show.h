@@ -6,6 +6,7 @@
  * failed calls per process), as one JSON document, or its strace-like trace.
  */
 
+#include "bundles/reader.h"
 #include "common/err.h"
 
 #include <stdbool.h>
@@ -27,6 +28,7 @@ enum rpl_show_view {
 struct rpl_show_opts {
 	enum rpl_show_view view;
 	const char *bundle_path; /* borrowed */
+	const struct bndl_limits *limits; /* borrowed, NULL: the defaults (bundles/reader.h) */
 	bool json; /* one JSON object instead of text */
 	bool trace; /* copy trace.txt instead (wins over json) */
 	bool all; /* every failed call, not the last RPL_SHOW_FAILURES each */

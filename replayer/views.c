@@ -110,7 +110,12 @@ struct lines {
 	bool color;
 	bool failed_only;
 	size_t limit, shown, total;
-	int pass; /* failed paths: 1 what matters first, 2 plain lookups; 0 everything */
+	bool lookups_last; /* failed paths: what matters first, plain lookups after */
+	/* the plain lookups held back, as printed (at most limit lines; all when 0) */
+	char *later;
+	size_t later_len, nlater, later_total;
+	size_t *later_end; /* end offset of each held line (repro_xgrow) */
+	FILE *later_f;
 };
 
 /* Whether a line (errno e, NULL when it succeeded) is shown: counted, and not past the limit. */
@@ -140,29 +145,71 @@ static bool matters(json_t *f, const char *e)
 	return false;
 }
 
+static void put_file_line(FILE *out, bool color, json_t *f, const char *e)
+{
+	fputs("  ", out);
+	put_errno(out, e != NULL ? e : "ok", color && e != NULL);
+	fputc(' ', out);
+	repro_term_puts(out, bndl_json_str(f, "path"));
+	fputs(" (", out);
+	put_ops(out, json_object_get(f, "ops"));
+	fputc(')', out);
+	if (e != NULL) {
+		put_explanation(out, f);
+	} else {
+		fputs(" ", out);
+		put_meta(out, json_object_get(f, "meta"));
+	}
+	fputc('\n', out);
+}
+
+/* Hold a plain lookup back, printed, for after what matters (one pass over files.jsonl). */
+static void hold_later(struct lines *l, json_t *f, const char *e)
+{
+	l->later_total++;
+	if (l->limit != 0 && l->nlater >= l->limit)
+		return;
+	if (l->later_f == NULL)
+		l->later_f = open_memstream(&l->later, &l->later_len);
+	if (l->later_f == NULL)
+		return;
+	put_file_line(l->later_f, l->color, f, e);
+	(void)fflush(l->later_f);
+	l->later_end = repro_xgrow(l->later_end, l->nlater, sizeof(*l->later_end));
+	l->later_end[l->nlater++] = l->later_len;
+}
+
+/* Print the lookups held back (when print), under what is left of the limit. */
+static void put_later(struct lines *l, bool print)
+{
+	size_t room = l->limit == 0 ? l->nlater : l->limit > l->shown ? l->limit - l->shown : 0;
+	size_t n = room < l->nlater ? room : l->nlater;
+
+	if (l->later_f != NULL)
+		fclose(l->later_f);
+	l->later_f = NULL;
+	if (print && n > 0)
+		fwrite(l->later, 1, l->later_end[n - 1], l->out);
+	l->shown += n;
+	l->total += l->later_total;
+	free(l->later);
+	free(l->later_end);
+	l->later = NULL;
+	l->later_end = NULL;
+}
+
 static int on_file(void *ctx, json_t *f, size_t lineno, struct repro_err **err)
 {
 	struct lines *l = ctx;
 	const char *e = bndl_json_str(f, "errno");
 
-	if (l->pass != 0 && e != NULL && matters(f, e) != (l->pass == 1))
+	if (l->lookups_last && e != NULL && !matters(f, e)) {
+		hold_later(l, f, e);
 		return 0;
+	}
 	if (!take(l, e))
 		return 0;
-	fputs("  ", l->out);
-	put_errno(l->out, e != NULL ? e : "ok", l->color && e != NULL);
-	fputc(' ', l->out);
-	repro_term_puts(l->out, bndl_json_str(f, "path"));
-	fputs(" (", l->out);
-	put_ops(l->out, json_object_get(f, "ops"));
-	fputc(')', l->out);
-	if (e != NULL) {
-		put_explanation(l->out, f);
-	} else {
-		fputs(" ", l->out);
-		put_meta(l->out, json_object_get(f, "meta"));
-	}
-	fputc('\n', l->out);
+	put_file_line(l->out, l->color, f, e);
 	return 0;
 }
 
@@ -269,13 +316,11 @@ static int section(struct bndl_reader *r, const char *member, const char *title,
 	if (has <= 0)
 		return has;
 	fprintf(l->out, "\n%s%s%s\n", l->color ? BOLD : "", title, l->color ? RESET : "");
-	if (bndl_reader_foreach(r, member, fn, l, err) < 0)
+	if (bndl_reader_foreach(r, member, fn, l, err) < 0) {
+		put_later(l, false);
 		return -1;
-	if (l->pass == 1) { /* then the plain lookups, under the same limit */
-		l->pass = 2;
-		if (bndl_reader_foreach(r, member, fn, l, err) < 0)
-			return -1;
 	}
+	put_later(l, true); /* then the plain lookups, under the same limit */
 	if (l->total == 0)
 		fputs("  none\n", l->out);
 	else if (l->total > l->shown)
@@ -287,8 +332,12 @@ static int section(struct bndl_reader *r, const char *member, const char *title,
 int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 		     struct repro_err **err)
 {
-	struct lines files = { out, color, true, limit, 0, 0, 1 },
-		     net = { out, color, true, limit, 0, 0, 0 };
+	struct lines files = { .out = out,
+			       .color = color,
+			       .failed_only = true,
+			       .limit = limit,
+			       .lookups_last = true },
+		     net = { .out = out, .color = color, .failed_only = true, .limit = limit };
 
 	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
 		return -1;
@@ -338,7 +387,7 @@ static void show_host(json_t *h, FILE *out)
 	put_kv(out, "umask", bndl_json_str(h, "umask"));
 	put_kv(out, "capabilities", bndl_json_str(caps, "effective"));
 	if (json_is_object(nofile)) {
-		cleanup_free char *text = json_dumps(nofile, JSON_COMPACT);
+		cleanup_free char *text = bndl_json_text(nofile, JSON_COMPACT);
 
 		put_kv(out, "NOFILE", text);
 	}
@@ -405,7 +454,7 @@ int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FI
 	const char *member = view == RPL_VIEW_FILES ? "files.jsonl"
 			     : view == RPL_VIEW_NET ? "network.jsonl"
 						    : "host.json";
-	struct lines l = { out, false, false, 0, 0, 0, 0 };
+	struct lines l = { .out = out };
 	cleanup_json json_t *host = NULL;
 	int has = bndl_reader_has(r, member, err);
 

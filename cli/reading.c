@@ -1,0 +1,123 @@
+#include "cli/reading.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <malloc.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/*
+ * The memory jansson holds: each block carries its size in a header of
+ * one max_align_t, so a free knows what it gives back.  cap: allocations
+ * past it fail while a reader parses (bundles/reader.c), 0 for none.
+ */
+static size_t json_held, json_cap;
+static bool json_refused;
+
+#define HEADER (sizeof(max_align_t))
+
+static void *counted_malloc(size_t n)
+{
+	unsigned char *p;
+
+	if (n > SIZE_MAX - HEADER ||
+	    (json_cap != 0 && (json_held > json_cap || n > json_cap - json_held))) {
+		json_refused = true;
+		return NULL;
+	}
+	p = malloc(n + HEADER);
+	if (p == NULL)
+		return NULL;
+	/* what the block really takes: its usable size and malloc's own header */
+	n = malloc_usable_size(p) + sizeof(size_t);
+	*(size_t *)(void *)p = n;
+	json_held += n;
+	return p + HEADER;
+}
+
+static void counted_free(void *q)
+{
+	unsigned char *p = q;
+
+	if (p == NULL)
+		return;
+	p -= HEADER;
+	json_held -= *(size_t *)(void *)p;
+	free(p);
+}
+
+static size_t held(void)
+{
+	return json_held;
+}
+
+static void cap(size_t max)
+{
+	json_cap = max;
+}
+
+static bool refused(void)
+{
+	bool was = json_refused;
+
+	json_refused = false;
+	return was;
+}
+
+static const struct bndl_memory_ops counted = { .held = held, .cap = cap, .refused = refused };
+
+void cli_reading_init(struct bndl_limits *lim)
+{
+	json_set_alloc_funcs(counted_malloc, counted_free);
+	*lim = (struct bndl_limits){ .max_read = BNDL_READ_DEFAULT,
+				     .max_memory = BNDL_MEMORY_DEFAULT,
+				     .mem = &counted };
+}
+
+int cli_parse_size(const char *what, const char *text, uint64_t *out, struct repro_err **err)
+{
+	char *end = NULL;
+	unsigned long long v;
+	int shift = 0;
+
+	if (text[0] < '0' || text[0] > '9')
+		return repro_err_set(err, EINVAL, "%s: expected a size such as 64M, got '%s'", what,
+				     text);
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (end != NULL && (*end == 'K' || *end == 'k'))
+		shift = 10, end++;
+	else if (end != NULL && (*end == 'M' || *end == 'm'))
+		shift = 20, end++;
+	else if (end != NULL && (*end == 'G' || *end == 'g'))
+		shift = 30, end++;
+	if (errno != 0 || end == text || *end != '\0' || v > (UINT64_MAX >> shift))
+		return repro_err_set(err, EINVAL, "%s: expected a size such as 64M, got '%s'", what,
+				     text);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int cli_reading_option(struct bndl_limits *lim, const char *cmd, int c, const char *arg,
+		       struct repro_err **err)
+{
+	char what[64];
+	uint64_t v;
+
+	if (c != CLI_OPT_MAX_READ && c != CLI_OPT_MAX_MEMORY)
+		return 0;
+	snprintf(what, sizeof(what), "%s --%s", cmd,
+		 c == CLI_OPT_MAX_READ ? "max-read" : "max-memory");
+	if (cli_parse_size(what, arg, &v, err) < 0)
+		return -1;
+	if (v == 0 || (c == CLI_OPT_MAX_MEMORY && v > SIZE_MAX))
+		return repro_err_set(err, EINVAL, "%s: expected a size above 0, got '%s'", what,
+				     arg);
+	if (c == CLI_OPT_MAX_READ)
+		lim->max_read = v;
+	else
+		lim->max_memory = v;
+	return 1;
+}

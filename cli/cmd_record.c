@@ -499,6 +499,12 @@ static void finish_info(struct session *s)
 			"%u process(es) were still running when the recording stopped and were killed",
 			s->res.left_running);
 		s->info.warnings = s->warnings;
+		/* the one way a run differs from one without repro: they would have lived on */
+		fprintf(stderr,
+			"repro: %u process(es) the program left running were killed when the "
+			"recording stopped (a traced process cannot outlive repro; 'repro show' "
+			"names them)\n",
+			s->res.left_running);
 	}
 }
 

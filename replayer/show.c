@@ -370,8 +370,9 @@ static void heading(const struct show_state *st, const char *title)
 }
 
 /*
- * "exit 1" (word "exit"), "killed by SIGSEGV (core dumped)", "still running"
- * (proc given and left running) or "unknown".
+ * "exit 1" (word "exit"), "killed by SIGSEGV (core dumped)", "left running,
+ * killed when the recording stopped" (proc given and left running) or
+ * "unknown".
  */
 static void put_exit(FILE *out, json_t *ex, json_t *proc, const char *word)
 {
@@ -383,7 +384,7 @@ static void put_exit(FILE *out, json_t *ex, json_t *proc, const char *word)
 	} else if (json_is_object(ex) && json_is_integer(json_object_get(ex, "code"))) {
 		fprintf(out, "%s %" PRId64, word, bndl_json_int(ex, "code", 0));
 	} else if (proc != NULL && json_is_true(json_object_get(proc, "left_running"))) {
-		fputs("still running", out);
+		fputs("left running, killed when the recording stopped", out);
 	} else {
 		fputs("unknown", out);
 	}

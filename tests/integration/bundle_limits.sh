@@ -30,6 +30,8 @@ import resource, subprocess, sys
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open("err.txt", "w"))
 print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$@"
 }
+# under AddressSanitizer blocks carry red zones and the shadow maps terabytes
+san=0; ldd "$repro" | grep -q libasan && san=1
 members() { /usr/bin/python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["members"]))' "$1"; }
 
 "$repro" record -o ok.repro -- sh -c 'cat /etc/hostname >/dev/null; exit 0' >/dev/null 2>&1 || { echo "cannot record: skip"; exit 77; }
@@ -115,14 +117,15 @@ with open(sys.argv[1], "a") as f:
     f.write('{"pid":5,"ppid":1,"x":[' + '{},' * 20000000 + '{}]}\n')
 PY
 (cd amp && tar --zstd --format=pax -cf ../amp.repro $order) || exit 1
+max=$((san ? 3072 : 1536))
 for cmd in show explain "diff ok.repro"; do
 	read -r rc mib < <(peak "$repro" $cmd amp.repro)
-	check "$cmd of a 60 MB line of {} ($(stat -c %s amp.repro) bytes): one line naming the memory limit, peak ${mib} MiB < 1.5 GiB" \
-		sh -c "$(declare -f one_line); rc=$rc; one_line 2 'memory limit of 1 GiB' && test $mib -lt 1536"
+	check "$cmd of a 60 MB line of {} ($(stat -c %s amp.repro) bytes): one line naming the memory limit, peak ${mib} MiB < $max MiB" \
+		sh -c "$(declare -f one_line); rc=$rc; one_line 2 'memory limit of 1 GiB' && test $mib -lt $max"
 done
-prlimit --as=$((600 * 1024 * 1024)) "$repro" show --max-memory=8G amp.repro >/dev/null 2>err.txt
+[ $san = 1 ] || prlimit --as=$((600 * 1024 * 1024)) "$repro" show --max-memory=8G amp.repro >/dev/null 2>err.txt
 rc=$?
-check "show under a 600 MiB address-space limit: one line, out of memory" one_line 2 "out of memory"
+[ $san = 1 ] || check "show under a 600 MiB address-space limit: one line, out of memory" one_line 2 "out of memory"
 
 # ---- a path longer than any real one ----
 /usr/bin/python3 - x/events.jsonl <<'PY'

@@ -6,35 +6,48 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * p, or when the allocation of size bytes failed: one line naming what ran
+ * out and exit status 2 (docs/errors.md), without touching the heap again.
+ */
+static void *check_n(void *p, size_t size)
+{
+	char msg[160];
+	int n;
+
+	if (p != NULL)
+		return p;
+	n = snprintf(msg, sizeof(msg),
+		     "repro: out of memory (%zu bytes more were needed; a memory or "
+		     "address-space limit?)\n",
+		     size);
+	(void)!write(STDERR_FILENO, msg, n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : 0);
+	_exit(2);
+}
+
 static void *check(void *p)
 {
-	static const char msg[] = "repro: out of memory\n";
-
-	if (p == NULL) {
-		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-		abort();
-	}
-	return p;
+	return check_n(p, 0);
 }
 
 void *repro_xmalloc(size_t size)
 {
-	return check(malloc(size ? size : 1));
+	return check_n(malloc(size ? size : 1), size);
 }
 
 void *repro_xcalloc(size_t nmemb, size_t size)
 {
-	return check(calloc(nmemb ? nmemb : 1, size ? size : 1));
+	return check_n(calloc(nmemb ? nmemb : 1, size ? size : 1), nmemb * size);
 }
 
 void *repro_xrealloc(void *ptr, size_t size)
 {
-	return check(realloc(ptr, size ? size : 1));
+	return check_n(realloc(ptr, size ? size : 1), size);
 }
 
 void *repro_xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
-	return check(reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1));
+	return check_n(reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1), nmemb * size);
 }
 
 char *repro_xstrdup(const char *s)

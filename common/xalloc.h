@@ -5,7 +5,8 @@
 
 /*
  * Allocation wrappers: out of memory is not a recoverable error in repro;
- * these print one line and abort().  Returned memory is the caller's to free().
+ * these print one line ("repro: out of memory (N bytes more were
+ * needed …)") and exit with status 2.  Returned memory is the caller's to free().
  */
 void *repro_xmalloc(size_t size);
 void *repro_xcalloc(size_t nmemb, size_t size);

@@ -379,6 +379,8 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 	case BNDL_REC_PROC_EXEC: on_proc_exec(st, ev); return 0;
 	case BNDL_REC_PROC_EXIT:
 	case BNDL_REC_PROC_LEFT: on_proc_end(st, ev); return 0;
+	case BNDL_REC_DROPPED:
+	case BNDL_REC_END: return 0;
 	}
 	return 0;
 }

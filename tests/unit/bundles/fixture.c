@@ -14,8 +14,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
+
+bool fx_small_fs(const char *dir, const char *size)
+{
+	cleanup_free char *opts = repro_xasprintf("size=%s", size);
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		return false;
+	/* mounts made here must not propagate back to the host's namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	return mount("tmpfs", dir, "tmpfs", 0, opts) == 0;
+}
+
+void fx_small_fs_release(const char *dir)
+{
+	(void)umount2(dir, MNT_DETACH);
+}
+
+void fx_fill(const char *dir, const char *name)
+{
+	cleanup_free char *path = repro_xasprintf("%s/%s", dir, name);
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	static const char block[4096];
+
+	if (fd < 0)
+		abort();
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	if (errno != ENOSPC)
+		abort();
+}
 
 char *fx_tmpdir(void)
 {

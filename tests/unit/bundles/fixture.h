@@ -22,6 +22,18 @@ char *fx_tmpdir(void);
 /* fx_rmtree - remove dir and everything under it. */
 void fx_rmtree(const char *dir);
 
+/*
+ * fx_small_fs - mount a tmpfs of size (a mount(8) size, "320k") on dir, in a
+ * mount namespace of this test process (unshare(2) CLONE_NEWNS; nothing
+ * leaks out of the process).  Returns false when that cannot be had (not
+ * root): the caller skips.  fx_small_fs_release() unmounts it.
+ */
+bool fx_small_fs(const char *dir, const char *size);
+void fx_small_fs_release(const char *dir);
+
+/* fx_fill - fill the filesystem of dir with a file dir/NAME until it is full (ENOSPC). */
+void fx_fill(const char *dir, const char *name);
+
 /* fx_render_ops - renders events as docs/bundle-format.md JSON plus a strace-like line. */
 const struct bndl_render_ops *fx_render_ops(void);
 

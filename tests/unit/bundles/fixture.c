@@ -299,6 +299,39 @@ uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
 	return seq;
 }
 
+char *fx_full_spool(const char *dir, bool has_end)
+{
+	char *spool = repro_xasprintf("%s/spool", dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_drops d = {
+		.events = 40, .bytes = 4000, .since_ns = 5000, .errnum = ENOSPC
+	};
+	struct bndl_event dropped = { .type = BNDL_REC_DROPPED, .t_ns = 5000, .ret = -ENOSPC };
+	struct bndl_event end = { .type = BNDL_REC_END,
+				  .flags = BNDL_EV_HAS_EXIT,
+				  .t_ns = 9000,
+				  .status = 3 << 8,
+				  .nblobs = 1 };
+	struct bndl_event ev = fx_syscall(1, 100, 1, FX_OPENAT, "/etc/x", "O_RDONLY", -ENOENT);
+	struct bndl_spool *sp;
+
+	if (mkdir(spool, 0700) < 0)
+		abort();
+	sp = bndl_spool_open(spool, &err);
+	if (sp == NULL)
+		abort();
+	fx_proc_start(sp, 1, 0, 0, false);
+	fx_append(sp, &ev);
+	fx_append(sp, &dropped);
+	fx_proc_exit(sp, 1, 8000, 3 << 8);
+	end.blobs[0] = (struct bndl_blob){ .kind = BNDL_BLOB_STRUCT, .len = sizeof(d), .data = &d };
+	if (has_end)
+		fx_append(sp, &end);
+	if (bndl_spool_close(sp, &err) < 0)
+		abort();
+	return spool;
+}
+
 struct bndl_run_info fx_run_info(void)
 {
 	static char *const argv[] = { "bash", "start_app.sh", NULL };

@@ -649,37 +649,6 @@ static int teardown_fs(void **state)
 	return teardown(state);
 }
 
-/* A spool as a recording on a full disk leaves it: pid 1 exits 3; DROPPED, and END when ended. */
-static char *full_spool(const char *dir, bool has_end)
-{
-	char *spool = repro_xasprintf("%s/spool", dir);
-	cleanup_err struct repro_err *err = NULL;
-	struct bndl_spool_drops d = {
-		.events = 40, .bytes = 4000, .since_ns = 5000, .errnum = ENOSPC
-	};
-	struct bndl_event dropped = { .type = BNDL_REC_DROPPED, .t_ns = 5000, .ret = -ENOSPC };
-	struct bndl_event end = { .type = BNDL_REC_END,
-				  .flags = BNDL_EV_HAS_EXIT,
-				  .t_ns = 9000,
-				  .status = 3 << 8,
-				  .nblobs = 1 };
-	struct bndl_event ev = fx_syscall(1, 100, 1, FX_OPENAT, "/etc/x", "O_RDONLY", -ENOENT);
-	struct bndl_spool *sp;
-
-	assert_int_equal(mkdir(spool, 0700), 0);
-	sp = bndl_spool_open(spool, &err);
-	assert_non_null(sp);
-	fx_proc_start(sp, 1, 0, 0, false);
-	fx_append(sp, &ev);
-	fx_append(sp, &dropped);
-	fx_proc_exit(sp, 1, 8000, 3 << 8);
-	end.blobs[0] = (struct bndl_blob){ .kind = BNDL_BLOB_STRUCT, .len = sizeof(d), .data = &d };
-	if (has_end)
-		fx_append(sp, &end);
-	assert_int_equal(bndl_spool_close(sp, &err), 0);
-	return spool;
-}
-
 /* The run facts `repro pack` has: no exit, no duration. */
 static struct bndl_run_info packed_later(void)
 {
@@ -708,7 +677,7 @@ static bool warnings_start_with(json_t *m, const char *prefix)
 /* A spool that ended on a full disk packs later with its exit, its drops and "incomplete". */
 static void test_pack_full_spool_later(void **state)
 {
-	cleanup_free char *spool = full_spool(*state, true);
+	cleanup_free char *spool = fx_full_spool(*state, true);
 	cleanup_free char *out = repro_xasprintf("%s/full.repro", (char *)*state);
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_run_info run = packed_later();
@@ -742,7 +711,7 @@ static void test_pack_full_spool_later(void **state)
  */
 static void test_pack_full_spool_killed(void **state)
 {
-	cleanup_free char *spool = full_spool(*state, false);
+	cleanup_free char *spool = fx_full_spool(*state, false);
 	cleanup_free char *out = repro_xasprintf("%s/killed.repro", (char *)*state);
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_run_info run = packed_later();

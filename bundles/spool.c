@@ -21,7 +21,10 @@
 struct bndl_spool {
 	int fd;
 	char *path;
-	char *reserve_path; /* DIR/reserve while it holds room, else NULL */
+	char *reserve_path; /* DIR/reserve */
+	int reserve_fd; /* -1: no reserve (none could be had, or it is closed) */
+	off_t reserve_used; /* bytes of the reserve written, its file header included */
+	bool in_reserve; /* the filesystem filled: records go into the reserve */
 	unsigned char *buf; /* SPOOL_BUF_SIZE bytes */
 	size_t used;
 	uint64_t count;
@@ -34,6 +37,8 @@ struct bndl_spool {
 struct bndl_spool_reader {
 	FILE *f;
 	char *path;
+	char *reserve_path; /* DIR/reserve, where a spool that filled goes on */
+	bool in_reserve;
 	unsigned char *rec; /* body of the current record */
 	size_t rec_cap;
 	uint64_t nread;
@@ -55,12 +60,20 @@ bool bndl_is_disk_full(int errnum)
 	return errnum == ENOSPC || errnum == EDQUOT;
 }
 
-static void reserve_release(struct bndl_spool *sp)
+/*
+ * Done with the reserve: cut it to the records it holds (the rest of its
+ * room is freed), or remove it when the filesystem never filled.
+ */
+static void reserve_close(struct bndl_spool *sp)
 {
-	if (sp->reserve_path == NULL)
+	if (sp->reserve_fd < 0)
 		return;
-	(void)unlink(sp->reserve_path); /* no descriptor is open: its blocks are free at once */
-	free(steal_ptr(&sp->reserve_path));
+	if (sp->in_reserve)
+		(void)ftruncate(sp->reserve_fd, sp->reserve_used);
+	else
+		(void)unlink(sp->reserve_path);
+	close(sp->reserve_fd);
+	sp->reserve_fd = -1;
 }
 
 static void spool_free(struct bndl_spool *sp)
@@ -69,8 +82,9 @@ static void spool_free(struct bndl_spool *sp)
 		return;
 	if (sp->fd >= 0)
 		close(sp->fd);
-	reserve_release(sp);
+	reserve_close(sp);
 	free(sp->path);
+	free(sp->reserve_path);
 	free(sp->buf);
 	free(sp);
 }
@@ -82,42 +96,50 @@ static inline void cleanup_spool_fn(struct bndl_spool **sp)
 #define cleanup_spool __attribute__((cleanup(cleanup_spool_fn)))
 
 /*
- * DIR/reserve holding BNDL_SPOOL_RESERVE_SIZE bytes, or NULL when it cannot
- * be had (a filesystem already too full; then there is no reserve).
- * posix_fallocate(3) writes the blocks itself where the filesystem has no
- * fallocate(2).  On a copy-on-write filesystem the room freed later is not
- * promised to the spool, so the reserve is best effort there.
+ * DIR/reserve of BNDL_SPOOL_RESERVE_SIZE allocated bytes, open for writing,
+ * or -1 when it cannot be had (a filesystem already too full: then there is
+ * no reserve).  Writing into blocks already allocated needs no more room,
+ * so what the program does to the disk later cannot take it (posix_fallocate(3)
+ * writes the blocks itself where the filesystem has no fallocate(2); a
+ * copy-on-write filesystem does not promise even that).
  */
-static char *reserve_create(const char *dir)
+static int reserve_create(const char *path)
 {
-	cleanup_free char *path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
 	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (posix_fallocate(fd, 0, BNDL_SPOOL_RESERVE_SIZE) != 0) {
 		(void)unlink(path);
-		return NULL;
+		return -1;
 	}
-	return steal_ptr(&path);
+	return steal_fd(&fd);
+}
+
+static void file_hdr(struct bndl_spool_file_hdr *hdr)
+{
+	*hdr = (struct bndl_spool_file_hdr){ .version = BNDL_SPOOL_VERSION };
+	memcpy(hdr->magic, BNDL_SPOOL_MAGIC, sizeof(hdr->magic));
 }
 
 struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err)
 {
 	cleanup_spool struct bndl_spool *sp = repro_xcalloc(1, sizeof(*sp));
-	struct bndl_spool_file_hdr hdr = { .version = BNDL_SPOOL_VERSION };
+	struct bndl_spool_file_hdr hdr;
 
 	sp->fd = -1;
+	sp->reserve_fd = -1;
 	sp->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	sp->reserve_path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
 	sp->fd = open(sp->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (sp->fd < 0)
 		return repro_err_set(err, errno, "cannot create spool '%s'", sp->path), NULL;
-	memcpy(hdr.magic, BNDL_SPOOL_MAGIC, sizeof(hdr.magic));
+	file_hdr(&hdr);
 	/* The header goes out at once, so that even an empty spool is recognisable. */
 	if (repro_write_all(sp->fd, &hdr, sizeof(hdr), sp->path, err) < 0)
 		return NULL;
 	sp->committed = sizeof(hdr);
-	sp->reserve_path = reserve_create(dir);
+	sp->reserve_fd = reserve_create(sp->reserve_path);
 	sp->buf = repro_xmalloc(SPOOL_BUF_SIZE);
 	sp->last_flush_ns = monotonic_ns();
 	return steal_ptr(&sp);
@@ -323,7 +345,7 @@ static void drop_buffered_events(struct bndl_spool *sp)
 	sp->used = dst;
 }
 
-/* Not even the reserve's room was enough: the process records still buffered are lost. */
+/* No room for them: the process records still buffered are lost (counted). */
 static void drop_buffered_all(struct bndl_spool *sp)
 {
 	for (size_t off = 0; off < sp->used; off += rec_hdr_at(sp->buf + off).len) {
@@ -333,14 +355,55 @@ static void drop_buffered_all(struct bndl_spool *sp)
 	sp->used = 0;
 }
 
-/* The first time the filesystem is full: give the reserve back for the process records. */
+/* pwrite(2) all of buf[0..len) at off; false when it could not. */
+static bool pwrite_all(int fd, const unsigned char *buf, size_t len, off_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n, len -= (size_t)n, off += n;
+	}
+	return true;
+}
+
+/*
+ * The first time the filesystem is full: from now on the records go into
+ * the reserve, which starts with a file header of its own (the reader goes
+ * on there after events.spool).  Without a reserve they go on to
+ * events.spool as long as it takes them.
+ */
 static void spool_fill(struct bndl_spool *sp, int errnum)
 {
+	struct bndl_spool_file_hdr hdr;
+
 	if (sp->drops.errnum != 0)
 		return;
 	sp->drops.errnum = errnum;
 	sp->needs_marker = true;
-	reserve_release(sp);
+	file_hdr(&hdr);
+	if (sp->reserve_fd >= 0 &&
+	    pwrite_all(sp->reserve_fd, (const unsigned char *)&hdr, sizeof(hdr), 0)) {
+		sp->in_reserve = true;
+		sp->reserve_used = sizeof(hdr);
+	}
+}
+
+/* Full: the buffered process records go into the reserve as far as its room takes whole ones. */
+static void write_reserve(struct bndl_spool *sp)
+{
+	size_t room = BNDL_SPOOL_RESERVE_SIZE - (size_t)sp->reserve_used;
+	size_t fit = whole_records(sp->buf, sp->used < room ? sp->used : room);
+
+	if (fit > 0 && pwrite_all(sp->reserve_fd, sp->buf, fit, sp->reserve_used)) {
+		sp->reserve_used += (off_t)fit;
+		memmove(sp->buf, sp->buf + fit, sp->used - fit);
+		sp->used -= fit;
+	}
+	drop_buffered_all(sp);
 }
 
 /*
@@ -358,6 +421,31 @@ static int keep_whole(struct bndl_spool *sp, size_t n, struct repro_err **err)
 	memmove(sp->buf, sp->buf + keep, sp->used - keep);
 	sp->used -= keep;
 	return 0;
+}
+
+/*
+ * Write the buffer to events.spool.  Returns 0 when all of it went out;
+ * ENOSPC or EDQUOT when the filesystem is full (the whole records that went
+ * out stay, the rest stays buffered); -1 with *err on another write error
+ * (nothing of the buffer stays in the file).
+ */
+static int write_main(struct bndl_spool *sp, struct repro_err **err)
+{
+	size_t n = write_some(sp->fd, sp->buf, sp->used);
+	int e = errno;
+
+	if (n == sp->used) {
+		sp->committed += (off_t)n;
+		sp->used = 0;
+		return 0;
+	}
+	if (!bndl_is_disk_full(e)) {
+		spool_rollback(sp);
+		return repro_err_set(err, e, "cannot write '%s'", sp->path);
+	}
+	if (keep_whole(sp, n, err) < 0)
+		return -1;
+	return e;
 }
 
 /*
@@ -380,32 +468,30 @@ static void buffer_marker(struct bndl_spool *sp)
 
 int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err)
 {
-	bool retried = false;
+	int rc;
 
 	sp->last_flush_ns = monotonic_ns();
-	while (sp->used > 0) {
-		size_t n = write_some(sp->fd, sp->buf, sp->used);
-		int e = errno;
-
-		if (n == sp->used) {
-			sp->committed += (off_t)n;
-			sp->used = 0;
-			break;
-		}
-		if (!bndl_is_disk_full(e)) {
-			spool_rollback(sp);
-			return repro_err_set(err, e, "cannot write '%s'", sp->path);
-		}
-		if (keep_whole(sp, n, err) < 0)
-			return -1;
-		spool_fill(sp, e);
-		drop_buffered_events(sp);
-		if (retried) {
-			drop_buffered_all(sp);
-			break;
-		}
-		retried = true;
+	if (sp->used == 0)
+		return 0;
+	if (sp->in_reserve) {
+		write_reserve(sp);
+		return 0;
 	}
+	rc = write_main(sp, err);
+	if (rc <= 0)
+		return rc;
+	spool_fill(sp, rc);
+	drop_buffered_events(sp);
+	if (sp->in_reserve) {
+		write_reserve(sp);
+		return 0;
+	}
+	/* no reserve: what events.spool still takes (the torn record's room, say) */
+	rc = write_main(sp, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		drop_buffered_all(sp);
 	return 0;
 }
 
@@ -537,7 +623,6 @@ int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
 	if (close(sp->fd) < 0 && rc == 0)
 		rc = repro_err_set(err, errno, "cannot write '%s'", sp->path);
 	sp->fd = -1;
-	reserve_release(sp);
 	spool_free(sp);
 	return rc;
 }
@@ -568,6 +653,7 @@ void bndl_spool_reader_free(struct bndl_spool_reader *r)
 	if (r->f != NULL)
 		fclose(r->f);
 	free(r->path);
+	free(r->reserve_path);
 	free(r->rec);
 	free(r);
 }
@@ -577,6 +663,12 @@ static inline void cleanup_spool_reader_fn(struct bndl_spool_reader **r)
 	bndl_spool_reader_free(*r);
 }
 #define cleanup_spool_reader __attribute__((cleanup(cleanup_spool_reader_fn)))
+
+static bool is_file_hdr(const struct bndl_spool_file_hdr *hdr)
+{
+	return memcmp(hdr->magic, BNDL_SPOOL_MAGIC, sizeof(hdr->magic)) == 0 &&
+	       hdr->version == BNDL_SPOOL_VERSION;
+}
 
 static int check_file_hdr(const struct bndl_spool_reader *r, struct repro_err **err)
 {
@@ -602,6 +694,7 @@ struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_e
 	int fd;
 
 	r->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	r->reserve_path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
 	fd = open(r->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return repro_err_set(err, errno, "cannot open spool '%s'", r->path), NULL;
@@ -706,6 +799,51 @@ static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t n
 	return 0;
 }
 
+/*
+ * events.spool ended cleanly: a spool whose filesystem filled goes on in
+ * DIR/reserve when that starts with a file header (an unused reserve holds
+ * zeros).  True when reading goes on there.
+ */
+static bool reader_enter_reserve(struct bndl_spool_reader *r)
+{
+	struct bndl_spool_file_hdr hdr;
+	FILE *f;
+	int fd;
+
+	if (r->in_reserve)
+		return false;
+	r->in_reserve = true;
+	fd = open(r->reserve_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		close(fd);
+		return false;
+	}
+	if (fread(&hdr, 1, sizeof(hdr), f) != sizeof(hdr) || !is_file_hdr(&hdr)) {
+		fclose(f);
+		return false;
+	}
+	fclose(r->f);
+	r->f = f;
+	return true;
+}
+
+/* The next record's header: 1, or 0 at the end (*partial: cut short), -1 with *err. */
+static int read_rec_hdr(struct bndl_spool_reader *r, struct bndl_spool_rec_hdr *rh, bool *partial,
+			struct repro_err **err)
+{
+	int rc = read_exact(r, rh, sizeof(*rh), partial, err);
+
+	if (rc == 0 && !*partial && reader_enter_reserve(r))
+		rc = read_exact(r, rh, sizeof(*rh), partial, err);
+	/* the reserve's room past its last record holds zeros */
+	if (rc == 1 && r->in_reserve && rh->len == 0)
+		return 0;
+	return rc;
+}
+
 int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
 			   struct repro_err **err)
 {
@@ -717,7 +855,7 @@ int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
 
 	if (r->is_truncated)
 		return 0;
-	rc = read_exact(r, &rh, sizeof(rh), &partial, err);
+	rc = read_rec_hdr(r, &rh, &partial, err);
 	if (rc <= 0) {
 		r->is_truncated = partial;
 		return rc;

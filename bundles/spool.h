@@ -9,6 +9,13 @@
  * and at least every 100 ms of recording, so that a killed recorder leaves a
  * spool that `repro pack` can still turn into a bundle.
  *
+ * A full filesystem (ENOSPC, EDQUOT) does not end the recording: the spool
+ * keeps the whole records that went out, drops syscall records from then on
+ * (counted, struct bndl_spool_drops) and keeps the process records (start,
+ * exec, exit): they go on in DIR/reserve, BNDL_SPOOL_RESERVE_SIZE bytes
+ * allocated at open, which the program cannot take (a file header, then
+ * records as in events.spool; zeros past the last one until it is closed).
+ *
  * On disk, little-endian host layout (the spool never leaves the machine):
  *   file header  "REPROSPL" u32 version(=1) u32 reserved
  *   record       struct bndl_spool_rec_hdr, struct bndl_event_fixed,
@@ -24,9 +31,9 @@
 #define BNDL_SPOOL_RUNINFO "run.json"
 #define BNDL_SPOOL_RESERVE "reserve"
 /*
- * Bytes set aside beside the spool for the process records written once its
+ * Bytes allocated beside the spool for the records written once its
  * filesystem is full: about 1,000 process starts and exits, or 200 execs
- * without their environment, besides what the buffer held then.
+ * without their environment.
  */
 #define BNDL_SPOOL_RESERVE_SIZE (256u * 1024u)
 /* Once the filesystem is full, an exec record keeps at most this much of its argv (bytes). */
@@ -155,8 +162,8 @@ struct bndl_spool;
 
 /*
  * bndl_spool_open - create DIR/events.spool (O_EXCL) for appending, and
- * DIR/reserve of BNDL_SPOOL_RESERVE_SIZE bytes (posix_fallocate(3); none
- * when even that does not fit).  dir must exist.  Returns a handle freed by
+ * DIR/reserve of BNDL_SPOOL_RESERVE_SIZE allocated bytes (posix_fallocate(3);
+ * none when even that does not fit).  dir must exist.  Returns a handle freed by
  * bndl_spool_close(), or NULL with *err (errno of open/write: EEXIST,
  * ENOSPC when not even the file header fits …).
  */
@@ -176,10 +183,9 @@ int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct
 /*
  * bndl_spool_flush - write out buffered records.  When the filesystem is
  * full, the whole records that went out stay (the torn one is cut off), the
- * syscall records still buffered are dropped, the reserve is removed and the
- * process records are written into its room; those that still do not fit
- * are dropped (bndl_spool_drops()->procs).  0, or -1 with *err on another
- * write error.
+ * syscall records still buffered are dropped and the process records go
+ * into the reserve from then on; those that do not fit are dropped
+ * (bndl_spool_drops()->procs).  0, or -1 with *err on another write error.
  */
 int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err);
 
@@ -199,9 +205,11 @@ int bndl_spool_end(struct bndl_spool *sp, bool has_exit, int status, uint64_t du
 		   struct repro_err **err);
 
 /*
- * bndl_spool_close - flush, close and free sp (NULL-safe), and remove the
- * reserve, so that what is derived after the run has its room.  Returns 0,
- * or -1 with *err when the final flush failed (sp is freed anyway).
+ * bndl_spool_close - flush, close and free sp (NULL-safe).  The reserve is
+ * removed when the filesystem never filled, else cut to the records it
+ * holds, so that what is derived after the run has the rest of its room.
+ * Returns 0, or -1 with *err when the final flush failed (sp is freed
+ * anyway).
  */
 int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err);
 
@@ -217,8 +225,8 @@ int bndl_spool_remove(const char *dir, struct repro_err **err);
 struct bndl_spool_reader;
 
 /*
- * bndl_spool_reader_open - open DIR/events.spool for reading; checks the file
- * header.  Returns a handle for bndl_spool_reader_free(), or NULL with *err
+ * bndl_spool_reader_open - open DIR/events.spool for reading (and then
+ * DIR/reserve, when the spool went on there); checks the file header.  Returns a handle for bndl_spool_reader_free(), or NULL with *err
  * (ENOENT, or EPROTO for a foreign or newer file).
  */
 struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_err **err);

@@ -621,8 +621,8 @@ static void finish_info(struct session *s)
 /*
  * The spool's last record says how the run ended and what a full disk cost,
  * so that a spool kept for a later `repro pack` packs as this one would;
- * then the spool is closed, which gives its reserve back for what is
- * derived next.
+ * then the spool is closed, which frees what its reserve did not need for
+ * what is derived next.
  */
 static int end_spool(struct session *s, struct repro_err **err)
 {

@@ -299,14 +299,14 @@ uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
 	return seq;
 }
 
-char *fx_full_spool(const char *dir, bool has_end)
+char *fx_full_spool(const char *dir, bool has_end, int errnum)
 {
 	char *spool = repro_xasprintf("%s/spool", dir);
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_spool_drops d = {
-		.events = 40, .bytes = 4000, .since_ns = 5000, .errnum = ENOSPC
+		.events = 40, .bytes = 4000, .since_ns = 5000, .errnum = errnum
 	};
-	struct bndl_event dropped = { .type = BNDL_REC_DROPPED, .t_ns = 5000, .ret = -ENOSPC };
+	struct bndl_event dropped = { .type = BNDL_REC_DROPPED, .t_ns = 5000, .ret = -errnum };
 	struct bndl_event end = { .type = BNDL_REC_END,
 				  .flags = BNDL_EV_HAS_EXIT,
 				  .t_ns = 9000,

@@ -63,11 +63,12 @@ uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed);
 
 /*
  * fx_full_spool - DIR/spool as a recording on a full disk leaves it: pid 1
- * (one failed openat, exit 3), a DROPPED record (ENOSPC at 5 us) and, with
- * has_end, the END record (exit 3, 40 events and 4000 bytes dropped).
+ * (one failed openat, exit 3), a DROPPED record (errnum, ENOSPC or EDQUOT,
+ * at 5 us) and, with has_end, the END record (exit 3, 40 events and 4000
+ * bytes dropped).
  * Returns the spool's path (caller frees).
  */
-char *fx_full_spool(const char *dir, bool has_end);
+char *fx_full_spool(const char *dir, bool has_end, int errnum);
 
 /* fx_run_info - run facts matching the scenario (argv bash start_app.sh, cwd /srv/app). */
 struct bndl_run_info fx_run_info(void);

@@ -677,7 +677,7 @@ static bool warnings_start_with(json_t *m, const char *prefix)
 /* A spool that ended on a full disk packs later with its exit, its drops and "incomplete". */
 static void test_pack_full_spool_later(void **state)
 {
-	cleanup_free char *spool = fx_full_spool(*state, true);
+	cleanup_free char *spool = fx_full_spool(*state, true, ENOSPC);
 	cleanup_free char *out = repro_xasprintf("%s/full.repro", (char *)*state);
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_run_info run = packed_later();
@@ -711,7 +711,7 @@ static void test_pack_full_spool_later(void **state)
  */
 static void test_pack_full_spool_killed(void **state)
 {
-	cleanup_free char *spool = fx_full_spool(*state, false);
+	cleanup_free char *spool = fx_full_spool(*state, false, ENOSPC);
 	cleanup_free char *out = repro_xasprintf("%s/killed.repro", (char *)*state);
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_run_info run = packed_later();
@@ -729,6 +729,25 @@ static void test_pack_full_spool_killed(void **state)
 		m, "no space left on the spool's filesystem (ENOSPC) 0.00 s into the run: later "
 		   "events were not recorded (how many is not known"));
 	assert_true(warnings_have(m, "recording was interrupted and packed later by 'repro pack'"));
+	bndl_reader_free(r);
+}
+
+/* Over a disk quota: EDQUOT, said as such. */
+static void test_pack_quota_spool(void **state)
+{
+	cleanup_free char *spool = fx_full_spool(*state, true, EDQUOT);
+	cleanup_free char *out = repro_xasprintf("%s/quota.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_run_info run = packed_later();
+	struct bndl_reader *r;
+	json_t *m;
+
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_string_equal(bndl_json_str(json_object_get(m, "dropped"), "errno"), "EDQUOT");
+	assert_true(warnings_start_with(
+		m, "the disk quota was exceeded on the spool's filesystem (EDQUOT): 40 events"));
 	bndl_reader_free(r);
 }
 
@@ -818,6 +837,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_full_spool_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_full_spool_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_quota_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_complete_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_output_fallback, setup, teardown_fs),
 	};

@@ -264,7 +264,7 @@ static char *pack_incomplete(const char *dir, bool is_cut)
 		assert_int_equal(stat(file, &st), 0);
 		assert_int_equal(truncate(file, st.st_size - 3), 0);
 	} else {
-		spool = fx_full_spool(dir, true);
+		spool = fx_full_spool(dir, true, ENOSPC);
 	}
 	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
 	return out;

@@ -581,7 +581,7 @@ static json_t *dropped_json(const struct pack_state *st)
 	const char *name = strerrorname_np(st->fill_errnum);
 	json_t *o;
 
-	if (!st->is_filled && st->drops.procs == 0)
+	if (!st->is_filled)
 		return json_null();
 	o = json_object();
 	json_object_set_new(o, "errno", json_string(name != NULL ? name : "ENOSPC"));

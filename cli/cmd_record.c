@@ -695,6 +695,7 @@ static int pack_via(struct session *s, const char *work, char *const *dirs, stru
 					     .scratch_dirs = (const char *const *)dirs };
 	cleanup_renderer struct rec_renderer *r = NULL;
 	struct bndl_render_ops ops;
+	int rc;
 
 	if (derive(s, work, err) < 0)
 		return -1;
@@ -702,7 +703,9 @@ static int pack_via(struct session *s, const char *work, char *const *dirs, stru
 	rec_renderer_ops(r, &ops);
 	s->info.extra_members = extra_members;
 	s->info.extra_dir = work;
-	return bndl_pack_to(s->spool_dir, &s->info, &ops, &dest, &s->written, err);
+	rc = bndl_pack_to(s->spool_dir, &s->info, &ops, &dest, &s->written, err);
+	s->info.extra_dir = NULL; /* work may go away */
+	return rc;
 }
 
 /*

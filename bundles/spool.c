@@ -542,6 +542,12 @@ static int try_append(struct bndl_spool *sp, const struct bndl_event *ev, struct
 		sp->drops.slim_execs++;
 	}
 	size = record_size(ev);
+	if (was_full && size > SPOOL_BUF_SIZE) {
+		/* not through the buffer, so not into the reserve: none is that large once slimmed */
+		sp->drops.procs++;
+		sp->drops.bytes += size;
+		return 0;
+	}
 	if (size > SPOOL_BUF_SIZE - sp->used && bndl_spool_flush(sp, err) < 0)
 		return -1;
 	if (!was_full && sp->drops.errnum != 0)

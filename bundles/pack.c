@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +51,8 @@ struct pack_state {
 	const struct bndl_render_ops *ops; /* borrowed */
 	const char *spool_dir; /* borrowed */
 	const char *const *extra; /* borrowed: run->extra_members */
+	json_t *members; /* owned: the members in archive order (member_list()) */
+	const char *extra_dir; /* borrowed: where they are */
 	struct proc *procs;
 	size_t nprocs;
 	size_t cap;
@@ -62,6 +65,16 @@ struct pack_state {
 	uint64_t last_ns;
 	bool is_truncated;
 	char *damage; /* why reading stopped early, or NULL */
+	/* BNDL_REC_DROPPED: the spool's filesystem filled */
+	bool is_filled;
+	int fill_errnum;
+	uint64_t fill_ns;
+	/* BNDL_REC_END: the recording ended */
+	bool has_end;
+	bool end_has_exit;
+	int end_status;
+	uint64_t end_ns;
+	struct bndl_spool_drops drops; /* from the END record */
 };
 
 static void tmp_member_release(struct tmp_member *m)
@@ -81,28 +94,34 @@ static void pack_state_release(struct pack_state *st)
 	tmp_member_release(&st->events);
 	tmp_member_release(&st->trace);
 	tmp_member_release(&st->processes);
+	json_decref(st->members);
 	free(st->damage);
 }
 #define cleanup_pack_state __attribute__((cleanup(pack_state_release)))
 
-/*
- * A member is staged in an unnamed temporary file in $TMPDIR (open(2)
- * O_TMPFILE; else mkstemp + unlink): nothing in the spool directory is
- * created or followed, so a read-only spool packs and a symlink planted
- * there is never written through.  dir is unused but kept for messages.
- */
-static int open_unnamed_tmp(void)
+/* $TMPDIR when it is an absolute path, else /tmp; borrowed from the environment. */
+static const char *tmpdir(void)
 {
 	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+/*
+ * A member is staged in an unnamed temporary file in dir ($TMPDIR unless
+ * the caller chose others; open(2) O_TMPFILE, else mkstemp + unlink):
+ * nothing in the spool directory is created or followed, so a read-only
+ * spool packs and a symlink planted there is never written through.
+ */
+static int open_unnamed_tmp(const char *dir)
+{
 	char *templ;
 	int fd;
 
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
-	fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		return fd;
-	templ = repro_xasprintf("%s/repro-pack-XXXXXX", tmp);
+	templ = repro_xasprintf("%s/repro-pack-XXXXXX", dir);
 	fd = mkostemp(templ, O_CLOEXEC);
 	if (fd >= 0)
 		unlink(templ);
@@ -110,16 +129,17 @@ static int open_unnamed_tmp(void)
 	return fd;
 }
 
+/* A member staged in dir; its name is for messages ("events.jsonl (temporary in /tmp)"). */
 static int tmp_member_open(struct tmp_member *m, const char *dir, const char *name,
 			   struct repro_err **err)
 {
 	int fd;
 
-	(void)dir;
-	m->path = repro_xasprintf("%s (temporary)", name);
-	fd = open_unnamed_tmp();
+	m->path = repro_xasprintf("%s (temporary in %s)", name, dir);
+	fd = open_unnamed_tmp(dir);
 	if (fd < 0)
-		return repro_err_set(err, errno, "cannot create a temporary file for '%s'", name);
+		return repro_err_set(err, errno, "cannot create a temporary file for '%s' in '%s'",
+				     name, dir);
 	m->f = fdopen(fd, "w+");
 	if (m->f == NULL) {
 		close(fd);
@@ -369,6 +389,24 @@ static int on_syscall(struct pack_state *st, const struct bndl_event *ev, struct
 	return 0;
 }
 
+/* The last record of a recording that ended: its exit, duration and drops. */
+static void on_end(struct pack_state *st, const struct bndl_event *ev)
+{
+	const struct bndl_blob *b = bndl_event_blob(ev, BNDL_BLOB_STRUCT, 0);
+
+	st->has_end = true;
+	st->end_has_exit = (ev->flags & BNDL_EV_HAS_EXIT) != 0;
+	st->end_status = ev->status;
+	st->end_ns = ev->t_ns;
+	if (b != NULL && b->len == sizeof(st->drops))
+		memcpy(&st->drops, b->data, sizeof(st->drops));
+	if (st->drops.errnum != 0) {
+		st->is_filled = true;
+		st->fill_errnum = st->drops.errnum;
+		st->fill_ns = st->drops.since_ns;
+	}
+}
+
 static int on_record(struct pack_state *st, const struct bndl_event *ev, struct repro_err **err)
 {
 	if (ev->t_ns + ev->dur_ns > st->last_ns)
@@ -379,6 +417,12 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 	case BNDL_REC_PROC_EXEC: on_proc_exec(st, ev); return 0;
 	case BNDL_REC_PROC_EXIT:
 	case BNDL_REC_PROC_LEFT: on_proc_end(st, ev); return 0;
+	case BNDL_REC_DROPPED:
+		st->is_filled = true;
+		st->fill_errnum = (int)-ev->ret;
+		st->fill_ns = ev->t_ns;
+		return 0;
+	case BNDL_REC_END: on_end(st, ev); return 0;
 	}
 	return 0;
 }
@@ -432,10 +476,78 @@ static json_t *argv_array(char *const *argv)
 	return arr;
 }
 
-static json_t *warnings_json(const struct pack_state *st, const char *warnings)
+/* "5.8 MiB", "312 KiB", "900 bytes". */
+static void format_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", (double)n / (1024.0 * 1024.0));
+	else if (n >= 1024)
+		snprintf(buf, len, "%.0f KiB", (double)n / 1024.0);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+/* "no space left on the spool's filesystem (ENOSPC)" and the EDQUOT phrase. */
+static const char *full_reason(int errnum)
+{
+	if (errnum == EDQUOT)
+		return "the disk quota was exceeded on the spool's filesystem (EDQUOT)";
+	return "no space left on the spool's filesystem (ENOSPC)";
+}
+
+char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known)
+{
+	char size[32], procs[128] = "", execs[128] = "";
+	double since = (double)d->since_ns / 1e9;
+
+	if (!is_known)
+		return repro_xasprintf("%s %.2f s into the run: later events were not recorded "
+				       "(how many is not known: the recording did not end)",
+				       full_reason(d->errnum), since);
+	format_bytes(d->bytes, size, sizeof(size));
+	if (d->procs > 0)
+		snprintf(procs, sizeof(procs),
+			 "; %llu process records were lost as well, so processes or exit "
+			 "statuses may be missing",
+			 (unsigned long long)d->procs);
+	if (d->slim_execs > 0)
+		snprintf(execs, sizeof(execs), "; %llu later exec%s kept without %s environment",
+			 (unsigned long long)d->slim_execs, d->slim_execs == 1 ? " is" : "s are",
+			 d->slim_execs == 1 ? "its" : "their");
+	return repro_xasprintf(
+		"%s: %llu event%s after %.2f s %s not recorded (nor %s trace.txt "
+		"line%s; %s of records)%s%s",
+		full_reason(d->errnum), (unsigned long long)d->events, d->events == 1 ? "" : "s",
+		since, d->events == 1 ? "was" : "were", d->events == 1 ? "its" : "their",
+		d->events == 1 ? "" : "s", size,
+		d->procs > 0 ? procs : "; the process tree and exit statuses are complete", execs);
+}
+
+/* The drops as the spool tells them: the END record's, or only when it filled. */
+static struct bndl_spool_drops drops_of(const struct pack_state *st)
+{
+	struct bndl_spool_drops d = st->drops;
+
+	d.errnum = st->fill_errnum;
+	d.since_ns = st->fill_ns;
+	return d;
+}
+
+static bool is_incomplete(const struct pack_state *st)
+{
+	return st->is_filled || st->drops.procs > 0 || st->is_truncated || st->damage != NULL;
+}
+
+static void append_note(json_t *arr, char *note_take)
+{
+	json_array_append_new(arr, bndl_json_bytes(note_take, strlen(note_take)));
+	free(note_take);
+}
+
+static json_t *warnings_json(const struct pack_state *st, const struct bndl_run_info *run)
 {
 	json_t *arr = json_array();
-	const char *s = warnings;
+	const char *s = run->warnings;
 
 	while (s != NULL && *s != '\0') {
 		const char *sep = strstr(s, "; ");
@@ -445,11 +557,81 @@ static json_t *warnings_json(const struct pack_state *st, const char *warnings)
 			json_array_append_new(arr, bndl_json_bytes(s, n));
 		s = sep != NULL ? sep + 2 : NULL;
 	}
+	if (st->is_filled) {
+		struct bndl_spool_drops d = drops_of(st);
+
+		append_note(arr, bndl_drops_note(&d, st->has_end));
+	}
 	if (st->is_truncated)
-		json_array_append_new(arr, json_string("spool was truncated"));
+		json_array_append_new(arr,
+				      json_string("spool was truncated: its last record is cut "
+						  "short, so what came after it is lost"));
 	if (st->damage != NULL)
 		json_array_append_new(arr, bndl_json_bytes(st->damage, strlen(st->damage)));
+	if (run->is_packed_later)
+		json_array_append_new(
+			arr, json_string(st->has_end ? "the recording ended without its bundle, "
+						       "which 'repro pack' made later"
+						     : "recording was interrupted and packed later "
+						       "by 'repro pack'"));
 	return arr;
+}
+
+/* "dropped": null, or what the full filesystem cost (docs/bundle-format.md). */
+static json_t *dropped_json(const struct pack_state *st)
+{
+	const char *name = strerrorname_np(st->fill_errnum);
+	json_t *o;
+
+	if (!st->is_filled)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "errno", json_string(name != NULL ? name : "ENOSPC"));
+	json_object_set_new(o, "since_ns", json_integer((json_int_t)st->fill_ns));
+	/* a spool without its END record cannot tell how many */
+	json_object_set_new(o, "events",
+			    st->has_end ? json_integer((json_int_t)st->drops.events) : json_null());
+	json_object_set_new(o, "bytes",
+			    st->has_end ? json_integer((json_int_t)st->drops.bytes) : json_null());
+	json_object_set_new(o, "process_records", json_integer((json_int_t)st->drops.procs));
+	json_object_set_new(o, "execs_without_env", json_integer((json_int_t)st->drops.slim_execs));
+	return o;
+}
+
+/* The first process: recorded first, with ppid 0 (rec_recorder_new()). */
+static const struct proc *main_proc(const struct pack_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++)
+		if (st->procs[i].ppid == 0 && st->procs[i].has_start)
+			return &st->procs[i];
+	return NULL;
+}
+
+/*
+ * "exit": the run's when the caller saw it, else what the spool says: the
+ * END record's, else the first process's exit record (a recording that did
+ * not end normally, packed later).
+ */
+static json_t *manifest_exit(const struct pack_state *st, const struct bndl_run_info *run)
+{
+	const struct proc *p = main_proc(st);
+
+	if (run->has_exit)
+		return exit_json(run->exit_signal != 0,
+				 run->exit_signal ? run->exit_signal : run->exit_code,
+				 run->core_dumped);
+	if (st->end_has_exit)
+		return status_json(st->end_status);
+	if (p != NULL && p->has_status)
+		return status_json(p->status);
+	return json_null();
+}
+
+static uint64_t manifest_duration(const struct pack_state *st, const struct bndl_run_info *run)
+{
+	if (run->duration_ns != 0)
+		return run->duration_ns;
+	return st->has_end && st->end_ns != 0 ? st->end_ns : st->last_ns;
 }
 
 /* RFC 3339 UTC, to the second: "2026-11-29T14:41:44Z". */
@@ -480,15 +662,8 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 			    run->cwd != NULL ? bndl_json_bytes(run->cwd, strlen(run->cwd))
 					     : json_null());
 	json_object_set_new(m, "started_at", rfc3339_json(run->started_at_s));
-	json_object_set_new(
-		m, "duration_ns",
-		json_integer((json_int_t)(run->duration_ns ? run->duration_ns : st->last_ns)));
-	json_object_set_new(
-		m, "exit",
-		run->has_exit ? exit_json(run->exit_signal != 0,
-					  run->exit_signal ? run->exit_signal : run->exit_code,
-					  run->core_dumped)
-			      : json_null());
+	json_object_set_new(m, "duration_ns", json_integer((json_int_t)manifest_duration(st, run)));
+	json_object_set_new(m, "exit", manifest_exit(st, run));
 	json_object_set_new(opts, "trace", bndl_json_str_or_null(run->trace_classes));
 	json_object_set_new(opts, "net", bndl_json_str_or_null(run->net_mode));
 	json_object_set_new(opts, "sandbox", bndl_json_str_or_null(run->sandbox));
@@ -497,7 +672,9 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 	json_object_set_new(counts, "failed", json_integer((json_int_t)st->nfailed));
 	json_object_set_new(counts, "processes", json_integer((json_int_t)st->nprocs));
 	json_object_set_new(m, "counts", counts);
-	json_object_set_new(m, "warnings", warnings_json(st, run->warnings));
+	json_object_set_new(m, "incomplete", json_boolean(is_incomplete(st)));
+	json_object_set_new(m, "dropped", dropped_json(st));
+	json_object_set_new(m, "warnings", warnings_json(st, run));
 	json_object_set_new(m, "redacted",
 			    run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
 	return m;
@@ -632,7 +809,7 @@ static bool extra_wanted(const struct pack_state *st, const char *name)
 /* A file of the spool directory exists as a regular file (never followed as a symlink). */
 static bool spool_has(const struct pack_state *st, const char *name)
 {
-	cleanup_free char *path = repro_path_join(st->spool_dir, name);
+	cleanup_free char *path = repro_path_join(st->extra_dir, name);
 	struct stat sb;
 
 	return lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -676,7 +853,7 @@ static int write_members(struct archive *a, struct pack_state *st, json_t *membe
 				 ? member_from_memory(a, name, manifest, mtime, out_path, err)
 			 : own != NULL
 				 ? member_from_file(a, name, own, mtime, out_path, err)
-				 : member_from_spool(a, st->spool_dir, name, mtime, out_path, err);
+				 : member_from_spool(a, st->extra_dir, name, mtime, out_path, err);
 
 		if (rc < 0)
 			return -1;
@@ -694,7 +871,7 @@ static int open_writer(struct archive *a, int fd, const char *out_path, struct r
 	return 0;
 }
 
-static int write_bundle(struct pack_state *st, json_t *members, const char *manifest, time_t mtime,
+static int write_bundle(struct pack_state *st, const char *manifest, time_t mtime,
 			const char *out_path, struct repro_err **err)
 {
 	cleanup_tmp_out struct tmp_out tmp = { .path = NULL, .fd = -1 };
@@ -704,7 +881,7 @@ static int write_bundle(struct pack_state *st, json_t *members, const char *mani
 		return -1;
 	a = archive_write_new();
 	if (open_writer(a, tmp.fd, out_path, err) < 0 ||
-	    write_members(a, st, members, manifest, mtime, out_path, err) < 0)
+	    write_members(a, st, st->members, manifest, mtime, out_path, err) < 0)
 		return -1;
 	if (archive_write_close(a) < ARCHIVE_WARN)
 		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
@@ -721,34 +898,168 @@ static int write_bundle(struct pack_state *st, json_t *members, const char *mani
 	return 0;
 }
 
-int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
-	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err)
+static struct pack_state pack_state_make(const char *spool_dir, const struct bndl_run_info *run,
+					 const struct bndl_render_ops *ops)
 {
-	cleanup_pack_state struct pack_state st = { .ops = ops,
-						    .spool_dir = spool_dir,
-						    .extra = run->extra_members,
-						    .pids = bndl_pidmap_new() };
-	cleanup_json json_t *manifest = NULL, *members = NULL;
-	cleanup_free char *manifest_text = NULL;
+	return (struct pack_state){ .ops = ops,
+				    .spool_dir = spool_dir,
+				    .extra = run->extra_members,
+				    .extra_dir = run->extra_dir != NULL ? run->extra_dir
+									: spool_dir,
+				    .pids = bndl_pidmap_new() };
+}
 
-	if (tmp_member_open(&st.events, spool_dir, TMP_EVENTS, err) < 0 ||
-	    tmp_member_open(&st.trace, spool_dir, TMP_TRACE, err) < 0)
+/* Render the spool into events.jsonl, trace.txt and processes.jsonl staged in dir. */
+static int stage(struct pack_state *st, const char *dir, struct repro_err **err)
+{
+	if (tmp_member_open(&st->events, dir, TMP_EVENTS, err) < 0 ||
+	    tmp_member_open(&st->trace, dir, TMP_TRACE, err) < 0)
 		return -1;
-	if (read_spool(&st, spool_dir, err) < 0)
+	if (read_spool(st, st->spool_dir, err) < 0)
 		return -1;
-	if (tmp_member_finish(&st.events, err) < 0 || tmp_member_finish(&st.trace, err) < 0)
+	if (tmp_member_finish(&st->events, err) < 0 || tmp_member_finish(&st->trace, err) < 0)
 		return -1;
-	if (write_processes(&st, spool_dir, err) < 0)
+	return write_processes(st, dir, err);
+}
+
+/* Stage in the first of dirs (NULL: $TMPDIR) whose filesystem has room, from the start each time. */
+static int stage_somewhere(struct pack_state *st, const struct bndl_run_info *run,
+			   const char *const *dirs, struct repro_err **err)
+{
+	const char *const fallback[] = { tmpdir(), NULL };
+
+	if (dirs == NULL || dirs[0] == NULL)
+		dirs = fallback;
+	for (size_t i = 0;; i++) {
+		cleanup_err struct repro_err *serr = NULL;
+
+		if (stage(st, dirs[i], &serr) == 0)
+			return 0;
+		if (!bndl_is_disk_full(serr->errnum) || dirs[i + 1] == NULL) {
+			*err = steal_ptr(&serr);
+			return -1;
+		}
+		const char *spool_dir = st->spool_dir;
+		const struct bndl_render_ops *ops = st->ops;
+
+		pack_state_release(st);
+		*st = pack_state_make(spool_dir, run, ops);
+	}
+}
+
+static bool dir_dev(const char *dir, dev_t *dev)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return false;
+	*dev = sb.st_dev;
+	return true;
+}
+
+/*
+ * Write the bundle to dest->out_path or, when its filesystem is full, under
+ * its base name in the first of dest->fallback_dirs on another filesystem
+ * that takes it.  *written gets the path used.  A failed attempt leaves no
+ * file behind (tmp_out_release()).  Errors: the one of out_path.
+ */
+static int write_bundle_somewhere(struct pack_state *st, const char *manifest, time_t mtime,
+				  const struct bndl_pack_dest *dest, char **written,
+				  struct repro_err **err)
+{
+	cleanup_err struct repro_err *first = NULL;
+	cleanup_free char *copy = repro_xstrdup(dest->out_path);
+	cleanup_free char *copy2 = repro_xstrdup(dest->out_path);
+	const char *base = basename(copy);
+	dev_t full_dev = 0;
+	bool has_full_dev = dir_dev(dirname(copy2), &full_dev);
+
+	if (write_bundle(st, manifest, mtime, dest->out_path, &first) == 0) {
+		*written = repro_xstrdup(dest->out_path);
+		return 0;
+	}
+	for (size_t i = 0; bndl_is_disk_full(first->errnum) && dest->fallback_dirs != NULL &&
+			   dest->fallback_dirs[i] != NULL;
+	     i++) {
+		cleanup_free char *path = repro_path_join(dest->fallback_dirs[i], base);
+		cleanup_err struct repro_err *ferr = NULL;
+		dev_t dev;
+
+		if (!dir_dev(dest->fallback_dirs[i], &dev) || (has_full_dev && dev == full_dev))
+			continue;
+		if (write_bundle(st, manifest, mtime, path, &ferr) == 0) {
+			*written = steal_ptr(&path);
+			return 0;
+		}
+	}
+	*err = steal_ptr(&first);
+	return -1;
+}
+
+int bndl_pack_to(const char *spool_dir, const struct bndl_run_info *run,
+		 const struct bndl_render_ops *ops, const struct bndl_pack_dest *dest,
+		 char **written, struct repro_err **err)
+{
+	cleanup_pack_state struct pack_state st = pack_state_make(spool_dir, run, ops);
+	cleanup_json json_t *manifest = NULL;
+	cleanup_free char *manifest_text = NULL;
+	cleanup_free char *path = NULL;
+
+	if (stage_somewhere(&st, run, dest->scratch_dirs, err) < 0)
 		return -1;
-	members = member_list(&st);
+	st.members = member_list(&st);
 	manifest = manifest_json(&st, run);
-	json_object_set(manifest, "members", members);
+	json_object_set(manifest, "members", st.members);
 	manifest_text = json_dumps(manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (manifest_text == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode manifest.json");
 	manifest_text = repro_xrealloc(manifest_text, strlen(manifest_text) + 2);
 	strcat(manifest_text, "\n");
-	return write_bundle(&st, members, manifest_text, (time_t)run->started_at_s, out_path, err);
+	if (write_bundle_somewhere(&st, manifest_text, (time_t)run->started_at_s, dest, &path,
+				   err) < 0)
+		return -1;
+	if (written != NULL)
+		*written = steal_ptr(&path);
+	return 0;
+}
+
+int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
+	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err)
+{
+	const struct bndl_pack_dest dest = { .out_path = out_path };
+
+	return bndl_pack_to(spool_dir, run, ops, &dest, NULL, err);
+}
+
+void bndl_dirs_free(char **dirs)
+{
+	for (size_t i = 0; dirs != NULL && dirs[i] != NULL; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+char **bndl_scratch_dirs(const char *last)
+{
+	const char *cands[] = { tmpdir(), "/tmp", "/var/tmp", last };
+	size_t n = sizeof(cands) / sizeof(cands[0]), k = 0;
+	char **dirs = repro_xcalloc(n + 1, sizeof(*dirs));
+	dev_t devs[sizeof(cands) / sizeof(cands[0])];
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		dev_t dev;
+
+		if (cands[i] == NULL || !dir_dev(cands[i], &dev) ||
+		    access(cands[i], W_OK | X_OK) < 0)
+			continue;
+		for (size_t j = 0; j < k; j++)
+			seen = seen || devs[j] == dev;
+		if (seen)
+			continue;
+		devs[k] = dev;
+		dirs[k++] = repro_xstrdup(cands[i]);
+	}
+	return dirs;
 }
 
 /* ---- run.json ---- */

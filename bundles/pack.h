@@ -13,6 +13,7 @@
 #include "common/err.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,20 +68,81 @@ struct bndl_run_info {
 	 * (bundles/reader.h) puts them, when they exist as regular files
 	 */
 	const char *const *extra_members;
+	/* borrowed, may be NULL: the directory extra_members are in (NULL: the spool directory) */
+	const char *extra_dir;
 	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */
+	bool is_packed_later; /* by `repro pack`: the manifest says so in its warnings */
+};
+
+/* Where bndl_pack_to() writes. */
+struct bndl_pack_dest {
+	const char *out_path; /* borrowed: the bundle to write */
+	/*
+	 * borrowed, may be NULL: NULL-terminated directories for a bundle of
+	 * out_path's base name, tried in order (those on out_path's
+	 * filesystem skipped) when out_path's filesystem is full (ENOSPC,
+	 * EDQUOT)
+	 */
+	const char *const *fallback_dirs;
+	/*
+	 * borrowed, may be NULL: NULL-terminated directories for the staged
+	 * members (events.jsonl, trace.txt, processes.jsonl), tried in order
+	 * while one is full; NULL: $TMPDIR (when absolute) or /tmp
+	 */
+	const char *const *scratch_dirs;
 };
 
 /*
  * bndl_pack - pack the spool in spool_dir into the bundle out_path.
- * run: facts for the manifest (borrowed); when run->duration_ns is 0 the end
- * of the last record is used.  ops: renders syscall events.  A spool cut short
- * or damaged part way is packed up to that point, with a manifest warning.
- * Returns 0, or -1 with *err (write errors such as ENOSPC name the file; the
- * spool is left in place so nothing is lost).  The temporary member files it
- * writes into spool_dir are removed in either case.
+ * run: facts for the manifest (borrowed); when run->duration_ns is 0 the
+ * spool's END record or the end of the last record is used, and when
+ * run->has_exit is 0 the exit comes from the END record or the first
+ * process's exit record.  The manifest's "incomplete" and "dropped" say what
+ * the spool lost (a full filesystem: BNDL_REC_DROPPED, BNDL_REC_END).  ops:
+ * renders syscall events.  A spool cut short or damaged part way is packed
+ * up to that point, with a manifest warning.  Returns 0, or -1 with *err
+ * (write errors such as ENOSPC name the file; the spool is left in place so
+ * nothing is lost, and no temporary file is left at out_path).  The
+ * temporary member files are removed in either case.
  */
 int bndl_pack(const char *spool_dir, const struct bndl_run_info *run,
 	      const struct bndl_render_ops *ops, const char *out_path, struct repro_err **err);
+
+/*
+ * bndl_pack_to - bndl_pack() to dest: the members are staged in the first of
+ * dest->scratch_dirs with room, the bundle goes to dest->out_path or, when
+ * its filesystem is full, into the first of dest->fallback_dirs that takes
+ * it.  *written (may be NULL) gets the path written, a string the caller
+ * frees.  Errors as bndl_pack(); when every place was full, the errno is
+ * ENOSPC or EDQUOT (bndl_is_disk_full()).
+ */
+int bndl_pack_to(const char *spool_dir, const struct bndl_run_info *run,
+		 const struct bndl_render_ops *ops, const struct bndl_pack_dest *dest,
+		 char **written, struct repro_err **err);
+
+/*
+ * bndl_drops_note - one sentence on what a full filesystem cost, as the
+ * manifest's warning says it ("no space left on the spool's filesystem
+ * (ENOSPC): 48213 events after 0.31 s were not recorded …"); is_known false:
+ * the recording did not end, so only when it filled is known.  Returns a
+ * string the caller frees.
+ */
+char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known);
+
+/*
+ * bndl_scratch_dirs - where packing may stage its members and, when the
+ * bundle's filesystem is full, put the bundle: $TMPDIR (when absolute, else
+ * /tmp), /tmp, /var/tmp, then last (may be NULL), each one that is an
+ * existing writable directory on a filesystem not listed before.  Returns a
+ * NULL-terminated array (maybe empty) for bndl_dirs_free().
+ */
+char **bndl_scratch_dirs(const char *last);
+void bndl_dirs_free(char **dirs);
+static inline void bndl_cleanup_dirs(char ***dirs)
+{
+	bndl_dirs_free(*dirs);
+}
+#define cleanup_dirs __attribute__((cleanup(bndl_cleanup_dirs)))
 
 /*
  * bndl_runinfo_save / bndl_runinfo_load - keep the run facts known at the

@@ -21,16 +21,24 @@
 struct bndl_spool {
 	int fd;
 	char *path;
+	char *reserve_path; /* DIR/reserve */
+	int reserve_fd; /* -1: no reserve (none could be had, or it is closed) */
+	off_t reserve_used; /* bytes of the reserve written, its file header included */
+	bool in_reserve; /* the filesystem filled: records go into the reserve */
 	unsigned char *buf; /* SPOOL_BUF_SIZE bytes */
 	size_t used;
 	uint64_t count;
 	off_t committed; /* file size up to the last whole record written */
 	uint64_t last_flush_ns;
+	struct bndl_spool_drops drops; /* drops.errnum != 0: the filesystem filled */
+	bool needs_marker; /* the BNDL_REC_DROPPED record is still to be buffered */
 };
 
 struct bndl_spool_reader {
 	FILE *f;
 	char *path;
+	char *reserve_path; /* DIR/reserve, where a spool that filled goes on */
+	bool in_reserve;
 	unsigned char *rec; /* body of the current record */
 	size_t rec_cap;
 	uint64_t nread;
@@ -47,13 +55,36 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+bool bndl_is_disk_full(int errnum)
+{
+	return errnum == ENOSPC || errnum == EDQUOT;
+}
+
+/*
+ * Done with the reserve: cut it to the records it holds (the rest of its
+ * room is freed), or remove it when the filesystem never filled.
+ */
+static void reserve_close(struct bndl_spool *sp)
+{
+	if (sp->reserve_fd < 0)
+		return;
+	if (sp->in_reserve)
+		(void)ftruncate(sp->reserve_fd, sp->reserve_used);
+	else
+		(void)unlink(sp->reserve_path);
+	close(sp->reserve_fd);
+	sp->reserve_fd = -1;
+}
+
 static void spool_free(struct bndl_spool *sp)
 {
 	if (sp == NULL)
 		return;
 	if (sp->fd >= 0)
 		close(sp->fd);
+	reserve_close(sp);
 	free(sp->path);
+	free(sp->reserve_path);
 	free(sp->buf);
 	free(sp);
 }
@@ -64,21 +95,51 @@ static inline void cleanup_spool_fn(struct bndl_spool **sp)
 }
 #define cleanup_spool __attribute__((cleanup(cleanup_spool_fn)))
 
+/*
+ * DIR/reserve of BNDL_SPOOL_RESERVE_SIZE allocated bytes, open for writing,
+ * or -1 when it cannot be had (a filesystem already too full: then there is
+ * no reserve).  Writing into blocks already allocated needs no more room,
+ * so what the program does to the disk later cannot take it (posix_fallocate(3)
+ * writes the blocks itself where the filesystem has no fallocate(2); a
+ * copy-on-write filesystem does not promise even that).
+ */
+static int reserve_create(const char *path)
+{
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	if (posix_fallocate(fd, 0, BNDL_SPOOL_RESERVE_SIZE) != 0) {
+		(void)unlink(path);
+		return -1;
+	}
+	return steal_fd(&fd);
+}
+
+static void file_hdr(struct bndl_spool_file_hdr *hdr)
+{
+	*hdr = (struct bndl_spool_file_hdr){ .version = BNDL_SPOOL_VERSION };
+	memcpy(hdr->magic, BNDL_SPOOL_MAGIC, sizeof(hdr->magic));
+}
+
 struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err)
 {
 	cleanup_spool struct bndl_spool *sp = repro_xcalloc(1, sizeof(*sp));
-	struct bndl_spool_file_hdr hdr = { .version = BNDL_SPOOL_VERSION };
+	struct bndl_spool_file_hdr hdr;
 
 	sp->fd = -1;
+	sp->reserve_fd = -1;
 	sp->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	sp->reserve_path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
 	sp->fd = open(sp->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (sp->fd < 0)
 		return repro_err_set(err, errno, "cannot create spool '%s'", sp->path), NULL;
-	memcpy(hdr.magic, BNDL_SPOOL_MAGIC, sizeof(hdr.magic));
+	file_hdr(&hdr);
 	/* The header goes out at once, so that even an empty spool is recognisable. */
 	if (repro_write_all(sp->fd, &hdr, sizeof(hdr), sp->path, err) < 0)
 		return NULL;
 	sp->committed = sizeof(hdr);
+	sp->reserve_fd = reserve_create(sp->reserve_path);
 	sp->buf = repro_xmalloc(SPOOL_BUF_SIZE);
 	sp->last_flush_ns = monotonic_ns();
 	return steal_ptr(&sp);
@@ -96,20 +157,6 @@ static void spool_rollback(struct bndl_spool *sp)
 		/* nothing better to do: the reader treats a torn tail as truncation */
 	}
 	errno = saved;
-}
-
-int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err)
-{
-	sp->last_flush_ns = monotonic_ns();
-	if (sp->used == 0)
-		return 0;
-	if (repro_write_all(sp->fd, sp->buf, sp->used, sp->path, err) < 0) {
-		spool_rollback(sp);
-		return -1;
-	}
-	sp->committed += (off_t)sp->used;
-	sp->used = 0;
-	return 0;
 }
 
 static uint16_t blob_kind(const struct bndl_blob *b)
@@ -219,31 +266,321 @@ static int emit_record(struct bndl_spool *sp, bool direct, const struct bndl_eve
 	return 0;
 }
 
+/* Write buf[0..len); returns the bytes written: len, or fewer with errno saying why. */
+static size_t write_some(int fd, const unsigned char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+static struct bndl_spool_rec_hdr rec_hdr_at(const unsigned char *p)
+{
+	struct bndl_spool_rec_hdr rh;
+
+	memcpy(&rh, p, sizeof(rh));
+	return rh;
+}
+
+/* Bytes of the whole records at the start of buf[0..n). */
+static size_t whole_records(const unsigned char *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (n - off >= sizeof(struct bndl_spool_rec_hdr)) {
+		struct bndl_spool_rec_hdr rh = rec_hdr_at(buf + off);
+
+		if (rh.len == 0 || rh.len > n - off)
+			break;
+		off += rh.len;
+	}
+	return off;
+}
+
+static void note_drop(struct bndl_spool *sp, uint64_t end_ns, size_t bytes)
+{
+	if (sp->drops.events == 0)
+		sp->drops.since_ns = end_ns;
+	sp->drops.events++;
+	sp->drops.bytes += bytes;
+}
+
+/* Completion time of the buffered record at p (t_ns + dur_ns of its fixed part). */
+static uint64_t rec_end_ns(const unsigned char *p)
+{
+	struct bndl_event_fixed fx;
+
+	memcpy(&fx, p + sizeof(struct bndl_spool_rec_hdr), sizeof(fx));
+	return fx.t_ns + fx.dur_ns;
+}
+
+/* The filesystem is full: drop the buffered syscall records, keep the others in order. */
+static void drop_buffered_events(struct bndl_spool *sp)
+{
+	size_t src = 0, dst = 0;
+
+	while (src < sp->used) {
+		struct bndl_spool_rec_hdr rh = rec_hdr_at(sp->buf + src);
+
+		if (rh.type == BNDL_REC_SYSCALL) {
+			note_drop(sp, rec_end_ns(sp->buf + src), rh.len);
+		} else {
+			memmove(sp->buf + dst, sp->buf + src, rh.len);
+			dst += rh.len;
+		}
+		src += rh.len;
+	}
+	sp->used = dst;
+}
+
+/* No room for them: the process records still buffered are lost (counted). */
+static void drop_buffered_all(struct bndl_spool *sp)
+{
+	for (size_t off = 0; off < sp->used; off += rec_hdr_at(sp->buf + off).len) {
+		sp->drops.procs++;
+		sp->drops.bytes += rec_hdr_at(sp->buf + off).len;
+	}
+	sp->used = 0;
+}
+
+/* pwrite(2) all of buf[0..len) at off; false when it could not. */
+static bool pwrite_all(int fd, const unsigned char *buf, size_t len, off_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n, len -= (size_t)n, off += n;
+	}
+	return true;
+}
+
 /*
- * A record that does not fit the buffer (several large blobs) bypasses it;
- * the buffer is flushed first so that records stay in order.  A failed
- * periodic flush is reported, but the record stays buffered for the next try.
+ * The first time the filesystem is full: from now on the records go into
+ * the reserve, which starts with a file header of its own (the reader goes
+ * on there after events.spool).  Without a reserve they go on to
+ * events.spool as long as it takes them.
  */
+static void spool_fill(struct bndl_spool *sp, int errnum)
+{
+	struct bndl_spool_file_hdr hdr;
+
+	if (sp->drops.errnum != 0)
+		return;
+	sp->drops.errnum = errnum;
+	sp->needs_marker = true;
+	file_hdr(&hdr);
+	if (sp->reserve_fd >= 0 &&
+	    pwrite_all(sp->reserve_fd, (const unsigned char *)&hdr, sizeof(hdr), 0)) {
+		sp->in_reserve = true;
+		sp->reserve_used = sizeof(hdr);
+	}
+}
+
+/* Full: the buffered process records go into the reserve as far as its room takes whole ones. */
+static void write_reserve(struct bndl_spool *sp)
+{
+	size_t room = BNDL_SPOOL_RESERVE_SIZE - (size_t)sp->reserve_used;
+	size_t fit = whole_records(sp->buf, sp->used < room ? sp->used : room);
+
+	if (fit > 0 && pwrite_all(sp->reserve_fd, sp->buf, fit, sp->reserve_used)) {
+		sp->reserve_used += (off_t)fit;
+		memmove(sp->buf, sp->buf + fit, sp->used - fit);
+		sp->used -= fit;
+	}
+	drop_buffered_all(sp);
+}
+
+/*
+ * A write of the buffer stopped after n bytes on a full filesystem: cut the
+ * file back to the last whole record written, keep the rest buffered.
+ */
+static int keep_whole(struct bndl_spool *sp, size_t n, struct repro_err **err)
+{
+	size_t keep = whole_records(sp->buf, n);
+
+	if (ftruncate(sp->fd, sp->committed + (off_t)keep) < 0)
+		return repro_err_set(err, errno, "cannot cut '%s' back to its last whole record",
+				     sp->path);
+	sp->committed += (off_t)keep;
+	memmove(sp->buf, sp->buf + keep, sp->used - keep);
+	sp->used -= keep;
+	return 0;
+}
+
+/*
+ * Write the buffer to events.spool.  Returns 0 when all of it went out;
+ * ENOSPC or EDQUOT when the filesystem is full (the whole records that went
+ * out stay, the rest stays buffered); -1 with *err on another write error
+ * (nothing of the buffer stays in the file).
+ */
+static int write_main(struct bndl_spool *sp, struct repro_err **err)
+{
+	size_t n = write_some(sp->fd, sp->buf, sp->used);
+	int e = errno;
+
+	if (n == sp->used) {
+		sp->committed += (off_t)n;
+		sp->used = 0;
+		return 0;
+	}
+	if (!bndl_is_disk_full(e)) {
+		spool_rollback(sp);
+		return repro_err_set(err, e, "cannot write '%s'", sp->path);
+	}
+	if (keep_whole(sp, n, err) < 0)
+		return -1;
+	return e;
+}
+
+/*
+ * Buffer the BNDL_REC_DROPPED record once the filesystem filled and the
+ * buffer has room for it (after an append, so that a flush leaves the buffer
+ * empty).
+ */
+static void buffer_marker(struct bndl_spool *sp)
+{
+	struct bndl_event ev = { .type = BNDL_REC_DROPPED,
+				 .t_ns = sp->drops.since_ns,
+				 .ret = -(int64_t)sp->drops.errnum };
+	size_t size = record_size(&ev);
+
+	if (!sp->needs_marker || size > SPOOL_BUF_SIZE - sp->used)
+		return;
+	(void)emit_record(sp, false, &ev, size, NULL);
+	sp->needs_marker = false;
+}
+
+int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err)
+{
+	int rc;
+
+	sp->last_flush_ns = monotonic_ns();
+	if (sp->used == 0)
+		return 0;
+	if (sp->in_reserve) {
+		write_reserve(sp);
+		return 0;
+	}
+	rc = write_main(sp, err);
+	if (rc <= 0)
+		return rc;
+	spool_fill(sp, rc);
+	drop_buffered_events(sp);
+	if (sp->in_reserve) {
+		write_reserve(sp);
+		return 0;
+	}
+	/* no reserve: what events.spool still takes (the torn record's room, say) */
+	rc = write_main(sp, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		drop_buffered_all(sp);
+	return 0;
+}
+
+/*
+ * Once the filesystem is full, an exec record keeps its paths and the start
+ * of its argv, not its environment: *slim is ev so cut (blobs borrowed from
+ * ev).  Returns slim.
+ */
+static const struct bndl_event *slim_exec(const struct bndl_event *ev, struct bndl_event *slim)
+{
+	*slim = *ev;
+	slim->nblobs = 0;
+	for (uint16_t i = 0; i < ev->nblobs; i++) {
+		struct bndl_blob b = ev->blobs[i];
+
+		if (blob_kind(&b) == BNDL_BLOB_ARGV && b.argi == 2)
+			continue; /* envp */
+		if (blob_kind(&b) == BNDL_BLOB_ARGV && b.len > BNDL_SPOOL_SLIM_ARGV) {
+			b.len = BNDL_SPOOL_SLIM_ARGV;
+			b.kind |= BNDL_BLOB_TRUNCATED;
+		}
+		slim->blobs[slim->nblobs++] = b;
+	}
+	return slim;
+}
+
+/*
+ * Append ev under the rules of the moment.  Returns 0 when it was buffered,
+ * written or dropped, -1 with *err, or 1 when the filesystem filled on the
+ * way: the caller tries again under the rules of a full spool.
+ *
+ * A record that does not fit the buffer (several large blobs) bypasses it;
+ * the buffer is flushed first so that records stay in order.
+ */
+static int try_append(struct bndl_spool *sp, const struct bndl_event *ev, struct repro_err **err)
+{
+	cleanup_err struct repro_err *werr = NULL;
+	bool was_full = sp->drops.errnum != 0;
+	struct bndl_event slim;
+	size_t size;
+
+	if (was_full && ev->type == BNDL_REC_SYSCALL) {
+		note_drop(sp, ev->t_ns + ev->dur_ns, record_size(ev));
+		return 0;
+	}
+	if (was_full && ev->type == BNDL_REC_PROC_EXEC) {
+		ev = slim_exec(ev, &slim);
+		sp->drops.slim_execs++;
+	}
+	size = record_size(ev);
+	if (was_full && size > SPOOL_BUF_SIZE) {
+		/* not through the buffer, so not into the reserve: none is that large once slimmed */
+		sp->drops.procs++;
+		sp->drops.bytes += size;
+		return 0;
+	}
+	if (size > SPOOL_BUF_SIZE - sp->used && bndl_spool_flush(sp, err) < 0)
+		return -1;
+	if (!was_full && sp->drops.errnum != 0)
+		return 1;
+	if (size <= SPOOL_BUF_SIZE)
+		return emit_record(sp, false, ev, size, NULL);
+	if (emit_record(sp, true, ev, size, &werr) == 0) {
+		sp->committed += (off_t)size;
+		return 0;
+	}
+	spool_rollback(sp);
+	if (!bndl_is_disk_full(werr->errnum)) {
+		*err = steal_ptr(&werr);
+		return -1;
+	}
+	spool_fill(sp, werr->errnum);
+	return 1;
+}
+
+/* A failed periodic flush is reported, but the records stay buffered for the next try. */
 int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct repro_err **err)
 {
-	size_t size;
+	int rc;
 
 	if (ev->nblobs > BNDL_EVENT_MAX_BLOBS)
 		return repro_err_set(err, EINVAL, "spool '%s': event %llu has %u blobs", sp->path,
 				     (unsigned long long)ev->seq, (unsigned)ev->nblobs);
-	size = record_size(ev);
-	if (size > SPOOL_BUF_SIZE - sp->used && bndl_spool_flush(sp, err) < 0)
+	while ((rc = try_append(sp, ev, err)) == 1)
+		;
+	if (rc < 0)
 		return -1;
-	if (size > SPOOL_BUF_SIZE) {
-		if (emit_record(sp, true, ev, size, err) < 0) {
-			spool_rollback(sp);
-			return -1;
-		}
-		sp->committed += (off_t)size;
-	} else {
-		emit_record(sp, false, ev, size, err);
-	}
 	sp->count++;
+	buffer_marker(sp);
 	if (monotonic_ns() - sp->last_flush_ns >= SPOOL_FLUSH_NS)
 		return bndl_spool_flush(sp, err);
 	return 0;
@@ -252,6 +589,33 @@ int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct
 uint64_t bndl_spool_count(const struct bndl_spool *sp)
 {
 	return sp->count;
+}
+
+const struct bndl_spool_drops *bndl_spool_drops(const struct bndl_spool *sp)
+{
+	return &sp->drops;
+}
+
+int bndl_spool_end(struct bndl_spool *sp, bool has_exit, int status, uint64_t duration_ns,
+		   struct repro_err **err)
+{
+	struct bndl_spool_drops drops;
+	struct bndl_event ev = { .type = BNDL_REC_END,
+				 .flags = has_exit ? BNDL_EV_HAS_EXIT : 0,
+				 .t_ns = duration_ns,
+				 .status = status,
+				 .nblobs = 1 };
+
+	/* what the last flush drops is counted in the record */
+	if (bndl_spool_flush(sp, err) < 0)
+		return -1;
+	drops = sp->drops;
+	ev.blobs[0] = (struct bndl_blob){ .kind = BNDL_BLOB_STRUCT,
+					  .len = sizeof(drops),
+					  .data = &drops };
+	if (bndl_spool_append(sp, &ev, err) < 0)
+		return -1;
+	return bndl_spool_flush(sp, err);
 }
 
 int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
@@ -271,8 +635,9 @@ int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
 
 int bndl_spool_remove(const char *dir, struct repro_err **err)
 {
-	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO, "host.json",
-					     "files.jsonl", "network.jsonl" };
+	static const char *const names[] = { BNDL_SPOOL_FILE,	 BNDL_SPOOL_RUNINFO,
+					     BNDL_SPOOL_RESERVE, "host.json",
+					     "files.jsonl",	 "network.jsonl" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		cleanup_free char *path = repro_path_join(dir, names[i]);
@@ -294,6 +659,7 @@ void bndl_spool_reader_free(struct bndl_spool_reader *r)
 	if (r->f != NULL)
 		fclose(r->f);
 	free(r->path);
+	free(r->reserve_path);
 	free(r->rec);
 	free(r);
 }
@@ -303,6 +669,12 @@ static inline void cleanup_spool_reader_fn(struct bndl_spool_reader **r)
 	bndl_spool_reader_free(*r);
 }
 #define cleanup_spool_reader __attribute__((cleanup(cleanup_spool_reader_fn)))
+
+static bool is_file_hdr(const struct bndl_spool_file_hdr *hdr)
+{
+	return memcmp(hdr->magic, BNDL_SPOOL_MAGIC, sizeof(hdr->magic)) == 0 &&
+	       hdr->version == BNDL_SPOOL_VERSION;
+}
 
 static int check_file_hdr(const struct bndl_spool_reader *r, struct repro_err **err)
 {
@@ -328,6 +700,7 @@ struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_e
 	int fd;
 
 	r->path = repro_path_join(dir, BNDL_SPOOL_FILE);
+	r->reserve_path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
 	fd = open(r->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return repro_err_set(err, errno, "cannot open spool '%s'", r->path), NULL;
@@ -368,7 +741,7 @@ static int check_rec_hdr(const struct bndl_spool_reader *r, const struct bndl_sp
 	if (rh->len < min || rh->len > BNDL_SPOOL_REC_MAX || rh->len % 8 != 0)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: bad length %u", r->path,
 				     (unsigned long long)recno, rh->len);
-	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_PROC_LEFT)
+	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_END)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: unknown type %u", r->path,
 				     (unsigned long long)recno, (unsigned)rh->type);
 	if (rh->nblobs > BNDL_EVENT_MAX_BLOBS)
@@ -432,6 +805,51 @@ static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t n
 	return 0;
 }
 
+/*
+ * events.spool ended cleanly: a spool whose filesystem filled goes on in
+ * DIR/reserve when that starts with a file header (an unused reserve holds
+ * zeros).  True when reading goes on there.
+ */
+static bool reader_enter_reserve(struct bndl_spool_reader *r)
+{
+	struct bndl_spool_file_hdr hdr;
+	FILE *f;
+	int fd;
+
+	if (r->in_reserve)
+		return false;
+	r->in_reserve = true;
+	fd = open(r->reserve_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	f = fdopen(fd, "rb");
+	if (f == NULL) {
+		close(fd);
+		return false;
+	}
+	if (fread(&hdr, 1, sizeof(hdr), f) != sizeof(hdr) || !is_file_hdr(&hdr)) {
+		fclose(f);
+		return false;
+	}
+	fclose(r->f);
+	r->f = f;
+	return true;
+}
+
+/* The next record's header: 1, or 0 at the end (*partial: cut short), -1 with *err. */
+static int read_rec_hdr(struct bndl_spool_reader *r, struct bndl_spool_rec_hdr *rh, bool *partial,
+			struct repro_err **err)
+{
+	int rc = read_exact(r, rh, sizeof(*rh), partial, err);
+
+	if (rc == 0 && !*partial && reader_enter_reserve(r))
+		rc = read_exact(r, rh, sizeof(*rh), partial, err);
+	/* the reserve's room past its last record holds zeros */
+	if (rc == 1 && r->in_reserve && rh->len == 0)
+		return 0;
+	return rc;
+}
+
 int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
 			   struct repro_err **err)
 {
@@ -443,7 +861,7 @@ int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
 
 	if (r->is_truncated)
 		return 0;
-	rc = read_exact(r, &rh, sizeof(rh), &partial, err);
+	rc = read_rec_hdr(r, &rh, &partial, err);
 	if (rc <= 0) {
 		r->is_truncated = partial;
 		return rc;

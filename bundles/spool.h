@@ -9,6 +9,13 @@
  * and at least every 100 ms of recording, so that a killed recorder leaves a
  * spool that `repro pack` can still turn into a bundle.
  *
+ * A full filesystem (ENOSPC, EDQUOT) does not end the recording: the spool
+ * keeps the whole records that went out, drops syscall records from then on
+ * (counted, struct bndl_spool_drops) and keeps the process records (start,
+ * exec, exit): they go on in DIR/reserve, BNDL_SPOOL_RESERVE_SIZE bytes
+ * allocated at open, which the program cannot take (a file header, then
+ * records as in events.spool; zeros past the last one until it is closed).
+ *
  * On disk, little-endian host layout (the spool never leaves the machine):
  *   file header  "REPROSPL" u32 version(=1) u32 reserved
  *   record       struct bndl_spool_rec_hdr, struct bndl_event_fixed,
@@ -22,6 +29,15 @@
 
 #define BNDL_SPOOL_FILE "events.spool"
 #define BNDL_SPOOL_RUNINFO "run.json"
+#define BNDL_SPOOL_RESERVE "reserve"
+/*
+ * Bytes allocated beside the spool for the records written once its
+ * filesystem is full: about 1,000 process starts and exits, or 200 execs
+ * without their environment.
+ */
+#define BNDL_SPOOL_RESERVE_SIZE (256u * 1024u)
+/* Once the filesystem is full, an exec record keeps at most this much of its argv (bytes). */
+#define BNDL_SPOOL_SLIM_ARGV (4u * 1024u)
 #define BNDL_EVENT_MAX_BLOBS 8
 /* Largest blob a record may hold (bytes); longer data is cut and flagged. */
 #define BNDL_BLOB_MAX (64u * 1024u)
@@ -42,6 +58,18 @@ enum bndl_rec_type {
 		3, /* a successful exec: pid, t_ns, PATH, ARGV 1 (argv), ARGV 2 (envp) */
 	BNDL_REC_PROC_EXIT = 4, /* a process ended: pid, t_ns, wait status */
 	BNDL_REC_PROC_LEFT = 5, /* a process still running when recording stopped */
+	/*
+	 * the spool's filesystem filled: t_ns (when the first dropped call
+	 * completed; its place in the file means nothing), ret = -errno
+	 * (ENOSPC, EDQUOT); syscall records after it were dropped
+	 */
+	BNDL_REC_DROPPED = 6,
+	/*
+	 * the recording ended (the last record): t_ns = its duration, status =
+	 * the first process's wait status when flags has BNDL_EV_HAS_EXIT; a
+	 * BNDL_BLOB_STRUCT blob holds the struct bndl_spool_drops of the run
+	 */
+	BNDL_REC_END = 7,
 };
 
 enum bndl_event_flag {
@@ -57,6 +85,7 @@ enum bndl_event_flag {
 	BNDL_EV_UNSEEN_ENTRY_ONLY = 1u << 8, /* seen at entry only (close) */
 	BNDL_EV_FILTER_DENIED = 1u << 9, /* another seccomp filter (the program's) failed it */
 	BNDL_EV_FILTER_SIGSYS = 1u << 10, /* with FILTER_DENIED: by SIGSYS or a kill, no result */
+	BNDL_EV_HAS_EXIT = 1u << 11, /* END: status is the first process's wait status */
 };
 
 enum bndl_blob_kind {
@@ -112,48 +141,92 @@ struct bndl_event {
 	struct bndl_blob blobs[BNDL_EVENT_MAX_BLOBS];
 };
 
+/*
+ * What a spool left out because its filesystem was full; all 0 when it never
+ * filled.  Host layout: the blob of a BNDL_REC_END record.
+ */
+struct bndl_spool_drops {
+	uint64_t events; /* syscall records dropped (each an events.jsonl and a trace.txt line) */
+	uint64_t bytes; /* bytes of spool records dropped, process records included */
+	uint64_t procs; /* process records dropped: the reserve was used up too */
+	uint64_t slim_execs; /* exec records kept without envp, argv cut to BNDL_SPOOL_SLIM_ARGV */
+	uint64_t since_ns; /* completion time (t_ns + dur_ns) of the first dropped call */
+	int32_t errnum; /* ENOSPC or EDQUOT once the filesystem filled; 0 before */
+	uint32_t reserved;
+};
+
+/* bndl_is_disk_full - true for the errno values of a full filesystem: ENOSPC, EDQUOT. */
+bool bndl_is_disk_full(int errnum);
+
 struct bndl_spool;
 
 /*
- * bndl_spool_open - create DIR/events.spool (O_EXCL) for appending.  dir must
- * exist.  Returns a handle freed by bndl_spool_close(), or NULL with *err.
+ * bndl_spool_open - create DIR/events.spool (O_EXCL) for appending, and
+ * DIR/reserve of BNDL_SPOOL_RESERVE_SIZE allocated bytes (posix_fallocate(3);
+ * none when even that does not fit).  dir must exist.  Returns a handle freed by
+ * bndl_spool_close(), or NULL with *err (errno of open/write: EEXIST,
+ * ENOSPC when not even the file header fits …).
  */
 struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err);
 
 /*
  * bndl_spool_append - copy ev (and its blobs, each cut to BNDL_BLOB_MAX, the
- * BNDL_BLOB_ARGV ones to BNDL_ARGV_MAX together) into the spool.  Does not allocate.  Returns 0, or -1 with *err on a write error
- * (ENOSPC …); after an error the spool stays usable up to the last record
- * written.
+ * BNDL_BLOB_ARGV ones to BNDL_ARGV_MAX together) into the spool.  Does not
+ * allocate.  A full filesystem is no error: from then on a syscall record is
+ * counted in bndl_spool_drops() instead, and an exec record is kept without
+ * its environment (argv cut to BNDL_SPOOL_SLIM_ARGV).  Returns 0, or -1 with
+ * *err on another write error (EIO …); after an error the spool stays usable
+ * up to the last record written.
  */
 int bndl_spool_append(struct bndl_spool *sp, const struct bndl_event *ev, struct repro_err **err);
 
-/* bndl_spool_flush - write out buffered records.  0, or -1 with *err. */
+/*
+ * bndl_spool_flush - write out buffered records.  When the filesystem is
+ * full, the whole records that went out stay (the torn one is cut off), the
+ * syscall records still buffered are dropped and the process records go
+ * into the reserve from then on; those that do not fit are dropped
+ * (bndl_spool_drops()->procs).  0, or -1 with *err on another write error.
+ */
 int bndl_spool_flush(struct bndl_spool *sp, struct repro_err **err);
 
-/* bndl_spool_count - number of records appended so far. */
+/* bndl_spool_count - number of records appended so far, dropped ones included. */
 uint64_t bndl_spool_count(const struct bndl_spool *sp);
 
+/* bndl_spool_drops - what was dropped so far; borrowed, valid until sp is closed. */
+const struct bndl_spool_drops *bndl_spool_drops(const struct bndl_spool *sp);
+
 /*
- * bndl_spool_close - flush, close and free sp (NULL-safe).  Returns 0, or -1
- * with *err when the final flush failed (sp is freed anyway).
+ * bndl_spool_end - flush, then append the BNDL_REC_END record (has_exit:
+ * status is the first process's wait status, as from waitpid(2);
+ * duration_ns: of the recording) with the drops counted until now, and
+ * flush it.  Returns 0, or -1 with *err as bndl_spool_flush().
+ */
+int bndl_spool_end(struct bndl_spool *sp, bool has_exit, int status, uint64_t duration_ns,
+		   struct repro_err **err);
+
+/*
+ * bndl_spool_close - flush, close and free sp (NULL-safe).  The reserve is
+ * removed when the filesystem never filled, else cut to the records it
+ * holds, so that what is derived after the run has the rest of its room.
+ * Returns 0, or -1 with *err when the final flush failed (sp is freed
+ * anyway).
  */
 int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err);
 
 /*
- * bndl_spool_remove - remove DIR/events.spool, DIR/run.json and the members
- * derived into the spool (host.json, files.jsonl, network.jsonl; any may be
- * missing), then the directory DIR itself, after a successful pack.  Returns
- * 0, or -1 with *err (errno of unlink/rmdir, e.g. ENOTEMPTY when other files
- * were left in DIR).
+ * bndl_spool_remove - remove DIR/events.spool, DIR/run.json, DIR/reserve and
+ * the members derived into the spool (host.json, files.jsonl, network.jsonl;
+ * any may be missing), then the directory DIR itself, after a successful
+ * pack.  Returns 0, or -1 with *err (errno of unlink/rmdir, e.g. ENOTEMPTY
+ * when other files were left in DIR).
  */
 int bndl_spool_remove(const char *dir, struct repro_err **err);
 
 struct bndl_spool_reader;
 
 /*
- * bndl_spool_reader_open - open DIR/events.spool for reading; checks the file
- * header.  Returns a handle for bndl_spool_reader_free(), or NULL with *err
+ * bndl_spool_reader_open - open DIR/events.spool for reading (and then
+ * DIR/reserve, when the spool went on there); checks the file header.  Returns a handle for bndl_spool_reader_free(), or NULL with *err
  * (ENOENT, or EPROTO for a foreign or newer file).
  */
 struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_err **err);

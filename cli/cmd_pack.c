@@ -16,14 +16,17 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static const char pack_usage[] =
 	"usage: repro pack SPOOLDIR -o FILE\n"
 	"\n"
-	"Pack the spool left behind by a recording that was interrupted (for\n"
-	"example .run.repro.spool/ next to the intended bundle) into the bundle\n"
-	"FILE.  The manifest then has no exit status and says so in its warnings.\n"
-	"The spool directory is removed once FILE is written.\n"
+	"Pack the spool left behind by a recording that was interrupted, or that\n"
+	"found no room for its bundle ($TMPDIR/repro-NAME.XXXXXX/), into the bundle\n"
+	"FILE.  The exit status is the one the spool recorded (none when the\n"
+	"program's end was not recorded); the manifest's warnings say the bundle\n"
+	"was packed later, and what the spool lost.  The spool directory is\n"
+	"removed once FILE is written.\n"
 	"\n"
 	"  -o, --output FILE   the bundle to write (required)\n"
 	"  --help              show this help\n";
@@ -65,21 +68,12 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 	return 0;
 }
 
-/* The recorder died, so the end of the run was not seen: say so next to any earlier notes. */
-static char *interrupted_warnings(const char *earlier)
-{
-	static const char note[] = "recording was interrupted and packed later by 'repro pack'";
-
-	if (earlier == NULL || *earlier == '\0')
-		return repro_xstrdup(note);
-	return repro_xasprintf("%s; %s", earlier, note);
-}
-
 static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
 
 /*
  * files.jsonl and network.jsonl, as record makes them after the run.  Best
- * effort: a spool on a read-only mount still packs, without them.
+ * effort: a spool on a read-only or full mount still packs, without them
+ * (a partial one is removed, so that it is not packed).
  */
 static void derive(const char *spool_dir)
 {
@@ -87,10 +81,14 @@ static void derive(const char *spool_dir)
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", spool_dir);
 	cleanup_err struct repro_err *tmp_err = NULL;
 
-	if (rec_files_write(spool_dir, NULL, files, &tmp_err) < 0)
+	if (rec_files_write(spool_dir, NULL, files, &tmp_err) < 0) {
 		repro_err_free(&tmp_err);
-	if (rec_network_write(spool_dir, net, &tmp_err) < 0)
+		(void)unlink(files);
+	}
+	if (rec_network_write(spool_dir, net, &tmp_err) < 0) {
 		repro_err_free(&tmp_err);
+		(void)unlink(net);
+	}
 }
 
 /* True when out's directory is the spool directory itself. */
@@ -109,11 +107,13 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 	struct pack_opts opts = { .spool_dir = NULL };
 	struct bndl_run_info run;
 	cleanup_free char **run_argv = NULL;
-	cleanup_free char *warnings = NULL;
+	cleanup_free char *out_copy = NULL;
+	cleanup_dirs char **scratch = NULL;
 	cleanup_json json_t *holder = NULL;
 	cleanup_json json_t *redacted = NULL;
 	cleanup_renderer struct rec_renderer *renderer = NULL;
 	struct bndl_render_ops ops;
+	struct bndl_pack_dest dest = { .out_path = NULL };
 	int rc = parse_pack_args(argc, argv, &opts, err);
 
 	if (rc != 0)
@@ -125,8 +125,7 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 				     opts.out_path, opts.spool_dir);
 	if (bndl_runinfo_load(opts.spool_dir, &run, &holder, &run_argv, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
-	warnings = interrupted_warnings(run.warnings);
-	run.warnings = warnings;
+	run.is_packed_later = true;
 	/* run.json has no list of names: the manifest gets those the renderer redacts */
 	if (run.redacted == NULL)
 		run.redacted = redacted = json_array();
@@ -134,7 +133,12 @@ int cmd_pack(int argc, char **argv, struct repro_err **err)
 	rec_renderer_ops(renderer, &ops);
 	derive(opts.spool_dir);
 	run.extra_members = extra_members;
-	if (bndl_pack(opts.spool_dir, &run, &ops, opts.out_path, err) < 0)
+	/* staged where there is room; the bundle itself goes to -o or nowhere */
+	out_copy = repro_xstrdup(opts.out_path);
+	scratch = bndl_scratch_dirs(dirname(out_copy));
+	dest.out_path = opts.out_path;
+	dest.scratch_dirs = (const char *const *)scratch;
+	if (bndl_pack_to(opts.spool_dir, &run, &ops, &dest, NULL, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", opts.spool_dir);
 	if (bndl_spool_remove(opts.spool_dir, err) < 0)
 		return -1;

@@ -9,6 +9,7 @@
 #include "bundles/pack.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
+#include "common/fdutil.h"
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
 #include "recorder/files.h"
@@ -215,19 +216,24 @@ static char *default_output(const char *cmd)
 	return repro_xasprintf("%s-%s.repro", basename(copy), stamp);
 }
 
+/* $TMPDIR when it is an absolute path, else /tmp. */
+static const char *tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+}
+
 /*
  * The spool lives in $TMPDIR (default /tmp), out of the program's sight: a
  * spool in its working directory would show in `ls -A` and could be removed
  * by `git clean`.  mkdtemp(3) makes it private (0700) and unique.
  */
-static char *spool_dir_for(const char *output)
+static char *spool_dir_for(const char *dir, const char *output)
 {
-	const char *tmp = getenv("TMPDIR");
 	cleanup_free char *b = repro_xstrdup(output);
 
-	if (tmp == NULL || tmp[0] != '/')
-		tmp = "/tmp";
-	return repro_xasprintf("%s/repro-%.64s.XXXXXX", tmp, basename(b));
+	return repro_xasprintf("%s/repro-%.64s.XXXXXX", dir, basename(b));
 }
 
 static int make_spool_dir(char *dir_template, struct repro_err **err)
@@ -236,6 +242,13 @@ static int make_spool_dir(char *dir_template, struct repro_err **err)
 		return repro_err_set(err, errno, "cannot create a spool directory '%s'",
 				     dir_template);
 	return 0;
+}
+
+static bool same_fs(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev;
 }
 
 /*
@@ -258,6 +271,8 @@ static int check_output(const char *out, struct repro_err **err)
 				     "regular file",
 				     out);
 	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0 && bndl_is_disk_full(errno))
+		return 0; /* a full disk is no bad path: the bundle will go elsewhere (pack()) */
 	if (fd < 0)
 		return repro_err_set(err, errno, "cannot write the bundle to '%s'", out);
 	close(fd);
@@ -289,6 +304,13 @@ struct session {
 	bool host_started;
 	int host_rc;
 	struct repro_err *host_err;
+	json_t *host_json; /* the facts, kept for a work directory other than the spool */
+	bool host_in_spool; /* host.json was written into the spool directory */
+	/* after the run */
+	struct bndl_spool_drops drops; /* what the full spool left out */
+	char *written; /* the bundle's path; NULL when the spool was kept */
+	char *full_output; /* -o, when its filesystem had no room for the bundle */
+	char tried[512]; /* the other places tried for it, ", "-separated */
 };
 
 static int host_join(struct session *s, struct repro_err **err);
@@ -302,6 +324,9 @@ static void session_release(struct session *s)
 		free(s->argv_shown[i]);
 	free(s->argv_shown);
 	json_decref(s->redacted);
+	json_decref(s->host_json);
+	free(s->written);
+	free(s->full_output);
 	rec_redact_free(s->redact);
 	rpl_deny_free(s->deny);
 	lnch_loop_free(s->loop);
@@ -359,6 +384,25 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 	return 0;
 }
 
+/* host.json in dir from the facts gathered; a partial file is removed. */
+static int dump_host(const struct session *s, const char *dir, struct repro_err **err)
+{
+	cleanup_free char *path = repro_xasprintf("%s/host.json", dir);
+
+	if (json_dump_file(s->host_json, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		int e = errno ? errno : EIO;
+
+		(void)unlink(path);
+		return repro_err_set(err, e, "cannot write '%s'", path);
+	}
+	return 0;
+}
+
+/*
+ * Gather host.json and write it into the spool, for a `repro pack` after a
+ * killed recording.  A full disk is no error: the facts stay in memory for
+ * the work directory of the pack.
+ */
 static int write_host(struct session *s, struct repro_err **err)
 {
 	struct rec_host_opts ho = {
@@ -368,17 +412,19 @@ static int write_host(struct session *s, struct repro_err **err)
 		.redact_hostname = s->o->redact_hostname,
 		.redacted = s->redacted,
 	};
-	cleanup_free char *path = repro_xasprintf("%s/host.json", s->spool_dir);
-	json_t *host = rec_host_collect(&ho, err);
-	int rc;
+	cleanup_err struct repro_err *werr = NULL;
 
-	if (host == NULL)
+	s->host_json = rec_host_collect(&ho, err);
+	if (s->host_json == NULL)
 		return -1;
-	rc = json_dump_file(host, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(host);
-	if (rc < 0)
-		return repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", path);
-	return 0;
+	if (dump_host(s, s->spool_dir, &werr) == 0) {
+		s->host_in_spool = true;
+		return 0;
+	}
+	if (bndl_is_disk_full(werr->errnum))
+		return 0;
+	*err = steal_ptr(&werr);
+	return -1;
 }
 
 static void *host_main(void *arg)
@@ -426,6 +472,54 @@ static int host_join(struct session *s, struct repro_err **err)
 	return 0;
 }
 
+/* The spool directory in dir, with run.json and events.spool; a failed attempt leaves nothing. */
+static int spool_in(struct session *s, const char *dir, struct repro_err **err)
+{
+	free(s->spool_dir);
+	s->spool_dir = spool_dir_for(dir, s->o->output);
+	if (make_spool_dir(s->spool_dir, err) < 0)
+		return -1;
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) == 0 &&
+	    (s->spool = bndl_spool_open(s->spool_dir, err)) != NULL) {
+		s->made_spool = true;
+		return 0;
+	}
+	(void)bndl_spool_remove(s->spool_dir, NULL);
+	return -1;
+}
+
+/*
+ * The spool goes to $TMPDIR; where that has no room even for the spool's
+ * start (ENOSPC, EDQUOT), to the first of bndl_scratch_dirs() on another
+ * filesystem that has, said in one line.  Room nowhere is an error: the
+ * program has not run, so nothing is lost.
+ */
+static int make_spool(struct session *s, struct repro_err **err)
+{
+	cleanup_err struct repro_err *first = NULL;
+	cleanup_dirs char **dirs = NULL;
+	const char *tmp = tmpdir();
+
+	if (spool_in(s, tmp, &first) == 0)
+		return 0;
+	if (!bndl_is_disk_full(first->errnum)) {
+		*err = steal_ptr(&first);
+		return -1;
+	}
+	dirs = bndl_scratch_dirs(NULL);
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		cleanup_err struct repro_err *again = NULL;
+
+		if (same_fs(dirs[i], tmp) || spool_in(s, dirs[i], &again) < 0)
+			continue;
+		fprintf(stderr, "repro: no room for the spool in '%s' (%s): it is in '%s'\n", tmp,
+			strerror(first->errnum), s->spool_dir);
+		return 0;
+	}
+	*err = steal_ptr(&first);
+	return -1;
+}
+
 static int start(struct session *s, struct repro_err **err)
 {
 	cleanup_free struct lnch_filter_rule *rules = NULL;
@@ -437,13 +531,7 @@ static int start(struct session *s, struct repro_err **err)
 	if (redact_and_host(s, err) < 0)
 		return -1;
 	fill_info(s);
-	if (check_output(s->o->output, err) < 0 || make_spool_dir(s->spool_dir, err) < 0)
-		return -1;
-	s->made_spool = true;
-	if (bndl_runinfo_save(s->spool_dir, &s->info, err) < 0)
-		return -1;
-	s->spool = bndl_spool_open(s->spool_dir, err);
-	if (s->spool == NULL)
+	if (check_output(s->o->output, err) < 0 || make_spool(s, err) < 0)
 		return -1;
 	s->tab = rec_systab_new();
 	rules = rec_filter_rules(s->o->classes, &so.nrules);
@@ -487,6 +575,7 @@ static void waiting_notice(void *ctx, const pid_t *pids, size_t shown, size_t n)
 static void finish_info(struct session *s)
 {
 	int st = s->res.main_status;
+	char note[160];
 
 	s->info.duration_ns = s->res.end_ns;
 	s->info.has_exit = s->res.main_seen;
@@ -495,10 +584,10 @@ static void finish_info(struct session *s)
 	s->info.core_dumped = WIFSIGNALED(st) && WCOREDUMP(st);
 	if (s->res.left_running > 0) {
 		snprintf(
-			s->warnings, sizeof(s->warnings),
+			note, sizeof(note),
 			"%u process(es) were still running when the recording stopped and were killed",
 			s->res.left_running);
-		s->info.warnings = s->warnings;
+		add_warning(s, note);
 		/* the one way a run differs from one without repro: they would have lived on */
 		fprintf(stderr,
 			"repro: %u process(es) the program left running were killed when the "
@@ -506,6 +595,24 @@ static void finish_info(struct session *s)
 			"names them)\n",
 			s->res.left_running);
 	}
+}
+
+/*
+ * The spool's last record says how the run ended and what a full disk cost,
+ * so that a spool kept for a later `repro pack` packs as this one would;
+ * then the spool is closed, which frees what its reserve did not need for
+ * what is derived next.
+ */
+static int end_spool(struct session *s, struct repro_err **err)
+{
+	struct bndl_spool *sp = steal_ptr(&s->spool);
+
+	if (bndl_spool_end(sp, s->res.main_seen, s->res.main_status, s->res.end_ns, err) < 0) {
+		bndl_spool_close(sp, NULL);
+		return -1;
+	}
+	s->drops = *bndl_spool_drops(sp);
+	return bndl_spool_close(sp, err);
 }
 
 /* Members derived from the spool after the run, packed after trace.txt. */
@@ -520,15 +627,18 @@ static void add_warning(struct session *s, const char *note)
 	s->info.warnings = s->warnings;
 }
 
-static int derive(struct session *s, struct repro_err **err)
+/* files.jsonl, network.jsonl and host.json (with the filesystems used) in the directory work. */
+static int derive(struct session *s, const char *work, struct repro_err **err)
 {
-	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", s->spool_dir);
-	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", s->spool_dir);
-	cleanup_free char *host = repro_xasprintf("%s/host.json", s->spool_dir);
+	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", work);
+	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", work);
+	cleanup_free char *host = repro_xasprintf("%s/host.json", work);
 	struct rec_files_opts fo;
 	struct rec_files_stats fs = { 0 };
 	char note[512];
 
+	if ((strcmp(work, s->spool_dir) != 0 || !s->host_in_spool) && dump_host(s, work, err) < 0)
+		return -1;
 	rec_files_opts_init(&fo);
 	fo.hash_max_bytes = s->o->hash_max;
 	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
@@ -556,46 +666,182 @@ static int derive(struct session *s, struct repro_err **err)
 	return rec_network_write(s->spool_dir, net, err);
 }
 
-static int pack(struct session *s, struct repro_err **err)
+/* Derive into work, then pack: the bundle goes to -o or, when that is full, into one of dirs. */
+static int pack_via(struct session *s, const char *work, char *const *dirs, struct repro_err **err)
 {
-	struct rec_renderer *r = NULL;
+	const struct bndl_pack_dest dest = { .out_path = s->o->output,
+					     .fallback_dirs = (const char *const *)dirs,
+					     .scratch_dirs = (const char *const *)dirs };
+	cleanup_renderer struct rec_renderer *r = NULL;
 	struct bndl_render_ops ops;
 	int rc;
 
-	if (derive(s, err) < 0)
+	if (derive(s, work, err) < 0)
 		return -1;
 	r = rec_renderer_new(s->redact, s->redacted);
 	rec_renderer_ops(r, &ops);
 	s->info.extra_members = extra_members;
-	rc = bndl_pack(s->spool_dir, &s->info, &ops, s->o->output, err);
-	rec_renderer_free(r);
-	if (rc == 0)
-		(void)bndl_spool_remove(s->spool_dir, NULL);
+	s->info.extra_dir = work;
+	rc = bndl_pack_to(s->spool_dir, &s->info, &ops, &dest, &s->written, err);
+	s->info.extra_dir = NULL; /* work may go away */
 	return rc;
+}
+
+/*
+ * When the spool's filesystem has no room for what is derived after the
+ * run, derive into a directory of its own in each of dirs on another
+ * filesystem until one takes the bundle.  Returns 0 when packed, 1 when
+ * every place was full, -1 with *err on other trouble.
+ */
+static int pack_elsewhere(struct session *s, char *const *dirs, size_t warnings_len,
+			  struct repro_err **err)
+{
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		cleanup_free char *work = repro_xasprintf("%s/repro-work.XXXXXX", dirs[i]);
+		cleanup_err struct repro_err *werr = NULL;
+		int rc;
+
+		if (same_fs(dirs[i], s->spool_dir) || mkdtemp(work) == NULL)
+			continue;
+		s->warnings[warnings_len] = '\0'; /* derive() adds its notes again */
+		rc = pack_via(s, work, dirs, &werr);
+		(void)bndl_spool_remove(work, NULL);
+		if (rc == 0)
+			return 0;
+		if (!bndl_is_disk_full(werr->errnum)) {
+			*err = steal_ptr(&werr);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* For the message: the places other than -o's filesystem that were tried for the bundle. */
+static void note_tried(struct session *s, char *const *dirs, const char *out_dir)
+{
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		size_t len = strlen(s->tried);
+
+		if (!same_fs(dirs[i], out_dir))
+			snprintf(s->tried + len, sizeof(s->tried) - len, "%s%s", len ? ", " : "",
+				 dirs[i]);
+	}
+}
+
+/*
+ * Pack the spool.  Where a filesystem is full (ENOSPC, EDQUOT) the bundle
+ * still comes out if any of bndl_scratch_dirs() has room (s->written says
+ * where); when none has, the spool stays for a later `repro pack`
+ * (s->written NULL) and this is no error.
+ */
+static int pack(struct session *s, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(s->o->output);
+	const char *out_dir = dirname(copy);
+	cleanup_dirs char **dirs = bndl_scratch_dirs(out_dir);
+	cleanup_err struct repro_err *perr = NULL;
+	size_t warnings_len = strlen(s->warnings);
+	int rc = pack_via(s, s->spool_dir, dirs, &perr);
+
+	if (rc < 0 && !bndl_is_disk_full(perr->errnum)) {
+		*err = steal_ptr(&perr);
+		return -1;
+	}
+	if (rc < 0) {
+		/* what the failed attempt derived into the spool would only take room */
+		cleanup_free char *files = repro_path_join(s->spool_dir, "files.jsonl");
+		cleanup_free char *net = repro_path_join(s->spool_dir, "network.jsonl");
+
+		(void)unlink(files);
+		(void)unlink(net);
+		rc = pack_elsewhere(s, dirs, warnings_len, err);
+		if (rc < 0)
+			return -1;
+	}
+	note_tried(s, dirs, out_dir);
+	if (s->written == NULL)
+		return 0; /* kept */
+	if (strcmp(s->written, s->o->output) != 0)
+		s->full_output = repro_xstrdup(s->o->output);
+	(void)bndl_spool_remove(s->spool_dir, NULL);
+	return 0;
+}
+
+/* A word for sh(1): single-quoted unless it is made of safe characters only. */
+static void put_sh_word(FILE *f, const char *w)
+{
+	if (w[0] != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				      "0123456789_./-+=:,@%") == strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *w != '\0'; w++) {
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*w, f);
+	}
+	fputc('\'', f);
+}
+
+/*
+ * One line when a filesystem was full: what the spool dropped, and where
+ * the bundle went, or the command that makes it later.
+ */
+static void report_full_disk(const struct session *s)
+{
+	cleanup_free char *note = NULL;
+
+	if (s->drops.errnum == 0 && s->full_output == NULL && s->written != NULL)
+		return;
+	fputs("repro: ", stderr);
+	if (s->drops.errnum != 0) {
+		note = bndl_drops_note(&s->drops, true);
+		fprintf(stderr, "%s; ", note);
+	}
+	if (s->written == NULL) {
+		fprintf(stderr,
+			"no room for the bundle at '%s'%s%s: the spool is kept; make the bundle "
+			"later with: repro pack ",
+			s->o->output, s->tried[0] ? " nor in " : "", s->tried);
+		put_sh_word(stderr, s->spool_dir);
+		fputs(" -o ", stderr);
+		put_sh_word(stderr, s->o->output);
+		fputc('\n', stderr);
+	} else if (s->full_output != NULL) {
+		fprintf(stderr, "no room for the bundle at '%s': written to '%s' instead%s\n",
+			s->full_output, s->written, s->drops.errnum ? ", marked incomplete" : "");
+	} else {
+		fprintf(stderr, "the bundle '%s' is marked incomplete\n", s->written);
+	}
 }
 
 /* The exit status: the program's, 128+N for a signal, or an error when it never ran. */
 static int outcome(struct session *s, struct repro_err **err)
 {
+	const char *where = s->written != NULL ? s->written : s->spool_dir;
 	enum lnch_step step;
 	int errnum, st = s->res.main_status;
 
+	report_full_disk(s);
 	if (lnch_child_setup_error(&s->child, &step, &errnum)) {
 		if (step != LNCH_STEP_EXEC || !WIFEXITED(st))
 			return repro_err_set(err, errnum, "%s '%s' (recorded in '%s')",
-					     lnch_step_name(step), s->o->argv[0], s->o->output);
+					     lnch_step_name(step), s->o->argv[0], where);
 		/* as a shell says it, with the shell's status: 127 not found, 126 not executable */
 		if (s->child.not_in_path && errnum == ENOENT)
 			fprintf(stderr, "repro: %s: command not found (recorded in '%s')\n",
-				s->o->argv[0], s->o->output);
+				s->o->argv[0], where);
 		else
 			fprintf(stderr, "repro: cannot execute '%s': %s (recorded in '%s')\n",
-				s->o->argv[0], strerror(errnum), s->o->output);
+				s->o->argv[0], strerror(errnum), where);
 		return WEXITSTATUS(st);
 	}
-	if (s->o->verbose || isatty(STDERR_FILENO))
+	if (s->written != NULL && (s->o->verbose || isatty(STDERR_FILENO)))
 		fprintf(stderr, "repro: recorded %llu events into '%s'\n",
-			(unsigned long long)rec_recorder_count(s->rec), s->o->output);
+			(unsigned long long)(rec_recorder_count(s->rec) - s->drops.events),
+			s->written);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
@@ -614,7 +860,6 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	o.output_owned = o.output ? NULL : default_output(o.argv[0]);
 	if (o.output == NULL)
 		o.output = o.output_owned;
-	s.spool_dir = spool_dir_for(o.output);
 	cli_signals_install();
 	if (start(&s, err) < 0) {
 		if (s.made_spool)
@@ -630,6 +875,8 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	if (rc == 0)
 		rc = host_join(&s, err);
 	finish_info(&s);
+	if (rc == 0)
+		rc = end_spool(&s, err);
 	if (rc == 0)
 		rc = pack(&s, err);
 	if (rc == 0)

@@ -23,7 +23,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print what a bundle holds: processes, failures, trace" },
 	{ "explain", cmd_explain, "say why a recorded run failed, most likely cause first" },
 	{ "diff", cmd_diff, "compare a working and a broken recording, cause first" },
-	{ "pack", cmd_pack, "pack the spool a killed recording left behind" },
+	{ "pack", cmd_pack, "pack the spool a recording left behind (killed, or no room)" },
 };
 
 static void usage(FILE *out)

@@ -754,6 +754,7 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 	json_t *host = json_load_file(host_path, 0, &jerr);
 	struct fs_scan sc = { 0 };
 	const char **paths;
+	char *tmp;
 	size_t n = 0, i;
 	json_t *m;
 	int rc = 0;
@@ -777,8 +778,14 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 			hosts_entries(json_is_string(json_object_get(host, "hostname")) &&
 				      strcmp(json_string_value(json_object_get(host, "hostname")),
 					     REC_REDACTED) == 0));
-	if (json_dump_file(host, host_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+	/* beside it, then renamed: a full disk must not leave host.json half written */
+	tmp = repro_xasprintf("%s.tmp", host_path);
+	if (json_dump_file(host, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    rename(tmp, host_path) < 0) {
 		rc = repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", host_path);
+		(void)unlink(tmp);
+	}
+	free(tmp);
 	free(paths);
 	free(sc.used);
 	json_decref(host);

@@ -84,7 +84,10 @@ json_t *rec_host_fs_usage(const char *const *paths, size_t n);
  * rec_host_add_fs_usage - after the run: add "filesystems" (as
  * rec_host_fs_usage()) to the host.json at host_path for every mount of its
  * "mounts" that holds a path of files.jsonl at files_path, and, when the
- * run read /etc/hosts, its entries as "hosts_file"; then write it back.  Returns 0, or -1 with *err (read or write errors naming the file).
+ * run read /etc/hosts, its entries as "hosts_file"; then write it back
+ * (as HOST_PATH.tmp renamed over it, so a full disk leaves the old one
+ * whole).  Returns 0, or -1 with *err (read or write errors naming the
+ * file: ENOSPC …).
  */
 int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err);
 

@@ -764,6 +764,7 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 {
 	bool color = st->opts->color;
 
+	rpl_put_incomplete(out, st->manifest);
 	put_run(st, out);
 	fprintf(out, "%zu failure%s that matter%s", real, real == 1 ? "" : "s",
 		real == 1 ? "s" : "");
@@ -797,10 +798,12 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 	cleanup_json json_t *doc = json_object();
 	json_t *arr = json_array();
 	json_object_set_new(doc, "run",
-			    json_pack("{s:O?,s:O?,s:O?}", "argv",
+			    json_pack("{s:O?,s:O?,s:O?,s:b,s:O?}", "argv",
 				      json_object_get(st->manifest, "argv"), "exit",
 				      json_object_get(st->manifest, "exit"), "duration_ns",
-				      json_object_get(st->manifest, "duration_ns")));
+				      json_object_get(st->manifest, "duration_ns"), "incomplete",
+				      json_is_true(json_object_get(st->manifest, "incomplete")),
+				      "dropped", json_object_get(st->manifest, "dropped")));
 	for (size_t i = 0; i < shown; i++)
 		json_array_append_new(arr,
 				      finding_json(ranked[i], i + 1, proc_of(st, ranked[i]->pid)));

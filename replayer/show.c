@@ -390,6 +390,41 @@ static void put_exit(FILE *out, json_t *ex, json_t *proc, const char *word)
 	}
 }
 
+void rpl_put_incomplete(FILE *out, json_t *manifest)
+{
+	json_t *d = json_object_get(manifest, "dropped");
+	json_t *events = json_object_get(d, "events");
+	int64_t procs = bndl_json_int(d, "process_records", 0);
+	const char *errname = bndl_json_str(d, "errno") != NULL ? bndl_json_str(d, "errno") : "";
+
+	if (!json_is_true(json_object_get(manifest, "incomplete")))
+		return;
+	fputs("Incomplete bundle: ", out);
+	if (!json_is_object(d)) {
+		fputs("the spool was cut short or damaged, so the recording lacks its end (see the "
+		      "warnings)\n",
+		      out);
+		return;
+	}
+	if (json_is_integer(events))
+		fprintf(out, "%lld event%s", (long long)json_integer_value(events),
+			json_integer_value(events) == 1 ? "" : "s");
+	else
+		fputs("events", out);
+	fprintf(out, " after %.2f s were not recorded (",
+		(double)bndl_json_int(d, "since_ns", 0) / 1e9);
+	if (strcmp(errname, "EDQUOT") == 0)
+		fputs("EDQUOT: the disk quota on the spool's filesystem was exceeded); ", out);
+	else
+		fputs("ENOSPC: the spool's filesystem was full); ", out);
+	if (procs > 0)
+		fprintf(out, "%" PRId64 " process records were lost too\n", procs);
+	else if (json_is_integer(events))
+		fputs("processes and exit statuses are complete\n", out);
+	else
+		fputs("the recording did not end normally\n", out);
+}
+
 static void show_run(const struct show_state *st, json_t *m)
 {
 	json_t *counts = json_object_get(m, "counts");
@@ -566,6 +601,7 @@ static void show_failures(const struct show_state *st)
 
 static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_err **err)
 {
+	rpl_put_incomplete(st->out, bndl_reader_manifest(r));
 	show_run(st, bndl_reader_manifest(r));
 	fputc('\n', st->out);
 	show_tree(st);

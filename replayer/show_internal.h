@@ -8,6 +8,7 @@
 #include "common/term.h"
 #include "replayer/show.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 /* ANSI attributes, only when the caller asked for colour (a terminal, no NO_COLOR). */
@@ -17,6 +18,14 @@
 
 /* rpl_utf8_cut - how many bytes of s to keep for at most max bytes without splitting a character. */
 size_t rpl_utf8_cut(const char *s, size_t max);
+
+/*
+ * rpl_put_incomplete - when the manifest says "incomplete": true, one line
+ * for the top of a text view: "Incomplete bundle: …", from its "dropped"
+ * object (docs/bundle-format.md), else a pointer to the warnings.  Prints
+ * nothing for a complete bundle.  manifest is borrowed.
+ */
+void rpl_put_incomplete(FILE *out, json_t *manifest);
 
 /*
  * rpl_views_failed - the "Files" and "Network" sections of the summary: one

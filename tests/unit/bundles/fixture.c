@@ -14,8 +14,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
+
+bool fx_small_fs(const char *dir, const char *size)
+{
+	cleanup_free char *opts = repro_xasprintf("size=%s", size);
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		return false;
+	/* mounts made here must not propagate back to the host's namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return false;
+	return mount("tmpfs", dir, "tmpfs", 0, opts) == 0;
+}
+
+void fx_small_fs_release(const char *dir)
+{
+	(void)umount2(dir, MNT_DETACH);
+}
+
+void fx_fill(const char *dir, const char *name)
+{
+	cleanup_free char *path = repro_xasprintf("%s/%s", dir, name);
+	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	static const char block[4096];
+
+	if (fd < 0)
+		abort();
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	if (errno != ENOSPC)
+		abort();
+}
 
 char *fx_tmpdir(void)
 {
@@ -262,6 +297,39 @@ uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
 		abort();
 	*nfailed = 1 + 12 + 1 + 3;
 	return seq;
+}
+
+char *fx_full_spool(const char *dir, bool has_end, int errnum)
+{
+	char *spool = repro_xasprintf("%s/spool", dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool_drops d = {
+		.events = 40, .bytes = 4000, .since_ns = 5000, .errnum = errnum
+	};
+	struct bndl_event dropped = { .type = BNDL_REC_DROPPED, .t_ns = 5000, .ret = -errnum };
+	struct bndl_event end = { .type = BNDL_REC_END,
+				  .flags = BNDL_EV_HAS_EXIT,
+				  .t_ns = 9000,
+				  .status = 3 << 8,
+				  .nblobs = 1 };
+	struct bndl_event ev = fx_syscall(1, 100, 1, FX_OPENAT, "/etc/x", "O_RDONLY", -ENOENT);
+	struct bndl_spool *sp;
+
+	if (mkdir(spool, 0700) < 0)
+		abort();
+	sp = bndl_spool_open(spool, &err);
+	if (sp == NULL)
+		abort();
+	fx_proc_start(sp, 1, 0, 0, false);
+	fx_append(sp, &ev);
+	fx_append(sp, &dropped);
+	fx_proc_exit(sp, 1, 8000, 3 << 8);
+	end.blobs[0] = (struct bndl_blob){ .kind = BNDL_BLOB_STRUCT, .len = sizeof(d), .data = &d };
+	if (has_end)
+		fx_append(sp, &end);
+	if (bndl_spool_close(sp, &err) < 0)
+		abort();
+	return spool;
 }
 
 struct bndl_run_info fx_run_info(void)

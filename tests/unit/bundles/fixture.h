@@ -22,6 +22,18 @@ char *fx_tmpdir(void);
 /* fx_rmtree - remove dir and everything under it. */
 void fx_rmtree(const char *dir);
 
+/*
+ * fx_small_fs - mount a tmpfs of size (a mount(8) size, "320k") on dir, in a
+ * mount namespace of this test process (unshare(2) CLONE_NEWNS; nothing
+ * leaks out of the process).  Returns false when that cannot be had (not
+ * root): the caller skips.  fx_small_fs_release() unmounts it.
+ */
+bool fx_small_fs(const char *dir, const char *size);
+void fx_small_fs_release(const char *dir);
+
+/* fx_fill - fill the filesystem of dir with a file dir/NAME until it is full (ENOSPC). */
+void fx_fill(const char *dir, const char *name);
+
 /* fx_render_ops - renders events as docs/bundle-format.md JSON plus a strace-like line. */
 const struct bndl_render_ops *fx_render_ops(void);
 
@@ -48,6 +60,15 @@ void fx_proc_exit(struct bndl_spool *sp, int32_t pid, uint64_t t_ns, int status)
  * syscall events written (*nfailed gets the failed ones).
  */
 uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed);
+
+/*
+ * fx_full_spool - DIR/spool as a recording on a full disk leaves it: pid 1
+ * (one failed openat, exit 3), a DROPPED record (errnum, ENOSPC or EDQUOT,
+ * at 5 us) and, with has_end, the END record (exit 3, 40 events and 4000
+ * bytes dropped).
+ * Returns the spool's path (caller frees).
+ */
+char *fx_full_spool(const char *dir, bool has_end, int errnum);
 
 /* fx_run_info - run facts matching the scenario (argv bash start_app.sh, cwd /srv/app). */
 struct bndl_run_info fx_run_info(void);

@@ -296,7 +296,10 @@ static void test_pack_truncated_spool_warns(void **state)
 	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
 	r = open_ok(out);
 	m = bndl_reader_manifest(r);
-	assert_true(warnings_have(m, "spool was truncated"));
+	assert_true(warnings_have(
+		m,
+		"spool was truncated: its last record is cut short, so what came after it is lost"));
+	assert_true(json_is_true(json_object_get(m, "incomplete")));
 	assert_true(json_is_null(json_object_get(m, "exit")));
 	/* the last whole record is the exit of 101 at 8 s */
 	assert_int_equal(json_integer_value(json_object_get(m, "duration_ns")), 8000000000);
@@ -638,6 +641,177 @@ static void test_reader_filtered(void **state)
 	bndl_reader_free(r);
 }
 
+static int teardown_fs(void **state)
+{
+	cleanup_free char *full = repro_xasprintf("%s/full", (char *)*state);
+
+	fx_small_fs_release(full);
+	return teardown(state);
+}
+
+/* The run facts `repro pack` has: no exit, no duration. */
+static struct bndl_run_info packed_later(void)
+{
+	struct bndl_run_info run = fx_run_info();
+
+	run.has_exit = 0;
+	run.exit_code = 0;
+	run.duration_ns = 0;
+	run.warnings = NULL;
+	run.is_packed_later = true;
+	return run;
+}
+
+static bool warnings_start_with(json_t *m, const char *prefix)
+{
+	json_t *w = json_object_get(m, "warnings");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (w, i, v)
+		if (strncmp(json_string_value(v), prefix, strlen(prefix)) == 0)
+			return true;
+	return false;
+}
+
+/* A spool that ended on a full disk packs later with its exit, its drops and "incomplete". */
+static void test_pack_full_spool_later(void **state)
+{
+	cleanup_free char *spool = fx_full_spool(*state, true, ENOSPC);
+	cleanup_free char *out = repro_xasprintf("%s/full.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_run_info run = packed_later();
+	struct bndl_reader *r;
+	json_t *m, *d;
+
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_int_equal(bndl_json_int(json_object_get(m, "exit"), "code", -1), 3);
+	assert_int_equal(bndl_json_int(m, "duration_ns", 0), 9000);
+	assert_true(json_is_true(json_object_get(m, "incomplete")));
+	d = json_object_get(m, "dropped");
+	assert_string_equal(bndl_json_str(d, "errno"), "ENOSPC");
+	assert_int_equal(bndl_json_int(d, "events", -1), 40);
+	assert_int_equal(bndl_json_int(d, "bytes", -1), 4000);
+	assert_int_equal(bndl_json_int(d, "since_ns", -1), 5000);
+	assert_int_equal(bndl_json_int(json_object_get(m, "counts"), "events", -1), 1);
+	assert_true(warnings_have(
+		m, "no space left on the spool's filesystem (ENOSPC): 40 events after 0.00 s were "
+		   "not recorded (nor their trace.txt lines; 4 KiB of records); the process tree "
+		   "and exit statuses are complete"));
+	assert_true(warnings_have(
+		m, "the recording ended without its bundle, which 'repro pack' made later"));
+	bndl_reader_free(r);
+}
+
+/*
+ * A recorder killed after its disk filled: no END record, so how many were
+ * dropped is unknown; the exit comes from the first process's exit record.
+ */
+static void test_pack_full_spool_killed(void **state)
+{
+	cleanup_free char *spool = fx_full_spool(*state, false, ENOSPC);
+	cleanup_free char *out = repro_xasprintf("%s/killed.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_run_info run = packed_later();
+	struct bndl_reader *r;
+	json_t *m, *d;
+
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_int_equal(bndl_json_int(json_object_get(m, "exit"), "code", -1), 3);
+	assert_true(json_is_true(json_object_get(m, "incomplete")));
+	d = json_object_get(m, "dropped");
+	assert_true(json_is_null(json_object_get(d, "events")));
+	assert_true(warnings_start_with(
+		m, "no space left on the spool's filesystem (ENOSPC) 0.00 s into the run: later "
+		   "events were not recorded (how many is not known"));
+	assert_true(warnings_have(m, "recording was interrupted and packed later by 'repro pack'"));
+	bndl_reader_free(r);
+}
+
+/* Over a disk quota: EDQUOT, said as such. */
+static void test_pack_quota_spool(void **state)
+{
+	cleanup_free char *spool = fx_full_spool(*state, true, EDQUOT);
+	cleanup_free char *out = repro_xasprintf("%s/quota.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_run_info run = packed_later();
+	struct bndl_reader *r;
+	json_t *m;
+
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_string_equal(bndl_json_str(json_object_get(m, "dropped"), "errno"), "EDQUOT");
+	assert_true(warnings_start_with(
+		m, "the disk quota was exceeded on the spool's filesystem (EDQUOT): 40 events"));
+	bndl_reader_free(r);
+}
+
+/* A whole spool is complete: "incomplete" false, "dropped" null. */
+static void test_pack_complete_spool(void **state)
+{
+	cleanup_free char *out = fx_pack_scenario(*state);
+	struct bndl_reader *r = open_ok(out);
+	json_t *m = bndl_reader_manifest(r);
+
+	assert_true(json_is_false(json_object_get(m, "incomplete")));
+	assert_true(json_is_null(json_object_get(m, "dropped")));
+	bndl_reader_free(r);
+}
+
+/*
+ * -o on a full filesystem: the members are staged past a full scratch
+ * directory, the bundle goes to the fallback directory on another
+ * filesystem, and no temporary file stays at -o.  When every place is full
+ * the error is ENOSPC and nothing is left behind.
+ */
+static void test_pack_output_fallback(void **state)
+{
+	cleanup_free char *full = repro_xasprintf("%s/full", (char *)*state);
+	cleanup_free char *alt = repro_xasprintf("%s/alt", (char *)*state);
+	cleanup_free char *out = repro_xasprintf("%s/full/x.repro", (char *)*state);
+	cleanup_free char *alt_out = repro_xasprintf("%s/alt/x.repro", (char *)*state);
+	cleanup_free char *spool = NULL;
+	cleanup_free char *written = NULL;
+	cleanup_err struct repro_err *err = NULL;
+	const char *const scratch[] = { full, alt, NULL };
+	const char *const only_full[] = { full, NULL };
+	struct bndl_pack_dest dest = { .out_path = out,
+				       .fallback_dirs = only_full,
+				       .scratch_dirs = scratch };
+	struct bndl_run_info run = fx_run_info();
+	uint64_t nfailed;
+	struct stat st;
+
+	assert_int_equal(mkdir(full, 0700), 0);
+	assert_int_equal(mkdir(alt, 0700), 0);
+	if (!fx_small_fs(full, "16k"))
+		skip();
+	fx_fill(full, "filler");
+	spool = repro_xasprintf("%s/spool", (char *)*state);
+	assert_int_equal(mkdir(spool, 0700), 0);
+	fx_write_scenario(spool, &nfailed);
+
+	assert_int_equal(bndl_pack_to(spool, &run, fx_render_ops(), &dest, &written, &err), -1);
+	assert_true(bndl_is_disk_full(err->errnum));
+	assert_null(written);
+	assert_int_equal(count_tmp_files(full), 0);
+	repro_err_free(&err);
+
+	dest.fallback_dirs = scratch;
+	assert_int_equal(bndl_pack_to(spool, &run, fx_render_ops(), &dest, &written, &err), 0);
+	assert_non_null(written);
+	assert_string_equal(written, alt_out);
+	assert_int_equal(stat(written, &st), 0);
+	assert_int_equal(stat(out, &st), -1);
+	assert_int_equal(count_tmp_files(full), 0);
+	bndl_reader_free(open_ok(written));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +835,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_bad_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_missing_member, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_callback_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_full_spool_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_full_spool_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_quota_spool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_complete_spool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_output_fallback, setup, teardown_fs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -419,6 +419,169 @@ static void test_spool_remove(void **state)
 	assert_int_equal(mkdir(dir, 0700), 0); /* for teardown */
 }
 
+static int teardown_fs(void **state)
+{
+	fx_small_fs_release(*state);
+	return teardown(state);
+}
+
+/* A syscall event with a path blob of about 1 KiB, so that a few hundred fill a small disk. */
+static void append_big_event(struct bndl_spool *sp, uint64_t seq)
+{
+	char path[1024];
+	struct bndl_event ev;
+
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	ev = fx_syscall(seq, seq * 1000, 1, FX_OPENAT, path, "O_RDONLY", -ENOENT);
+	ev.dur_ns = 10;
+	fx_append(sp, &ev);
+}
+
+/* What the reader finds: syscall records (their seqs must run 1, 2, …) and the other types. */
+struct spool_census {
+	uint64_t events;
+	uint64_t by_type[BNDL_REC_END + 1];
+	struct bndl_event end; /* blobs not kept */
+	struct bndl_spool_drops end_drops;
+	int64_t dropped_ret;
+	uint16_t exec_nblobs, exec_argv_kind;
+	uint32_t exec_argv_len;
+	bool is_truncated;
+};
+
+static struct spool_census census(const char *dir)
+{
+	struct bndl_spool_reader *r = reader_or_fail(dir);
+	cleanup_err struct repro_err *err = NULL;
+	struct spool_census c = { 0 };
+	struct bndl_event ev;
+
+	while (bndl_spool_reader_next(r, &ev, &err) == 1) {
+		const struct bndl_blob *b = bndl_event_blob(&ev, BNDL_BLOB_STRUCT, 0);
+
+		c.by_type[ev.type]++;
+		if (ev.type == BNDL_REC_SYSCALL)
+			assert_int_equal(ev.seq, ++c.events);
+		if (ev.type == BNDL_REC_DROPPED)
+			c.dropped_ret = ev.ret;
+		if (ev.type == BNDL_REC_PROC_EXEC) {
+			c.exec_nblobs = ev.nblobs;
+			c.exec_argv_kind = ev.blobs[0].kind;
+			c.exec_argv_len = ev.blobs[0].len;
+		}
+		if (ev.type == BNDL_REC_END && b != NULL && b->len == sizeof(c.end_drops)) {
+			memcpy(&c.end_drops, b->data, sizeof(c.end_drops));
+			c.end = ev;
+		}
+	}
+	assert_null(err);
+	c.is_truncated = bndl_spool_reader_was_truncated(r);
+	bndl_spool_reader_free(r);
+	return c;
+}
+
+/*
+ * On a full filesystem the spool keeps the whole records that went out,
+ * drops syscall records from then on and writes the process records into
+ * the reserve, even after the program took the rest of the disk; a later
+ * exec loses its environment; the END record carries the drops.
+ */
+static void test_spool_full_keeps_process_records(void **state)
+{
+	const char *dir = *state;
+	cleanup_free char *reserve = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_RESERVE);
+	cleanup_free char *big = repro_xmalloc(100 * 1024);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp;
+	struct bndl_spool_drops d;
+	struct spool_census c;
+	struct stat st;
+
+	if (!fx_small_fs(dir, "320k"))
+		skip();
+	memset(big, 'x', 100 * 1024);
+	sp = bndl_spool_open(dir, &err);
+	assert_non_null(sp);
+	assert_int_equal(stat(reserve, &st), 0);
+	fx_proc_start(sp, 1, 0, 0, false);
+	for (uint64_t seq = 1; seq <= 400; seq++) {
+		append_big_event(sp, seq);
+		if (seq == 100)
+			fx_proc_start(sp, 2, 1, seq * 1000, false);
+		if (seq == 380)
+			append_exec(sp, 0, big, 10 * 1024, 100 * 1024);
+		if (seq == 390)
+			fx_proc_exit(sp, 2, seq * 1000, 0);
+	}
+	/* the program takes what room is left: the reserve's is allocated already */
+	fx_fill(dir, "hog");
+	fx_proc_exit(sp, 1, 401000, 3 << 8);
+	d = *bndl_spool_drops(sp);
+	assert_int_equal(d.errnum, ENOSPC);
+	assert_true(d.events > 0 && d.events < 400);
+	assert_int_equal(d.slim_execs, 1);
+	assert_int_equal(bndl_spool_end(sp, true, 3 << 8, 402000, &err), 0);
+	assert_int_equal(bndl_spool_drops(sp)->procs, 0);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+	/* cut to the records it holds */
+	assert_int_equal(stat(reserve, &st), 0);
+	assert_true(st.st_size > 0 && st.st_size < BNDL_SPOOL_RESERVE_SIZE);
+
+	c = census(dir);
+	assert_false(c.is_truncated);
+	assert_int_equal(c.events + d.events, 400);
+	assert_int_equal(c.by_type[BNDL_REC_PROC_START], 2);
+	assert_int_equal(c.by_type[BNDL_REC_PROC_EXIT], 2);
+	assert_int_equal(c.by_type[BNDL_REC_PROC_EXEC], 1);
+	assert_int_equal(c.by_type[BNDL_REC_DROPPED], 1);
+	assert_int_equal(c.by_type[BNDL_REC_END], 1);
+	assert_int_equal(c.dropped_ret, -ENOSPC);
+	/* the exec after the disk filled: argv cut, no envp */
+	assert_int_equal(c.exec_nblobs, 1);
+	assert_int_equal(c.exec_argv_len, BNDL_SPOOL_SLIM_ARGV);
+	assert_int_equal(c.exec_argv_kind, BNDL_BLOB_ARGV | BNDL_BLOB_TRUNCATED);
+	assert_true(c.end.flags & BNDL_EV_HAS_EXIT);
+	assert_int_equal(c.end.status, 3 << 8);
+	assert_int_equal(c.end.t_ns, 402000);
+	assert_int_equal(c.end_drops.events, d.events);
+	assert_int_equal(c.end_drops.errnum, ENOSPC);
+	assert_int_equal(c.end_drops.procs, 0);
+	/* the first dropped call completed after the last one kept */
+	assert_int_equal(c.end_drops.since_ns, (c.events + 1) * 1000 + 10);
+}
+
+/*
+ * Where not even the reserve fits, the process records that find no room
+ * are counted too; the spool still ends on a whole record.
+ */
+static void test_spool_full_without_reserve(void **state)
+{
+	const char *dir = *state;
+	cleanup_free char *reserve = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_RESERVE);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_spool *sp;
+	struct spool_census c;
+	struct stat st;
+
+	if (!fx_small_fs(dir, "64k"))
+		skip();
+	sp = bndl_spool_open(dir, &err);
+	assert_non_null(sp);
+	assert_int_equal(stat(reserve, &st), -1); /* 256 KiB do not fit */
+	for (uint64_t seq = 1; seq <= 300; seq++) {
+		append_big_event(sp, seq);
+		fx_proc_start(sp, (int32_t)seq + 1, 1, seq * 1000, false);
+	}
+	assert_int_equal(bndl_spool_end(sp, false, 0, 1, &err), 0);
+	assert_true(bndl_spool_drops(sp)->procs > 0);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+	c = census(dir);
+	assert_false(c.is_truncated);
+	assert_true(c.events > 0 && c.events < 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +597,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spool_time_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_too_many_blobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spool_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_full_keeps_process_records, setup,
+						teardown_fs),
+		cmocka_unit_test_setup_teardown(test_spool_full_without_reserve, setup,
+						teardown_fs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,6 +245,58 @@ static void test_show_quotes_command(void **state)
 	find(text, "  command   sh -c 'echo '\\''hi'\\'' there' '' '\\x1b[2J'\n");
 }
 
+/* A bundle of a run whose disk filled (fx_full_spool()), or whose spool was cut short. */
+static char *pack_incomplete(const char *dir, bool is_cut)
+{
+	cleanup_free char *spool = NULL;
+	cleanup_free char *file = NULL;
+	char *out = repro_xasprintf("%s/incomplete.repro", dir);
+	struct bndl_run_info run = fx_run_info();
+	cleanup_err struct repro_err *err = NULL;
+	uint64_t nfailed;
+	struct stat st;
+
+	if (is_cut) {
+		spool = repro_xasprintf("%s/cut.spool", dir);
+		file = repro_xasprintf("%s/events.spool", spool);
+		assert_int_equal(mkdir(spool, 0700), 0);
+		fx_write_scenario(spool, &nfailed);
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(truncate(file, st.st_size - 3), 0);
+	} else {
+		spool = fx_full_spool(dir, true, ENOSPC);
+	}
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	return out;
+}
+
+/* An incomplete bundle says so in the first line of the summary. */
+static void test_show_incomplete(void **state)
+{
+	static const char want[] = "Incomplete bundle: 40 events after 0.00 s were not recorded "
+				   "(ENOSPC: the spool's filesystem was full); processes and exit "
+				   "statuses are complete\nRun\n";
+	struct fixture *fx = *state;
+	cleanup_free char *full = pack_incomplete(fx->dir, false);
+	struct rpl_show_opts opts = { .bundle_path = full };
+	cleanup_free char *text = show(&opts);
+
+	assert_true(strncmp(text, want, sizeof(want) - 1) == 0);
+	unlink(full);
+	free(steal_ptr(&text));
+	{
+		cleanup_free char *cut = pack_incomplete(fx->dir, true);
+
+		opts.bundle_path = cut;
+		text = show(&opts);
+		assert_true(strncmp(text, "Incomplete bundle: the spool was cut short", 42) == 0);
+	}
+	opts.bundle_path = fx->bundle;
+	free(steal_ptr(&text));
+	text = show(&opts);
+	assert_null(strstr(text, "Incomplete"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show_color, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_missing_bundle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_quotes_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_incomplete, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

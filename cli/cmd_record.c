@@ -376,13 +376,10 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 	s->redacted = json_array();
 	while (s->o->argv[n] != NULL)
 		n++;
-	s->argv_shown = repro_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		s->argv_shown[i] =
-			rec_redact_arg(s->redact, s->o->argv[i], i ? s->o->argv[i - 1] : NULL);
+	s->argv_shown = rec_redact_argv(s->redact, (const char *const *)s->o->argv, n);
+	for (size_t i = 0; i < n; i++)
 		if (strcmp(s->argv_shown[i], s->o->argv[i]) != 0)
 			rec_redact_note(s->redacted, "argv");
-	}
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct prog_row {
 	/* a wrapper: after its options (and POSITIONALS words) comes another command */
 	bool is_wrapper;
 	bool is_after_dashdash; /* the command starts after "--" only (kubectl exec POD -- CMD) */
+	bool is_shell; /* sh -c STRING NAME ARG…: STRING's "$N" is ARG N (argv only) */
 	unsigned positionals; /* words between the options and the command: timeout's DURATION */
 	const char *value_opts; /* " -u -C ": the wrapper's options whose value is the next word */
 };
@@ -148,6 +149,7 @@ static const struct prog_row prog_rows[] = {
 			"--platform --pull --ulimit --cap-add --cap-drop --security-opt --tmpfs "
 			"--gpus --log-driver --log-opt --shm-size --ipc --pid --cidfile " },
 	{ .progs = { "kubectl", "oc" }, .is_wrapper = true, .is_after_dashdash = true },
+	{ .progs = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash" }, .is_shell = true },
 };
 
 #define N_ROWS (sizeof(prog_rows) / sizeof(prog_rows[0]))
@@ -163,11 +165,22 @@ struct cmd_state {
 	bool is_opts_done; /* the wrapper's "--" came */
 	bool is_wrapper_value; /* the next word is the value of a wrapper option */
 	int secret_after; /* -1: none; else the next word is a secret (after this byte; 0: whole) */
+	/* a shell's -c (argv only): */
+	bool is_argv; /* words are whole arguments, not those of a command line */
+	bool is_shell; /* the program is a shell, still before its command string */
+	bool has_c; /* its options had a c */
+	bool is_shell_value; /* the next word is the value of its -o */
+	long shell_pos; /* -1; else the next word is $shell_pos of the command string */
+	uint64_t secret_pos; /* bit N: $N is given to a secret option in the command string */
 };
 
-static void state_init(struct cmd_state *st)
+static void state_init(struct cmd_state *st, bool is_argv)
 {
-	*st = (struct cmd_state){ .expect_prog = true, .wrapper = -1, .secret_after = -1 };
+	*st = (struct cmd_state){ .expect_prog = true,
+				  .wrapper = -1,
+				  .secret_after = -1,
+				  .is_argv = is_argv,
+				  .shell_pos = -1 };
 }
 
 /* NAME=VALUE with a shell name: [A-Za-z_][A-Za-z0-9_]*= */
@@ -229,7 +242,7 @@ static void program_start(struct cmd_state *st, const char *w, size_t n)
 	size_t off = slash != NULL ? (size_t)(slash - w) + 1 : 0;
 	char base[256];
 
-	state_init(st);
+	state_init(st, st->is_argv);
 	st->expect_prog = false;
 	while (off < n && w[off] == '-')
 		off++;
@@ -241,6 +254,7 @@ static void program_start(struct cmd_state *st, const char *w, size_t n)
 		if (!row_names(&prog_rows[i], base))
 			continue;
 		st->rows |= 1ull << i;
+		st->is_shell |= prog_rows[i].is_shell && st->is_argv;
 		if (prog_rows[i].sub != NULL)
 			continue;
 		st->active |= 1ull << i;
@@ -346,12 +360,52 @@ static void wrapper_word(struct cmd_state *st, const char *w, size_t n)
 }
 
 /*
+ * A word after a shell, in an argv: `sh -c STRING NAME ARG…` (sh(1): NAME is
+ * $0, the ARGs $1 …); an ARG whose "$N" STRING gives to a secret option
+ * (`sh -c 'mysql -p"$1"' sh VALUE`) is a secret.  O(n), and O(len(STRING))
+ * once for STRING.
+ */
+static bool shell_word(struct cmd_state *st, const char *w, size_t n, struct rec_cmd_span *sp)
+{
+	cleanup_free struct rec_cmd_span *v = NULL;
+
+	if (st->shell_pos >= 0) {
+		long k = st->shell_pos++;
+
+		if (k >= 64 || !(st->secret_pos >> k & 1) || n == 0)
+			return false;
+		*sp = (struct rec_cmd_span){ .from = 0, .to = n };
+		return true;
+	}
+	if (st->is_shell_value) {
+		st->is_shell_value = false;
+		return false;
+	}
+	if (n > 1 && (w[0] == '-' || w[0] == '+') && w[1] != '-') {
+		st->has_c |= memchr(w + 1, 'c', n - 1) != NULL;
+		st->is_shell_value = n == 2 && (w[1] == 'o' || w[1] == 'O');
+		return false;
+	}
+	if (n >= 2 && w[0] == '-' && w[1] == '-')
+		return false; /* --norc, --login; "--" */
+	if (st->has_c) {
+		rec_redact_cmd_string_pos(w, n, &v, &st->secret_pos);
+		st->shell_pos = 0;
+	}
+	st->is_shell = st->has_c;
+	return false;
+}
+
+/*
  * scan_word - the next word w[0..n) of the command in ST: true with *sp set
  * when part of it is a secret.  O(n) plus a constant per row.
  */
 static bool scan_word(struct cmd_state *st, const char *w, size_t n, struct rec_cmd_span *sp)
 {
 	bool is_value = st->is_wrapper_value, has = false;
+
+	if (st->is_shell)
+		return shell_word(st, w, n, sp);
 
 	if (st->secret_after >= 0) {
 		has = value_span(w, n, 0, (char)st->secret_after, sp);
@@ -376,7 +430,7 @@ void rec_redact_cmd_argv(const char *const *argv, size_t argc, struct rec_cmd_sp
 {
 	struct cmd_state st;
 
-	state_init(&st);
+	state_init(&st, true);
 	for (size_t i = 0; i < argc; i++) {
 		spans[i] = (struct rec_cmd_span){ 0 };
 		if (!scan_word(&st, argv[i], strlen(argv[i]), &spans[i]))
@@ -452,16 +506,81 @@ static size_t read_word(const char *s, size_t len, size_t i, struct word *w)
 	return i;
 }
 
-size_t rec_redact_cmd_string(const char *s, size_t len, struct rec_cmd_span **out)
+/* A value that is "$N" or "${N}" (N < 64: one bit of *pos): positional parameter N of sh(1). */
+static void note_positional(const char *v, size_t n, uint64_t *pos)
+{
+	size_t i = 1, end = n;
+	unsigned k = 0;
+
+	if (n < 2 || v[0] != '$')
+		return;
+	if (v[1] == '{') {
+		if (n < 4 || v[n - 1] != '}')
+			return;
+		i = 2;
+		end = n - 1;
+	}
+	for (; i < end; i++) {
+		if (v[i] < '0' || v[i] > '9' || k >= 64)
+			return;
+		k = k * 10 + (unsigned)(v[i] - '0');
+	}
+	if (k > 0 && k < 64)
+		*pos |= 1ull << k;
+}
+
+/*
+ * Command lines inside command lines (`ssh h "bash -c 'mysql -pX'"`) are
+ * read this deep: each level reads its words once more, so the cost is
+ * O(len × MAX_DEPTH).
+ */
+#define MAX_DEPTH 3
+
+/* The spans found so far in one string, in increasing order. */
+struct spans {
+	struct rec_cmd_span *v;
+	size_t n;
+};
+
+static void spans_add(struct spans *sp, size_t from, size_t to)
+{
+	sp->v = repro_xgrow(sp->v, sp->n, sizeof(*sp->v));
+	sp->v[sp->n++] = (struct rec_cmd_span){ .from = from, .to = to };
+}
+
+static void scan_string(const char *s, size_t len, unsigned depth, struct spans *out,
+			uint64_t *pos);
+
+/*
+ * A word with a blank or a separator in it that is no secret itself: the
+ * command line it may hold, one level down, its spans mapped back to S.
+ */
+static void scan_inner(const struct word *w, unsigned depth, struct spans *out)
+{
+	struct spans inner = { NULL, 0 };
+	uint64_t ignored = 0;
+	bool has_room = false;
+
+	for (size_t k = 0; k < w->n && !has_room; k++)
+		has_room = is_word_blank(w->cooked[k]) || is_cmd_sep(w->cooked[k]);
+	if (!has_room || depth + 1 >= MAX_DEPTH)
+		return;
+	scan_string(w->cooked, w->n, depth + 1, &inner, &ignored);
+	for (size_t k = 0; k < inner.n; k++)
+		spans_add(out, w->map[inner.v[k].from], w->map[inner.v[k].to - 1] + 1);
+	free(inner.v);
+}
+
+/* The spans of S[0..len) into OUT (rec_redact_cmd_string_pos()). */
+static void scan_string(const char *s, size_t len, unsigned depth, struct spans *out, uint64_t *pos)
 {
 	cleanup_free char *cooked = repro_xmalloc(len + 1);
 	cleanup_free size_t *map = repro_xcalloc(len + 1, sizeof(*map));
 	struct word w = { .cooked = cooked, .map = map };
-	struct rec_cmd_span *v = NULL;
-	size_t nv = 0, i = 0;
 	struct cmd_state st;
+	size_t i = 0;
 
-	state_init(&st);
+	state_init(&st, false);
 	while (i < len) {
 		struct rec_cmd_span sp;
 
@@ -470,17 +589,33 @@ size_t rec_redact_cmd_string(const char *s, size_t len, struct rec_cmd_span **ou
 			continue;
 		}
 		if (is_cmd_sep(s[i])) {
-			state_init(&st);
+			state_init(&st, false);
 			i++;
 			continue;
 		}
 		i = read_word(s, len, i, &w); /* consumes a byte at least; '' is a word */
-		if (!scan_word(&st, w.cooked, w.n, &sp))
+		if (!scan_word(&st, w.cooked, w.n, &sp)) {
+			scan_inner(&w, depth, out);
 			continue;
-		v = repro_xgrow(v, nv, sizeof(*v));
-		v[nv++] =
-			(struct rec_cmd_span){ .from = w.map[sp.from], .to = w.map[sp.to - 1] + 1 };
+		}
+		note_positional(w.cooked + sp.from, sp.to - sp.from, pos);
+		spans_add(out, w.map[sp.from], w.map[sp.to - 1] + 1);
 	}
-	*out = v;
-	return nv;
+}
+
+size_t rec_redact_cmd_string_pos(const char *s, size_t len, struct rec_cmd_span **out,
+				 uint64_t *pos)
+{
+	struct spans sp = { NULL, 0 };
+
+	scan_string(s, len, 0, &sp, pos);
+	*out = sp.v;
+	return sp.n;
+}
+
+size_t rec_redact_cmd_string(const char *s, size_t len, struct rec_cmd_span **out)
+{
+	uint64_t pos = 0;
+
+	return rec_redact_cmd_string_pos(s, len, out, &pos);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What a program-specific rule redacts in one word: bytes [from, to). */
 struct rec_cmd_span {
@@ -20,7 +21,9 @@ struct rec_cmd_span {
  * rec_redact_cmd_argv - for each word ARGV[i] (borrowed, i < ARGC) of one
  * command, SPANS[i] (ARGC elements, written for every i): what the
  * program-specific rules redact in it, keyed on the base name of ARGV[0],
- * or of the command a wrapper (env, sudo, timeout, ssh HOST …) runs.
+ * or of the command a wrapper (env, sudo, timeout, ssh HOST …) runs; and
+ * for `sh -c STRING NAME ARG…`, the ARGs that STRING gives to a secret
+ * option as "$N".
  * O(total bytes of ARGV); never fails.
  */
 void rec_redact_cmd_argv(const char *const *argv, size_t argc, struct rec_cmd_span *spans);
@@ -35,5 +38,14 @@ void rec_redact_cmd_argv(const char *const *argv, size_t argc, struct rec_cmd_sp
  * O(LEN) time and memory; never fails (aborts on OOM).
  */
 size_t rec_redact_cmd_string(const char *s, size_t len, struct rec_cmd_span **out);
+
+/*
+ * rec_redact_cmd_string_pos - rec_redact_cmd_string(), and in *POS (ORed
+ * in) bit N for each secret value that is sh(1)'s positional parameter
+ * "$N" or "${N}" (0 < N < 64): `sh -c 'mysql -p"$1"' sh VALUE` makes VALUE a
+ * secret (rec_redact_cmd_argv()).
+ */
+size_t rec_redact_cmd_string_pos(const char *s, size_t len, struct rec_cmd_span **out,
+				 uint64_t *pos);
 
 #endif

@@ -565,6 +565,17 @@ static void test_redact_program_wrappers(void **state)
 		   ARGV("docker", "exec", "-it", "-e", "A=1", "db", "mysql", "-p<redacted>"));
 	check_argv(r, ARGV("kubectl", "exec", "-n", "x", "pod", "--", "mysql", "-pW6"),
 		   ARGV("kubectl", "exec", "-n", "x", "pod", "--", "mysql", "-p<redacted>"));
+	/* sh -c STRING NAME ARG…: the ARG that STRING gives to a secret option as "$N" */
+	check_argv(r, ARGV("sh", "-c", "mysql -p\"$1\" db", "sh", "W7"),
+		   ARGV("sh", "-c", "mysql -p\"<redacted>\" db", "sh", "<redacted>"));
+	check_argv(r,
+		   ARGV("sudo", "bash", "-o", "pipefail", "-ec", "docker login -p ${2} r", "x", "u",
+			"W8"),
+		   ARGV("sudo", "bash", "-o", "pipefail", "-ec", "docker login -p <redacted> r",
+			"x", "u", "<redacted>"));
+	check_argv(r, ARGV("sh", "script.sh", "-p", "x"), ARGV("sh", "script.sh", "-p", "x"));
+	check_argv(r, ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"),
+		   ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"));
 	/* the program after a wrapper is a program like any other: ssh -p stays */
 	check_argv(r, ARGV("sudo", "ssh", "-p", "22", "h"), ARGV("sudo", "ssh", "-p", "22", "h"));
 	check_argv(r, ARGV("env", "psql", "-p", "5432"), ARGV("env", "psql", "-p", "5432"));
@@ -586,6 +597,11 @@ static void test_redact_program_strings(void **state)
 	check_arg(r, "-c", "echo $(mysql -pS6 -e 'select 1')|cat",
 		  "echo $(mysql -p<redacted> -e 'select 1')|cat");
 	check_arg(r, "-c", "sshpass -p '' ssh h", "sshpass -p '' ssh h");
+	/* a command line inside a command line, up to three deep */
+	check_arg(r, "db1", "sudo bash -c 'mysql -pS9 -e \"select 1\"'",
+		  "sudo bash -c 'mysql -p<redacted> -e \"select 1\"'");
+	check_arg(r, "-c", "ssh h \"bash -c 'mysql -pS10'\"",
+		  "ssh h \"bash -c 'mysql -p<redacted>'\"");
 	/* kept */
 	check_arg(r, "-c", "ssh -p 22 h; psql -p 5432; redis-cli -p 6379",
 		  "ssh -p 22 h; psql -p 5432; redis-cli -p 6379");

@@ -150,6 +150,10 @@ static const struct prog_row prog_rows[] = {
 			"--gpus --log-driver --log-opt --shm-size --ipc --pid --cidfile " },
 	{ .progs = { "kubectl", "oc" }, .is_wrapper = true, .is_after_dashdash = true },
 	{ .progs = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash" }, .is_shell = true },
+	/* interpreters: the script is the program (a "#!" script's argv, execve(2)) */
+	{ .progs = { "python*", "perl*", "ruby*", "node", "nodejs", "php*", "lua*", "tclsh*" },
+	  .is_wrapper = true,
+	  .value_opts = " -W -X -c -m -e -E -I -M -r " },
 };
 
 #define N_ROWS (sizeof(prog_rows) / sizeof(prog_rows[0]))
@@ -362,8 +366,9 @@ static void wrapper_word(struct cmd_state *st, const char *w, size_t n)
 /*
  * A word after a shell, in an argv: `sh -c STRING NAME ARG…` (sh(1): NAME is
  * $0, the ARGs $1 …); an ARG whose "$N" STRING gives to a secret option
- * (`sh -c 'mysql -p"$1"' sh VALUE`) is a secret.  O(n), and O(len(STRING))
- * once for STRING.
+ * (`sh -c 'mysql -p"$1"' sh VALUE`) is a secret.  Without -c, the first
+ * word that is no option is a script, the program of the rest.  O(n), and
+ * O(len(STRING)) once for STRING.
  */
 static bool shell_word(struct cmd_state *st, const char *w, size_t n, struct rec_cmd_span *sp)
 {
@@ -388,11 +393,13 @@ static bool shell_word(struct cmd_state *st, const char *w, size_t n, struct rec
 	}
 	if (n >= 2 && w[0] == '-' && w[1] == '-')
 		return false; /* --norc, --login; "--" */
-	if (st->has_c) {
-		rec_redact_cmd_string_pos(w, n, &v, &st->secret_pos);
-		st->shell_pos = 0;
+	if (!st->has_c) {
+		/* sh SCRIPT ARG…, also the kernel's argv of a "#!/bin/sh" script (execve(2)) */
+		program_start(st, w, n);
+		return false;
 	}
-	st->is_shell = st->has_c;
+	rec_redact_cmd_string_pos(w, n, &v, &st->secret_pos);
+	st->shell_pos = 0;
 	return false;
 }
 

@@ -90,7 +90,8 @@ exec "$@"
 SH
 chmod +x "$bin/sshpass" "$bin/sudo"
 progs=(MyS3cretP1 MyS3cretP2 MyS3cretP3 MyS3cretP4 MyS3cretP5 MyS3cretP6 MyS3cretP7 MyS3cretP8
-	MyS3cretP9 MyS3cretPa MyS3cretPb MyS3cretPc MyS3cretPd MyS3cretPe MyS3cretPf MyS3cretPg)
+	MyS3cretP9 MyS3cretPa MyS3cretPb MyS3cretPc MyS3cretPd MyS3cretPe MyS3cretPf MyS3cretPg
+	MyS3cretPh MyS3cretPi)
 PATH="$bin:$PATH" "$repro" record -o "$work/p.repro" -- bash -c '
 mysql -uroot -pMyS3cretP1 app
 mysqldump -pMyS3cretP2 app
@@ -111,8 +112,13 @@ exit 0' >/dev/null 2>&1
 PATH="$bin:$PATH" "$repro" record -o "$work/p2.repro" -- sudo -u root env A=1 mysql -pMyS3cretPe app
 PATH="$bin:$PATH" "$repro" record -o "$work/p3.repro" -- sshpass -p MyS3cretPf \
 	sh -c 'docker login -u bob -p "$1" r' sh MyS3cretPg >/dev/null 2>&1
-mkdir p && tar --zstd -xf p.repro -C p && tar --zstd -xf p2.repro -C p --transform 's/^/p2-/' &&
-	tar --zstd -xf p3.repro -C p --transform 's/^/p3-/' || { echo "FAIL: cannot extract p*.repro"; exit 1; }
+# --trace=network: processes.jsonl takes argv from /proc/PID/cmdline, which for
+# the stand-ins (scripts) is the kernel's: /bin/sh, the script, its arguments
+PATH="$bin:$PATH" "$repro" record --trace=network -o "$work/p4.repro" -- \
+	sh -c 'mysql -pMyS3cretPh; docker login -u bob -p MyS3cretPi r' >/dev/null 2>&1
+mkdir p && tar --zstd -xf p.repro -C p && for k in 2 3 4; do
+	tar --zstd -xf p$k.repro -C p --transform "s/^/p$k-/" || exit 1
+done || { echo "FAIL: cannot extract p*.repro"; exit 1; }
 absent_from p "${progs[@]}"
 execs=$(jq -c 'select(.syscall=="execve" and .ret==0) | .argv' p/events.jsonl)
 has_exec() { grep -qF -- "$1" <<<"$execs"; }
@@ -127,6 +133,8 @@ check "the bash -c string keeps ssh -p 2222, psql -p 5433, redis-cli -p 6390" \
 check "the bash -c string in trace.txt keeps its shape" grep -q 'mysql -uroot -p<redacted> app' p/trace.txt
 check "the manifest argv behind sudo and env" \
 	test "$(jq -c .argv p/p2-manifest.json)" = '["sudo","-u","root","env","A=1","mysql","-p<redacted>","app"]'
+check "--trace=network: a script's argv from /proc, /bin/sh first" \
+	grep -qF '"argv":["/bin/sh","'"$bin"'/docker","login","-u","bob","-p","<redacted>","r"]' p/p4-processes.jsonl
 check "sh -c '… -p \"\$1\"' sh SECRET: the SECRET argument" \
 	test "$(jq -c .argv p/p3-manifest.json)" = '["sshpass","-p","<redacted>","sh","-c","docker login -u bob -p \"<redacted>\" r","sh","<redacted>"]'
 

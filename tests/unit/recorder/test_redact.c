@@ -574,6 +574,12 @@ static void test_redact_program_wrappers(void **state)
 		   ARGV("sudo", "bash", "-o", "pipefail", "-ec", "docker login -p <redacted> r",
 			"x", "u", "<redacted>"));
 	check_argv(r, ARGV("sh", "script.sh", "-p", "x"), ARGV("sh", "script.sh", "-p", "x"));
+	/* a script's argv as the kernel makes it: the interpreter, the script, its arguments */
+	check_argv(r, ARGV("/bin/sh", "/usr/bin/docker", "login", "-p", "W9", "r"),
+		   ARGV("/bin/sh", "/usr/bin/docker", "login", "-p", "<redacted>", "r"));
+	check_argv(
+		r, ARGV("/usr/bin/python3", "-W", "ignore", "/usr/local/bin/mysql", "-pW10"),
+		ARGV("/usr/bin/python3", "-W", "ignore", "/usr/local/bin/mysql", "-p<redacted>"));
 	check_argv(r, ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"),
 		   ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"));
 	/* the program after a wrapper is a program like any other: ssh -p stays */

@@ -218,37 +218,27 @@ static void on_proc_start(struct pack_state *st, const struct bndl_event *ev)
 	p->start_ns = ev->t_ns;
 }
 
-/* One argument, through the redaction callback when there is one. */
-static json_t *arg_json(const struct bndl_render_ops *ops, const char *s, size_t n,
-			const char *prev)
-{
-	cleanup_free char *copy = NULL, *red = NULL;
-
-	if (ops == NULL || ops->redact_arg == NULL)
-		return bndl_json_bytes(s, n);
-	copy = repro_xstrndup(s, n);
-	red = ops->redact_arg(ops->ctx, copy, prev);
-	return bndl_json_bytes(red, strlen(red));
-}
-
-/* Split a NUL-separated argv blob; a final NUL does not start another argument. */
+/*
+ * An exec's NUL-separated argv blob as JSON: through the redaction callback
+ * when there is one; a final NUL does not start another argument.
+ */
 static json_t *argv_json(const struct bndl_render_ops *ops, const struct bndl_blob *b)
 {
-	json_t *arr = json_array();
-	cleanup_free char *prev = NULL;
+	json_t *arr;
 	const char *s, *end;
 
 	if (b == NULL || b->data == NULL)
-		return arr;
+		return json_array();
+	if (ops != NULL && ops->argv_json != NULL)
+		return ops->argv_json(ops->ctx, b->data, b->len);
+	arr = json_array();
 	s = b->data;
 	end = s + b->len;
 	while (s < end) {
 		const char *nul = memchr(s, '\0', (size_t)(end - s));
 		size_t n = nul != NULL ? (size_t)(nul - s) : (size_t)(end - s);
 
-		json_array_append_new(arr, arg_json(ops, s, n, prev));
-		free(prev);
-		prev = repro_xstrndup(s, n);
+		json_array_append_new(arr, bndl_json_bytes(s, n));
 		s += n + 1;
 	}
 	return arr;

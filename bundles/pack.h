@@ -31,11 +31,14 @@ struct bndl_render_ops {
 	int (*render_event)(void *ctx, const struct bndl_event *ev, json_t **json,
 			    char **trace_line, struct repro_err **err);
 	/*
-	 * redact_arg (may be NULL): the argument arg (prev: the one before it,
-	 * or NULL) as it may leave the machine, in a new string the caller
-	 * frees; used for the exec argv of processes.jsonl.
+	 * argv_json (may be NULL: the arguments are written as they are): the
+	 * NUL-separated arguments of data[0..len) (an exec's argv; a final NUL
+	 * starts no other one) as the new JSON array of processes.jsonl's
+	 * "argv", redacted as it may leave the machine (a whole argv at once:
+	 * what an argument hides may depend on the program, argv[0]);
+	 * ownership moves to the caller.
 	 */
-	char *(*redact_arg)(void *ctx, const char *arg, const char *prev);
+	json_t *(*argv_json)(void *ctx, const char *data, size_t len);
 	/*
 	 * env_json (may be NULL: execs are written without "env"): the
 	 * NUL-separated "NAME=value" strings of data[0..len) (an exec's envp)

@@ -46,6 +46,7 @@ struct record_opts {
 	size_t nkeep, nredact;
 	bool redact_hostname;
 	uint64_t hash_max; /* bytes */
+	bool hash_secrets;
 	bool deny_io_uring;
 	unsigned classes;
 	bool net_none;
@@ -83,6 +84,9 @@ static const char usage_text[] =
 	"      --redact REGEX    also redact what matches REGEX in arguments (repeatable)\n"
 	"      --redact-hostname replace the host name in host.json\n"
 	"      --hash-max SIZE   hash touched files up to SIZE (default 64M; 0: none)\n"
+	"      --hash-secrets    hash also files under 256 bytes, owner-only files and\n"
+	"                        key, token and credential files (a guess at their\n"
+	"                        content can be checked against the hash)\n"
 	"      --io-uring MODE   allow (default; the bundle warns when a program uses it)\n"
 	"                        or deny: io_uring_setup fails with ENOSYS, so programs\n"
 	"                        fall back to syscalls that repro sees\n"
@@ -139,6 +143,7 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 		return 0;
 	case 'H': o->redact_hostname = true; return 0;
 	case 'M': return cli_parse_size("record --hash-max", optarg, &o->hash_max, err);
+	case 'X': o->hash_secrets = true; return 0;
 	case 'U':
 		if (strcmp(optarg, "allow") != 0 && strcmp(optarg, "deny") != 0)
 			return repro_err_set(
@@ -166,6 +171,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "redact", required_argument, NULL, 'r' },
 		{ "redact-hostname", no_argument, NULL, 'H' },
 		{ "hash-max", required_argument, NULL, 'M' },
+		{ "hash-secrets", no_argument, NULL, 'X' },
 		{ "io-uring", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -374,13 +380,10 @@ static int redact_and_host(struct session *s, struct repro_err **err)
 	s->redacted = json_array();
 	while (s->o->argv[n] != NULL)
 		n++;
-	s->argv_shown = repro_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		s->argv_shown[i] =
-			rec_redact_arg(s->redact, s->o->argv[i], i ? s->o->argv[i - 1] : NULL);
+	s->argv_shown = rec_redact_argv(s->redact, (const char *const *)s->o->argv, n);
+	for (size_t i = 0; i < n; i++)
 		if (strcmp(s->argv_shown[i], s->o->argv[i]) != 0)
 			rec_redact_note(s->redacted, "argv");
-	}
 	return 0;
 }
 
@@ -641,6 +644,7 @@ static int derive(struct session *s, const char *work, struct repro_err **err)
 		return -1;
 	rec_files_opts_init(&fo);
 	fo.hash_max_bytes = s->o->hash_max;
+	fo.hash_secrets = s->o->hash_secrets;
 	if (rec_files_write_stats(s->spool_dir, &fo, files, &fs, err) < 0)
 		return -1;
 	if (fs.setid_execs > 0 && geteuid() != 0) {

@@ -22,6 +22,13 @@
 #define REC_FILES_HASH_MAX_DEFAULT (64ull * 1024 * 1024)
 /* Default cap on the number of distinct paths recorded. */
 #define REC_FILES_MAX_PATHS_DEFAULT 1000000u
+/*
+ * Regular files smaller than this get no content hash unless
+ * hash_secrets is set (bytes): an unsalted 64-bit hash of a short file is
+ * an oracle that a guess can be checked against, a PIN or a password file
+ * in milliseconds (docs/bundle-format.md, "Content hashes").
+ */
+#define REC_FILES_HASH_MIN_SIZE 256u
 
 struct rec_files_opts {
 	/* bytes; regular files larger than this get no "hash"; 0 = hash nothing */
@@ -30,6 +37,13 @@ struct rec_files_opts {
 	bool no_uring;
 	/* distinct touched paths kept; 0 = REC_FILES_MAX_PATHS_DEFAULT */
 	uint32_t max_paths;
+	/*
+	 * also hash the files whose hash could give their content away (record
+	 * --hash-secrets): smaller than REC_FILES_HASH_MIN_SIZE, owner-only
+	 * (no permission bit for group or others), or named like a key, token
+	 * or credential file; by default they get "hash_withheld" instead
+	 */
+	bool hash_secrets;
 };
 
 /* What rec_files_write_stats() did, for the manifest and for tests. */
@@ -44,7 +58,10 @@ struct rec_files_stats {
 	char setid_example[256];
 };
 
-/* rec_files_opts_init - the defaults: 64 MiB hash cap, io_uring, 1,000,000 paths. */
+/*
+ * rec_files_opts_init - the defaults: 64 MiB hash cap, io_uring, 1,000,000
+ * paths, hashes withheld where they could give the content away.
+ */
 void rec_files_opts_init(struct rec_files_opts *opts);
 
 /*
@@ -54,7 +71,10 @@ void rec_files_opts_init(struct rec_files_opts *opts);
  * existing path of link(2), exec, chdir, readlink, other), its first and last
  * result and its call count; gather metadata with lstat semantics (statx(2)
  * AT_SYMLINK_NOFOLLOW, readlink(2), XXH3-64 of regular files up to
- * opts->hash_max_bytes; "mode" is the permission bits in octal with a leading
+ * opts->hash_max_bytes that the run read, wrote, created, linked or ran,
+ * except, unless opts->hash_secrets, those whose hash could give their
+ * content away, which get "hash_withheld": "secret-name", "owner-only" or
+ * "small" instead; "mode" is the permission bits in octal with a leading
  * 0); and for paths whose last call failed with ENOENT, EACCES, EPERM, EROFS,
  * ENOTDIR, ELOOP or ENAMETOOLONG add the metadata of every ancestor directory
  * up to "/" and the mount (/proc/self/mountinfo, proc(5)) that the path, or

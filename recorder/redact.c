@@ -6,6 +6,7 @@
  */
 #include "recorder/redact.h"
 #include "recorder/jsonstr.h"
+#include "recorder/redact_internal.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -28,8 +29,9 @@ static const struct {
 	const char *text;
 	size_t len; /* bytes */
 } secret_words[] = {
-	WORD("token"),	    WORD("secret"), WORD("password"), WORD("passwd"),  WORD("key"),
-	WORD("credential"), WORD("auth"),   WORD("cookie"),   WORD("session"), WORD("signature"),
+	WORD("token"),	    WORD("secret"),  WORD("password"),	 WORD("passwd"),
+	WORD("passphrase"), WORD("key"),     WORD("credential"), WORD("auth"),
+	WORD("cookie"),	    WORD("session"), WORD("signature"),
 };
 #undef WORD
 #define SHORTEST_WORD 3 /* "key" */
@@ -671,14 +673,30 @@ static void rule_token_shapes(struct pass *p, const char *prev)
 	}
 }
 
+/*
+ * Program-specific secret options in a command line inside one argument
+ * (`bash -c 'mysql -pX'`, `ssh HOST 'sshpass -p X …'`): the spans
+ * rec_redact_cmd_string() finds, O(len(s)).
+ */
+static void rule_inline_programs(struct pass *p, const char *prev)
+{
+	cleanup_free struct rec_cmd_span *v = NULL;
+	size_t n = rec_redact_cmd_string(p->s, p->len, &v);
+
+	(void)prev;
+	for (size_t i = 0; i < n; i++)
+		pass_redact(p, v[i].from, v[i].to);
+}
+
 typedef void (*rule_fn)(struct pass *p, const char *prev);
 
 /* Applied to every argument in this order, each to the output of the one before. */
 static const rule_fn arg_rules[] = {
-	rule_after_secret_option, rule_user_after_option, rule_user_option,  rule_assignment,
-	rule_inline_single,	  rule_inline_double,	  rule_inline_bare,  rule_credential_header,
-	rule_secret_header,	  rule_url_password,	  rule_token_shapes, rule_after_secret_name,
-	rule_pass_source,	  rule_inline_words,
+	rule_after_secret_option, rule_user_after_option, rule_user_option,
+	rule_assignment,	  rule_inline_single,	  rule_inline_double,
+	rule_inline_bare,	  rule_credential_header, rule_secret_header,
+	rule_url_password,	  rule_token_shapes,	  rule_after_secret_name,
+	rule_pass_source,	  rule_inline_words,	  rule_inline_programs,
 };
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,
@@ -908,9 +926,9 @@ void rec_redact_learn_env(struct rec_redact *r, const char *const *envp)
 	}
 }
 
-char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)
+/* The rules of rec_redact_arg() over CUR (owned; freed or returned). */
+static char *redact_owned(const struct rec_redact *r, char *cur, const char *prev_arg)
 {
-	char *cur = repro_xstrdup(arg);
 	struct pass p;
 
 	for (size_t i = 0; i < r->n_known; i++) {
@@ -930,6 +948,42 @@ char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *pr
 		pass_end(&p, &cur);
 	}
 	return cur;
+}
+
+char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)
+{
+	return redact_owned(r, repro_xstrdup(arg), prev_arg);
+}
+
+/* A copy of ARG with SP (a program-specific secret) replaced by REC_REDACTED. */
+static char *with_span(const char *arg, const struct rec_cmd_span *sp)
+{
+	struct repro_sbuf b = { 0 };
+
+	if (sp->to == 0)
+		return repro_xstrdup(arg);
+	repro_sbuf_add(&b, arg, sp->from);
+	repro_sbuf_adds(&b, REC_REDACTED);
+	repro_sbuf_adds(&b, arg + sp->to);
+	return b.buf;
+}
+
+char **rec_redact_argv(const struct rec_redact *r, const char *const *argv, size_t argc)
+{
+	cleanup_free struct rec_cmd_span *spans = repro_xcalloc(argc + 1, sizeof(*spans));
+	char **out = repro_xcalloc(argc + 1, sizeof(*out));
+
+	rec_redact_cmd_argv(argv, argc, spans);
+	for (size_t i = 0; i < argc; i++)
+		out[i] = redact_owned(r, with_span(argv[i], &spans[i]), i > 0 ? argv[i - 1] : NULL);
+	return out;
+}
+
+void rec_redact_argv_free(char **argv)
+{
+	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
 }
 
 void rec_redact_note(json_t *names, const char *name)
@@ -1041,18 +1095,18 @@ json_t *rec_redact_argv_json(const struct rec_redact *r, const char *const *argv
 {
 	struct rec_redact_notes notes;
 	json_t *arr = json_array();
+	char **v = rec_redact_argv(r, argv, argc);
 
 	rec_redact_notes_init(&notes, names);
 	for (size_t i = 0; i < argc; i++) {
-		cleanup_free char *v = rec_redact_arg(r, argv[i], i > 0 ? argv[i - 1] : NULL);
-
-		if (strcmp(v, argv[i]) != 0) {
+		if (strcmp(v[i], argv[i]) != 0) {
 			cleanup_free char *what = repro_xasprintf("%s[%zu]", label, i);
 
 			rec_redact_notes_add(&notes, what);
 		}
-		json_array_append_new(arr, rec_json_str(v, strlen(v)));
+		json_array_append_new(arr, rec_json_str(v[i], strlen(v[i])));
 	}
 	rec_redact_notes_release(&notes);
+	rec_redact_argv_free(v);
 	return arr;
 }

@@ -65,7 +65,7 @@ static inline void rec_cleanup_redact_fn(struct rec_redact **r)
  * NAME must be replaced by REC_REDACTED: every name is, except the built-in
  * harmless ones (PATH, HOME, LANG, LC_*, TERM, ...) and the --keep-env names;
  * a name holding a secret word (TOKEN, SECRET, PASSWORD, PASSWD, KEY,
- * CREDENTIAL, AUTH, COOKIE, SESSION; any case) always is.
+ * PASSPHRASE, CREDENTIAL, AUTH, COOKIE, SESSION, SIGNATURE; any case) always is.
  */
 bool rec_redact_env_value(const struct rec_redact *r, const char *name);
 
@@ -82,6 +82,9 @@ bool rec_redact_env_value(const struct rec_redact *r, const char *name);
  *   - the value of an Authorization/Proxy-Authorization/Cookie/Set-Cookie
  *     header, or of a "NAME: value" header whose NAME holds a secret word;
  *   - the password of "scheme://user:password@host" (the user stays);
+ *   - the program-specific secret options of a command line inside ARG
+ *     (`bash -c 'mysql -pX; sshpass -p Y ssh -p 22 h'`), as
+ *     rec_redact_argv() finds them in an argv;
  *   - every non-empty match of each --redact regex.
  * Cost: the built-in rules are one left-to-right pass each, no regex, and
  * take O(len(ARG) + len(PREV_ARG)) time and memory whatever the bytes are
@@ -100,6 +103,29 @@ bool rec_redact_env_value(const struct rec_redact *r, const char *name);
  * redacted.  Never fails (aborts on OOM).
  */
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg);
+
+/*
+ * rec_redact_argv - ARGV[0..ARGC) (borrowed) as it may leave the machine: a
+ * new NULL-terminated array of ARGC new strings (release it with
+ * rec_redact_argv_free()).  Each element is rec_redact_arg() of the argument
+ * after the one before it, once the program-specific secret options of the
+ * command are redacted: by the base name of ARGV[0], or of the program a
+ * wrapper runs (env, sudo, nice, timeout, xargs, ssh HOST, sshpass,
+ * docker exec CONTAINER, kubectl … -- …), `mysql -pVALUE`, `sshpass -p
+ * VALUE`, `docker login -p VALUE` become `-p<redacted>`, `<redacted>`
+ * while `ssh -p 22`, `psql -p 5432` and `docker run -p 80:80` stay
+ * (the table is recorder/redact_cmd.c; docs/bundle-format.md lists it).
+ * Cost: O(total bytes of ARGV) besides rec_redact_arg()'s.  Never fails.
+ * The one rule for every argv of a bundle: the manifest's, each exec's in
+ * processes.jsonl and events.jsonl, and trace.txt.
+ */
+char **rec_redact_argv(const struct rec_redact *r, const char *const *argv, size_t argc);
+
+/*
+ * rec_redact_argv_free - free each string of the NULL-terminated array ARGV
+ * and the array (what rec_redact_argv() returns); NULL-safe.
+ */
+void rec_redact_argv_free(char **argv);
 
 /*
  * rec_redact_note - append the string NAME to the JSON array NAMES unless it
@@ -167,7 +193,7 @@ json_t *rec_redact_env_json(const struct rec_redact *r, const char *const *envp,
 
 /*
  * rec_redact_argv_json - ARGV[0..ARGC) (borrowed) as a new JSON array of
- * strings passed through rec_redact_arg() with each previous argument; for
+ * the strings of rec_redact_argv(); for
  * every changed element "LABEL[i]" (e.g. "argv[3]") is noted in NAMES (may be
  * NULL).  O(total bytes of ARGV).  A new reference; never fails.
  */

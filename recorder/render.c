@@ -77,11 +77,38 @@ static json_t *env_cb(void *ctx, const char *data, size_t len)
 	return env_list_json(r->redact, &r->notes, data, len, &count);
 }
 
-static char *redact_cb(void *ctx, const char *arg, const char *prev)
+/*
+ * The NUL-separated arguments of DATA[0..LEN) (a final NUL starts no other
+ * one) as a new NULL-terminated array of new strings (release it with
+ * rec_redact_argv_free()); their number in *COUNT.  O(LEN).
+ */
+static char **argv_split(const char *data, size_t len, size_t *count)
+{
+	char **v = NULL;
+	size_t n = 0, off = 0;
+
+	while (off < len) {
+		size_t k = strnlen(data + off, len - off);
+
+		v = repro_xgrow(v, n, sizeof(*v));
+		v[n++] = repro_xstrndup(data + off, k);
+		off += k + 1;
+	}
+	v = repro_xgrow(v, n, sizeof(*v));
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+static json_t *argv_cb(void *ctx, const char *data, size_t len)
 {
 	struct rec_renderer *r = ctx;
+	size_t n;
+	char **argv = argv_split(data, len, &n);
+	json_t *arr = rec_redact_argv_json(r->redact, (const char *const *)argv, n, "argv", NULL);
 
-	return rec_redact_arg(r->redact, arg, prev);
+	rec_redact_argv_free(argv);
+	return arr;
 }
 
 static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line,
@@ -93,7 +120,7 @@ static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char
 void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
 {
 	ops->render_event = render_cb;
-	ops->redact_arg = redact_cb;
+	ops->argv_json = argv_cb;
 	ops->env_json = env_cb;
 	ops->ctx = r;
 }
@@ -308,29 +335,26 @@ static void render_hex(struct argctx *a)
 static void render_argv(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_ARGV);
-	cleanup_free char *prev = NULL;
 	json_t *arr = json_array();
 	char q[TXT * 5];
-	size_t off = 0;
+	char **argv, **red;
+	size_t n;
 
 	if (b == NULL) {
 		json_decref(arr);
 		render_ptr(a);
 		return;
 	}
+	argv = argv_split(b->data, b->len, &n);
+	red = rec_redact_argv(a->redact, (const char *const *)argv, n);
 	fputc('[', a->txt);
-	while (off < b->len) {
-		const char *s = (const char *)b->data + off;
-		size_t n = strnlen(s, b->len - off);
-		cleanup_free char *arg = repro_xstrndup(s, n);
-		cleanup_free char *red = rec_redact_arg(a->redact, arg, prev);
-
-		json_array_append_new(arr, rec_json_str(red, strlen(red)));
-		fprintf(a->txt, "%s%s", off ? ", " : "", rec_quote(red, strlen(red), q, sizeof(q)));
-		free(prev);
-		prev = steal_ptr(&arg);
-		off += n + 1;
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(arr, rec_json_str(red[i], strlen(red[i])));
+		fprintf(a->txt, "%s%s", i ? ", " : "",
+			rec_quote(red[i], strlen(red[i]), q, sizeof(q)));
 	}
+	rec_redact_argv_free(red);
+	rec_redact_argv_free(argv);
 	if (b->kind & BNDL_BLOB_TRUNCATED) {
 		fputs(", ...", a->txt);
 		json_object_set_new(a->obj, "truncated", json_true());

@@ -22,6 +22,8 @@
 #define ALIGN_MAX_D 2000
 /* Steps of the alignment for a whole run; past them every stretch is taken as all different. */
 #define ALIGN_BUDGET 200000000ull
+/* Paths named of the files whose content was not compared (the rest are counted). */
+#define DF_NOT_COMPARED_NAMED 20
 
 struct children {
 	size_t *start, *list; /* children of proc p: list[start[p] .. start[p+1]) */
@@ -35,6 +37,7 @@ struct pair_stats {
 };
 
 struct pending_file {
+	double score;
 	char *text; /* owned */
 	json_t *json; /* owned */
 };
@@ -53,6 +56,9 @@ struct diff {
 	/* file differences found while B's files.jsonl streamed by, for after the calls */
 	struct pending_file *pending;
 	size_t npending;
+	/* files with a withheld hash, the same size and modification time on both sides */
+	size_t not_compared;
+	json_t *not_compared_paths; /* owned: the first DF_NOT_COMPARED_NAMED of them */
 };
 
 /* ---- processes ---- */
@@ -305,7 +311,7 @@ static char *call_text(const struct df_side *s, json_t *ev)
 }
 
 /* The file facts of ev's path differ between the sides (fills *what). */
-static bool file_differs(struct diff *d, json_t *ev, const char **what);
+static bool file_differs(struct diff *d, json_t *ev, char *buf, size_t cap);
 
 /* Why the failing side failed, in explain's words (a new string), or NULL. */
 static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const struct df_proc *p)
@@ -335,8 +341,8 @@ static void divergence_item(struct diff *d, const struct pair_stats *ps)
 	json_t *eb = event_of(d->text_b, d->b.lines[ps->div_b]);
 	const struct df_proc *pa = &d->a.procs[ps->pa], *pb = &d->b.procs[ps->pb];
 	const char *oa = bndl_json_str(ea, "errno"), *ob = bndl_json_str(eb, "errno");
-	const char *fwhat = NULL;
-	bool linked = file_differs(d, eb, &fwhat);
+	char fwhat[256];
+	bool linked = file_differs(d, eb, fwhat, sizeof(fwhat));
 	double score = (oa == NULL && ob != NULL) ? 85 : 70;
 	char *call, *why;
 
@@ -391,45 +397,90 @@ static void call_items(struct diff *d)
 
 /* ---- files ---- */
 
-static const char *file_change(const struct df_file *fa, const struct df_file *fb)
+/* How much a file difference says: none, maybe (content not compared), or a difference. */
+enum file_diff { FD_SAME, FD_MAYBE, FD_DIFFERS };
+
+/*
+ * A regular file whose hash either side withheld (files.jsonl
+ * "hash_withheld"): its size still tells, and a modification time says it
+ * may have changed; the text into buf.
+ */
+static enum file_diff withheld_change(const struct df_file *fa, const struct df_file *fb, char *buf,
+				      size_t cap)
 {
-	if ((fa->type == 0) != (fb->type == 0))
-		return fa->type == 0 ? "missing in A, present in B" : "present in A, missing in B";
-	if (fa->type == 0)
-		return NULL;
-	if (fa->type != fb->type)
-		return "another type";
-	if (fa->type == 'l' && fa->target != fb->target)
-		return "another symlink target";
-	if ((fa->mode & 07777) != (fb->mode & 07777))
-		return "another mode";
-	if (fa->uid != fb->uid || fa->gid != fb->gid)
-		return "another owner";
-	if (fa->written || fb->written) /* the run itself wrote it: content may differ */
-		return NULL;
-	if (fa->hash != 0 && fb->hash != 0 && fa->hash != fb->hash)
-		return "other content";
-	if (fa->hash == 0 && fa->type == 'f' && fa->size != fb->size)
-		return "another size";
-	return NULL;
+	const char *why = df_withheld_name(fa->withheld != 0 ? fa->withheld : fb->withheld);
+
+	if (fa->size != fb->size) {
+		snprintf(buf, cap,
+			 "another size (%" PRId64 " bytes in A, %" PRId64 " in B); content not "
+			 "compared: hash withheld (%s)",
+			 fa->size, fb->size, why);
+		return FD_DIFFERS;
+	}
+	if (fa->mtime_ns == fb->mtime_ns)
+		return FD_SAME;
+	snprintf(buf, cap,
+		 "content not compared: hash withheld (%s); the same size, another "
+		 "modification time",
+		 why);
+	return FD_MAYBE;
 }
 
-static bool file_differs(struct diff *d, json_t *ev, const char **what)
+/* What differs between the two states of one path, as text into buf (cap bytes). */
+static enum file_diff file_change(const struct df_file *fa, const struct df_file *fb, char *buf,
+				  size_t cap)
 {
-	const char *path = bndl_json_str(ev, "path");
+	const char *what = NULL;
+
+	if ((fa->type == 0) != (fb->type == 0))
+		what = fa->type == 0 ? "missing in A, present in B" : "present in A, missing in B";
+	else if (fa->type == 0)
+		return FD_SAME;
+	else if (fa->type != fb->type)
+		what = "another type";
+	else if (fa->type == 'l' && fa->target != fb->target)
+		what = "another symlink target";
+	else if ((fa->mode & 07777) != (fb->mode & 07777))
+		what = "another mode";
+	else if (fa->uid != fb->uid || fa->gid != fb->gid)
+		what = "another owner";
+	else if (fa->written || fb->written) /* the run itself wrote it: content may differ */
+		return FD_SAME;
+	else if (fa->type == 'f' && (fa->withheld != 0 || fb->withheld != 0))
+		return withheld_change(fa, fb, buf, cap);
+	else if (fa->hash != 0 && fb->hash != 0 && fa->hash != fb->hash)
+		what = "other content";
+	else if (fa->hash == 0 && fa->type == 'f' && fa->size != fb->size)
+		what = "another size";
+	if (what == NULL)
+		return FD_SAME;
+	snprintf(buf, cap, "%s", what);
+	return FD_DIFFERS;
+}
+
+/* Both sides' facts of the path of event ev (normalised as B's), or false. */
+static bool file_pair(struct diff *d, const char *path, struct df_file **fa, struct df_file **fb)
+{
 	char *n;
 	uint64_t key;
-	struct df_file *fa, *fb;
 
 	if (path == NULL)
 		return false;
 	n = rpl_norm_path(&d->b.norm, path);
 	key = XXH3_64bits(n, strlen(n)) | 1;
 	free(n);
-	fa = df_file_find(&d->a, key);
-	fb = df_file_find(&d->b, key);
-	*what = fa != NULL && fb != NULL ? file_change(fa, fb) : NULL;
-	return *what != NULL;
+	*fa = df_file_find(&d->a, key);
+	*fb = df_file_find(&d->b, key);
+	return *fa != NULL && *fb != NULL;
+}
+
+/* Whether the file at ev's path differs (not only maybe); the text into buf. */
+static bool file_differs(struct diff *d, json_t *ev, char *buf, size_t cap)
+{
+	struct df_file *fa, *fb;
+
+	return file_pair(d, bndl_json_str(ev, "path"), &fa, &fb) &&
+	       file_change(fa, fb, buf, cap) == FD_DIFFERS;
 }
 
 static void mode_text(char *buf, size_t cap, const struct df_file *f)
@@ -441,31 +492,44 @@ static void mode_text(char *buf, size_t cap, const struct df_file *f)
 			 f->gid);
 }
 
+/* A file whose content was not compared and that may well be the same: counted, a few named. */
+static void note_not_compared(struct diff *d, const struct df_file *fa, const struct df_file *fb,
+			      const char *path)
+{
+	if (fa->type != 'f' || (fa->withheld == 0 && fb->withheld == 0) || fa->written ||
+	    fb->written)
+		return;
+	if (d->not_compared++ < DF_NOT_COMPARED_NAMED)
+		json_array_append_new(d->not_compared_paths, json_string(path));
+}
+
 static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
 	struct diff *d = ctx;
-	const char *path = bndl_json_str(o, "path"), *what;
-	char *n, ta[64], tb[64];
+	const char *path = bndl_json_str(o, "path");
+	char *n, ta[64], tb[64], what[256];
 	struct df_file *fa, *fb;
-	uint64_t key;
+	enum file_diff fd;
 
-	if (path == NULL)
+	if (!file_pair(d, path, &fa, &fb) || fb->seen)
 		return 0;
+	fb->seen = true;
 	n = rpl_norm_path(&d->b.norm, path);
-	key = XXH3_64bits(n, strlen(n)) | 1;
-	fa = df_file_find(&d->a, key);
-	fb = df_file_find(&d->b, key);
-	if (fa == NULL || fb == NULL || fb->seen || (what = file_change(fa, fb)) == NULL) {
+	fd = file_change(fa, fb, what, sizeof(what));
+	if (fd == FD_SAME) {
+		note_not_compared(d, fa, fb, n);
 		free(n);
 		return 0;
 	}
-	fb->seen = true;
 	mode_text(ta, sizeof(ta), fa);
 	mode_text(tb, sizeof(tb), fb);
 	d->pending = repro_xgrow(d->pending, d->npending, sizeof(*d->pending));
 	d->pending[d->npending++] = (struct pending_file){
+		fd == FD_DIFFERS ? 45 : 40,
 		repro_xasprintf("%s: %s (A: %s, B: %s)", n, what, ta, tb),
-		json_pack("{s:s,s:s,s:s,s:s}", "path", n, "what", what, "a", ta, "b", tb)
+		json_pack("{s:s,s:s,s:s,s:s,s:s?}", "path", n, "what", what, "a", ta, "b", tb,
+			  "hash_withheld",
+			  df_withheld_name(fa->withheld != 0 ? fa->withheld : fb->withheld))
 	};
 	free(n);
 	return 0;
@@ -475,7 +539,8 @@ static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 static void file_items(struct diff *d)
 {
 	for (size_t i = 0; i < d->npending; i++)
-		df_items_add(&d->items, "file", 45, d->pending[i].text, d->pending[i].json);
+		df_items_add(&d->items, "file", d->pending[i].score, d->pending[i].text,
+			     d->pending[i].json);
 	free(d->pending);
 	d->pending = NULL;
 	d->npending = 0;
@@ -561,6 +626,31 @@ static void put_side(FILE *out, const char *name, const struct df_side *s)
 	free(ex);
 }
 
+/*
+ * One line for the files whose content could not be compared and whose
+ * size and modification time agree: not a difference, and not known to be
+ * the same either.
+ */
+static void put_not_compared(const struct diff *d, FILE *out)
+{
+	size_t i;
+	json_t *p;
+
+	if (d->not_compared == 0)
+		return;
+	fprintf(out,
+		"\nContent not compared (hash withheld: small, owner-only or secret-named; the same "
+		"size and modification time on both sides): %zu file%s: ",
+		d->not_compared, d->not_compared == 1 ? "" : "s");
+	json_array_foreach (d->not_compared_paths, i, p) {
+		if (i >= 3)
+			break;
+		fputs(i > 0 ? ", " : "", out);
+		repro_term_puts(out, json_string_value(p));
+	}
+	fputs(d->not_compared > 3 ? " …\n" : "\n", out);
+}
+
 static void put_text(struct diff *d, FILE *out)
 {
 	static const char *const sections[] = { "host", "process", "call", "file", "network" };
@@ -573,6 +663,7 @@ static void put_text(struct diff *d, FILE *out)
 		fputs("\nNo differences (after normalising pids, times, temp names, the home and "
 		      "working directories).\n",
 		      out);
+		put_not_compared(d, out);
 		return;
 	}
 	fprintf(out, "\n%sMost likely cause:%s ", color ? BOLD : "", color ? RESET : "");
@@ -599,6 +690,7 @@ static void put_text(struct diff *d, FILE *out)
 	}
 	if (d->items.dropped > 0)
 		fprintf(out, "\n%zu more differences were only counted\n", d->items.dropped);
+	put_not_compared(d, out);
 }
 
 static int put_json(struct diff *d, FILE *out, struct repro_err **err)
@@ -625,6 +717,9 @@ static int put_json(struct diff *d, FILE *out, struct repro_err **err)
 	json_object_set(doc, "cause", d->items.n > 0 ? json_array_get(arr, 0) : json_null());
 	json_object_set_new(doc, "differences", arr);
 	json_object_set_new(doc, "not_listed", json_integer((json_int_t)d->items.dropped));
+	json_object_set_new(doc, "content_not_compared",
+			    json_pack("{s:I,s:O}", "count", (json_int_t)d->not_compared, "paths",
+				      d->not_compared_paths));
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
@@ -649,6 +744,7 @@ static void diff_release(struct diff *d)
 	json_decref(d->want_b);
 	json_decref(d->text_a);
 	json_decref(d->text_b);
+	json_decref(d->not_compared_paths);
 	free(d->pairs);
 }
 
@@ -684,6 +780,7 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 			  .b = { .path = opts->b_path },
 			  .want_a = json_object(),
 			  .want_b = json_object(),
+			  .not_compared_paths = json_array(),
 			  .budget = ALIGN_BUDGET };
 	int rc = -1;
 

@@ -35,7 +35,9 @@ struct df_file {
 	uint64_t hash; /* content XXH3 (0: none) */
 	uint64_t target; /* XXH3 of the symlink target (0: none) */
 	int64_t uid, gid, size;
+	int64_t mtime_ns; /* -1: unknown */
 	uint32_t mode; /* permission bits; type in type */
+	uint8_t withheld; /* why the bundle has no hash: index for df_withheld_name(); 0: not withheld */
 	char type; /* 'f','d','l','c','b','p','s', 0: missing at the end */
 	bool written; /* in the write set ("before" present) */
 	bool seen; /* matched by the other side */
@@ -101,6 +103,13 @@ void df_side_release(struct df_side *s);
 
 /* df_side_errname - the outcome name of code (NULL for ok). */
 const char *df_side_errname(const struct df_side *s, uint16_t code);
+
+/*
+ * df_withheld_name - files.jsonl's "hash_withheld" reason of code (a
+ * struct df_file's withheld): "small", "owner-only", "secret-name", or
+ * "withheld" for a reason this reader does not know; NULL for 0.  Static.
+ */
+const char *df_withheld_name(uint8_t code);
 
 /* df_file_find - the facts of normalised path key, or NULL. */
 struct df_file *df_file_find(const struct df_side *s, uint64_t key);

@@ -462,6 +462,29 @@ static uint64_t hex_hash(const char *text)
 	return text != NULL && strncmp(text, "xxh3:", 5) == 0 ? strtoull(text + 5, NULL, 16) : 0;
 }
 
+/* files.jsonl's reasons for "hash_withheld" (docs/bundle-format.md); the last stands for any other. */
+static const char *const withheld_names[] = { NULL, "small", "owner-only", "secret-name",
+					      "withheld" };
+
+const char *df_withheld_name(uint8_t code)
+{
+	size_t n = sizeof(withheld_names) / sizeof(withheld_names[0]);
+
+	return withheld_names[code < n ? code : n - 1];
+}
+
+static uint8_t withheld_code(const char *reason)
+{
+	size_t n = sizeof(withheld_names) / sizeof(withheld_names[0]);
+
+	if (reason == NULL)
+		return 0;
+	for (size_t i = 1; i + 1 < n; i++)
+		if (strcmp(reason, withheld_names[i]) == 0)
+			return (uint8_t)i;
+	return (uint8_t)(n - 1);
+}
+
 static char type_char(const char *t)
 {
 	static const char *const names[] = { "file",  "dir",  "symlink", "char",
@@ -498,7 +521,9 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	f.uid = bndl_json_int(meta, "uid", -1);
 	f.gid = bndl_json_int(meta, "gid", -1);
 	f.size = bndl_json_int(meta, "size", -1);
+	f.mtime_ns = bndl_json_int(meta, "mtime_ns", -1);
 	f.hash = hex_hash(bndl_json_str(meta, "hash"));
+	f.withheld = withheld_code(bndl_json_str(meta, "hash_withheld"));
 	f.target = bndl_json_str(meta, "target") != NULL
 			   ? XXH3_64bits(bndl_json_str(meta, "target"),
 					 strlen(bndl_json_str(meta, "target")))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # record_options.sh REPRO PROGRAMS: what each `repro record` option promises
 # (README, `repro record --help`), on the real binary: --wait=main,
-# --no-sandbox, --trace, --hash-max, --redact-hostname, --ptrace-only (and
+# --no-sandbox, --trace, --hash-max, --hash-secrets, --redact-hostname, --ptrace-only (and
 # the same without a seccomp listener to be had); and one-line errors
 # (exit 2, no bundle) for bad values.  PROGRAMS: tests/programs' build dir.
 set -u
@@ -42,15 +42,23 @@ check "--trace=network: no openat events" sh -c "! tar --zstd -xOf net.repro eve
 check "--trace=network: the exec of cat is in processes.jsonl" \
 	sh -c "tar --zstd -xOf net.repro processes.jsonl | grep -q '\"argv\":\\[\"cat\",\"data.txt\"\\]'"
 
-# --hash-max: default hashes what was read, 0 hashes nothing
-"$repro" record -o h1.repro -- cat data.txt >/dev/null
-"$repro" record --hash-max=0 -o h0.repro -- cat data.txt >/dev/null
-hash_of() { member "$1" files.jsonl | py "import json,sys
+# --hash-max: default hashes what was read, 0 hashes nothing; --hash-secrets
+# also hashes a file under 256 bytes, whose hash is withheld by default
+seq 1000 >big.txt
+"$repro" record -o h1.repro -- cat data.txt big.txt >/dev/null
+"$repro" record --hash-max=0 -o h0.repro -- cat data.txt big.txt >/dev/null
+"$repro" record --hash-secrets -o hs.repro -- cat data.txt big.txt >/dev/null
+meta_of() { member "$1" files.jsonl | py "import json,sys
 for l in sys.stdin:
     o = json.loads(l)
-    if o['path'] == '$work/data.txt': print((o.get('meta') or {}).get('hash'))"; }
-check "default: data.txt has an xxh3 hash" sh -c "test \"\$(echo $(hash_of h1.repro) | cut -c1-5)\" = xxh3:"
-check "--hash-max=0: data.txt has none" test "$(hash_of h0.repro)" = None
+    if o['path'] == '$work/$2': print((o.get('meta') or {}).get('$3'))"; }
+check "default: big.txt has an xxh3 hash" sh -c "test \"\$(echo $(meta_of h1.repro big.txt hash) | cut -c1-5)\" = xxh3:"
+check "default: data.txt (13 bytes) has no hash, withheld as small" \
+	test "$(meta_of h1.repro data.txt hash) $(meta_of h1.repro data.txt hash_withheld)" = "None small"
+check "--hash-secrets: data.txt has an xxh3 hash" \
+	sh -c "test \"\$(echo $(meta_of hs.repro data.txt hash) | cut -c1-5)\" = xxh3:"
+check "--hash-max=0: big.txt has none" test "$(meta_of h0.repro big.txt hash)" = None
+check "--hash-max=0: nothing is said withheld" test "$(meta_of h0.repro data.txt hash_withheld)" = None
 
 # --redact-hostname: the name and \$HOSTNAME
 HOSTNAME=my-secret-host "$repro" record --redact-hostname -o host.repro -- true

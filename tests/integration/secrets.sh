@@ -1,7 +1,8 @@
 #!/bin/bash
-# secrets.sh REPRO: secrets planted in the environment, argv, a URL and a
-# header never reach any member of the bundle (issue "Secrets stay home";
-# README).  The program really uses them (curl sends the header to a closed
+# secrets.sh REPRO: secrets planted in the environment, argv, a URL, a
+# header, program-specific password options and in files whose content
+# hash would give them away never reach any member of the bundle (issue
+# "Secrets stay home"; README).  The program really uses them (curl sends the header to a closed
 # loopback port), so they pass through execve (argv and environment), events
 # and trace.txt.
 set -u
@@ -10,19 +11,26 @@ unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-secrets.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fail=0
+fail=0 planted=0 leaked=0
 # absent_from DIR SECRET...: no member extracted in DIR holds any SECRET
 absent_from() {
 	local dir=$1 s
 	shift
 	for s in "$@"; do
+		planted=$((planted + 1))
 		if grep -rl -- "$s" "$dir" >/dev/null; then
 			echo "FAIL: $s found in: $(grep -rl -- "$s" "$dir" | xargs -n1 basename | tr '\n' ' ')"
-			fail=1
+			fail=1 leaked=$((leaked + 1))
 		else
 			echo "ok: $s appears in no member"
 		fi
 	done
+}
+# check WHAT CMD...: CMD succeeds
+check() {
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
 }
 secrets=(s3cr3tA1 s3cr3tB2 s3cr3tC3 s3cr3tD4 s3cr3tE5 s3cr3tF6 s3cr3tG7 sk-s3cr3tH8 s3cr3tI9)
 env AWS_SECRET_ACCESS_KEY=s3cr3tA1 GITHUB_TOKEN=s3cr3tB2 MY_PASSWORD=s3cr3tC3 KEEP_ME=visible \
@@ -58,4 +66,121 @@ mkdir t && tar --zstd -xf t.repro -C t || { echo "FAIL: cannot extract t.repro";
 absent_from t "${shapes[@]}"
 grep -q 'X-Amz-Signature=<redacted>' t/events.jsonl && echo "ok: the URL keeps its shape" ||
 	{ echo "FAIL: presigned URL shape lost"; fail=1; }
+
+# program-specific secret options (docs/bundle-format.md, "Redaction of
+# arguments"), with default options.  The rules key on the program's name:
+# stand-ins named mysql, sshpass, docker … come first on PATH (sshpass and
+# sudo run the command after their options, as the real ones do); ssh,
+# psql and redis-cli are the real ones where installed, and their -p (a
+# port) must stay visible.
+bin=$work/bin
+mkdir "$bin"
+standin() { printf '#!/bin/sh\nexit 0\n' >"$bin/$1" && chmod +x "$bin/$1"; }
+for p in mysql mysqldump mysqladmin mariadb mariadb-dump docker podman nerdctl; do standin "$p"; done
+for p in ssh psql redis-cli; do command -v "$p" >/dev/null || standin "$p"; done
+cat >"$bin/sshpass" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -p|-f|-d|-P) shift 2 ;; -*) shift ;; *) break ;; esac; done
+exec "$@"
+SH
+cat >"$bin/sudo" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -u|-g) shift 2 ;; -*) shift ;; *) break ;; esac; done
+exec "$@"
+SH
+chmod +x "$bin/sshpass" "$bin/sudo"
+progs=(MyS3cretP1 MyS3cretP2 MyS3cretP3 MyS3cretP4 MyS3cretP5 MyS3cretP6 MyS3cretP7 MyS3cretP8
+	MyS3cretP9 MyS3cretPa MyS3cretPb MyS3cretPc MyS3cretPd MyS3cretPe MyS3cretPf MyS3cretPg
+	MyS3cretPh MyS3cretPi)
+PATH="$bin:$PATH" "$repro" record -o "$work/p.repro" -- bash -c '
+mysql -uroot -pMyS3cretP1 app
+mysqldump -pMyS3cretP2 app
+mariadb --password=MyS3cretP3 app
+mariadb-dump --pass=MyS3cretP4 app
+mysqladmin -uroot -p"MyS3cretP5" status
+sshpass -p MyS3cretP6 ssh -p 2222 -o BatchMode=yes -o ConnectTimeout=2 127.0.0.1 true
+sshpass -pMyS3cretP7 true
+docker login -u bob -p MyS3cretP8 registry.example
+docker login --password MyS3cretP9 registry.example
+podman login -pMyS3cretPa registry.example
+nerdctl login --password=MyS3cretPb registry.example
+env A=1 mysql -pMyS3cretPc
+sudo -u root mysql -pMyS3cretPd
+psql -h 127.0.0.1 -p 5433 -c "select 1"
+redis-cli -p 6390 ping
+exit 0' >/dev/null 2>&1
+PATH="$bin:$PATH" "$repro" record -o "$work/p2.repro" -- sudo -u root env A=1 mysql -pMyS3cretPe app
+PATH="$bin:$PATH" "$repro" record -o "$work/p3.repro" -- sshpass -p MyS3cretPf \
+	sh -c 'docker login -u bob -p "$1" r' sh MyS3cretPg >/dev/null 2>&1
+# --trace=network: processes.jsonl takes argv from /proc/PID/cmdline, which for
+# the stand-ins (scripts) is the kernel's: /bin/sh, the script, its arguments
+PATH="$bin:$PATH" "$repro" record --trace=network -o "$work/p4.repro" -- \
+	sh -c 'mysql -pMyS3cretPh; docker login -u bob -p MyS3cretPi r' >/dev/null 2>&1
+mkdir p && tar --zstd -xf p.repro -C p && for k in 2 3 4; do
+	tar --zstd -xf p$k.repro -C p --transform "s/^/p$k-/" || exit 1
+done || { echo "FAIL: cannot extract p*.repro"; exit 1; }
+absent_from p "${progs[@]}"
+execs=$(jq -c 'select(.syscall=="execve" and .ret==0) | .argv' p/events.jsonl)
+has_exec() { grep -qF -- "$1" <<<"$execs"; }
+check "mysql -pSECRET keeps -p: $(grep -F '"mysql","-uroot"' <<<"$execs")" has_exec '["mysql","-uroot","-p<redacted>","app"]'
+check "sshpass -p SECRET keeps the command" has_exec '["sshpass","-p","<redacted>","ssh","-p","2222"'
+check "docker login keeps its user" has_exec '["docker","login","-u","bob","-p","<redacted>","registry.example"]'
+check "ssh -p 2222 stays (a port)" has_exec '["ssh","-p","2222",'
+check "psql -p 5433 stays (a port)" has_exec '["psql","-h","127.0.0.1","-p","5433",'
+check "redis-cli -p 6390 stays (a port)" has_exec '["redis-cli","-p","6390","ping"]'
+check "the bash -c string keeps ssh -p 2222, psql -p 5433, redis-cli -p 6390" \
+	grep -q 'ssh -p 2222 .*psql -h 127.0.0.1 -p 5433 .*redis-cli -p 6390' p/manifest.json
+check "the bash -c string in trace.txt keeps its shape" grep -q 'mysql -uroot -p<redacted> app' p/trace.txt
+check "the manifest argv behind sudo and env" \
+	test "$(jq -c .argv p/p2-manifest.json)" = '["sudo","-u","root","env","A=1","mysql","-p<redacted>","app"]'
+check "--trace=network: a script's argv from /proc, /bin/sh first" \
+	grep -qF '"argv":["/bin/sh","'"$bin"'/docker","login","-u","bob","-p","<redacted>","r"]' p/p4-processes.jsonl
+check "sh -c '… -p \"\$1\"' sh SECRET: the SECRET argument" \
+	test "$(jq -c .argv p/p3-manifest.json)" = '["sshpass","-p","<redacted>","sh","-c","docker login -u bob -p \"<redacted>\" r","sh","<redacted>"]'
+
+# content hashes a guess could be checked against (docs/bundle-format.md,
+# "Content hashes"): a 5-byte PIN file, an owner-only file, a key-named
+# file (both large) get no hash, a large public file keeps its own
+mkdir h && cd h || exit 1
+printf 48213 >pin.txt
+seq 2000 >private.conf && chmod 600 private.conf
+seq 3000 >id_rsa_deploy && chmod 644 id_rsa_deploy
+seq 5000 >public.txt
+cat >read.sh <<'SH'
+#!/bin/sh
+cat pin.txt private.conf id_rsa_deploy public.txt >/dev/null
+SH
+chmod 755 read.sh
+"$repro" record -o "$work/h1.repro" -- ./read.sh
+"$repro" record -o "$work/h2.repro" -- ./read.sh
+"$repro" record --hash-secrets -o "$work/hs.repro" -- ./read.sh
+cd "$work" || exit 1
+files() { tar --zstd -xOf "$1" files.jsonl; }
+# meta_of BUNDLE FILE KEY: files.jsonl's meta.KEY of h/FILE
+meta_of() { files "$1" | jq -r --arg p "$work/h/$2" --arg k "$3" 'select(.path==$p) | .meta[$k]'; }
+mkdir hx && tar --zstd -xf h1.repro -C hx
+for fr in pin.txt:small private.conf:owner-only id_rsa_deploy:secret-name; do
+	f=${fr%%:*} reason=${fr#*:}
+	h=$(meta_of hs.repro "$f" hash)
+	check "--hash-secrets: $f has a hash ($h)" test "${h:0:5}" = xxh3:
+	check "$f: hash withheld ($reason)" test "$(meta_of h1.repro "$f" hash_withheld)" = "$reason"
+	absent_from hx "$h"
+done
+check "public.txt keeps its hash" test "$(meta_of h1.repro public.txt hash)" = "$(meta_of hs.repro public.txt hash)"
+out=$("$repro" diff h1.repro h2.repro)
+check "the same PIN twice: no difference (exit 0)" test $? = 0
+check "the same PIN twice: diff says pin.txt was not compared" \
+	grep -q '^Content not compared.*<cwd>/pin.txt' <<<"$out"
+printf 90317 >h/pin.txt && touch -d '+1 second' h/pin.txt
+(cd h && "$repro" record -o "$work/h3.repro" -- ./read.sh)
+out=$("$repro" diff h1.repro h3.repro)
+check "another PIN, the same size: diff exits 1" test $? = 1
+check "another PIN, the same size: content not compared, another modification time" \
+	grep -q 'pin.txt: content not compared: hash withheld (small); the same size, another modification time' <<<"$out"
+printf 903170 >h/pin.txt
+(cd h && "$repro" record -o "$work/h4.repro" -- ./read.sh)
+check "a longer PIN: another size, content not compared" \
+	grep -q 'pin.txt: another size (5 bytes in A, 6 in B); content not compared: hash withheld (small)' \
+	<<<"$("$repro" diff h1.repro h4.repro)"
+echo "secrets planted: $planted, leaked: $leaked"
 exit $fail

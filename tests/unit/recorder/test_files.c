@@ -315,7 +315,6 @@ static void check_data(json_t *all, const struct tree *t)
 {
 	json_t *o = find_path(all, t->data);
 	json_t *meta = json_object_get(o, "meta");
-	char want[32];
 
 	assert_ops(o, "read,write");
 	assert_str_key(o, "first", "ok");
@@ -325,15 +324,16 @@ static void check_data(json_t *all, const struct tree *t)
 	assert_int_key(o, "calls", 2);
 	assert_owner_mode(meta, "file", "0644");
 	assert_int_key(meta, "size", (json_int_t)strlen(CONTENT));
-	snprintf(want, sizeof(want), "xxh3:%016llx",
-		 (unsigned long long)XXH3_64bits(CONTENT, strlen(CONTENT)));
-	assert_str_key(meta, "hash", want);
+	/* smaller than REC_FILES_HASH_MIN_SIZE: no hash by default, and why */
+	assert_null(json_object_get(meta, "hash"));
+	assert_str_key(meta, "hash_withheld", "small");
 	assert_true(json_integer_value(json_object_get(meta, "mtime_ns")) >
 		    1000000000LL * 1000000000LL);
 	/* only stat'ed: its size is there, its content was not read */
 	o = find_path(all, t->stat_only);
 	assert_int_key(json_object_get(o, "meta"), "size", (json_int_t)strlen(CONTENT));
 	assert_null(json_object_get(json_object_get(o, "meta"), "hash"));
+	assert_null(json_object_get(json_object_get(o, "meta"), "hash_withheld"));
 }
 
 static void check_dir_link(json_t *all, const struct tree *t)
@@ -458,6 +458,95 @@ static void test_files_tree(void **state)
 	tree_release(&t);
 }
 
+/* BYTES bytes of text (not all the same), to write_file(). */
+static char *text_of(size_t bytes)
+{
+	char *t = repro_xmalloc(bytes + 1);
+
+	for (size_t i = 0; i < bytes; i++)
+		t[i] = (char)('a' + (i * 7) % 26);
+	t[bytes] = '\0';
+	return t;
+}
+
+/* One file of the hash policy: name under the root, content size, mode, what files.jsonl says. */
+struct hashed {
+	const char *name;
+	size_t size;
+	mode_t mode;
+	const char *withheld; /* NULL: a hash */
+};
+
+static const struct hashed hashed[] = {
+	{ "pin.txt", 5, 0644, "small" },
+	{ "just-small.txt", REC_FILES_HASH_MIN_SIZE - 1, 0644, "small" },
+	{ "just-big.txt", REC_FILES_HASH_MIN_SIZE, 0644, NULL },
+	{ "private.conf", 4096, 0600, "owner-only" },
+	{ "run.sh", 4096, 0700, "owner-only" },
+	{ "id_rsa_deploy", 4096, 0644, "secret-name" },
+	{ "server.KEY", 4096, 0644, "secret-name" },
+	{ "api_tokens.json", 4096, 0644, "secret-name" },
+	{ ".env", 4096, 0644, "secret-name" },
+	{ "home/.ssh/config", 4096, 0644, "secret-name" },
+	{ "tokenizer.json", 4096, 0644, NULL }, /* "token" is not a word of it */
+	{ "secretary.txt", 4096, 0644, NULL },
+	{ "big.bin", 4096, 0640, NULL },
+};
+
+/*
+ * Hashes that a guess could check are withheld, with the reason: small
+ * files, owner-only files, key/token/credential names; the rest keep
+ * theirs; hash_secrets hashes them all.
+ */
+static void test_files_hash_policy(void **state)
+{
+	struct fixture *fx = *state;
+	cleanup_free char *home = at(fx, "home"), *ssh = at(fx, "home/.ssh");
+	cleanup_err struct repro_err *err = NULL;
+	cleanup_free char *out = repro_xasprintf("%s/all.jsonl", fx->spool_dir);
+	struct rec_files_stats st = { 0 };
+	struct rec_files_opts o;
+	json_t *def, *all;
+
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(mkdir(ssh, 0755), 0);
+	for (size_t i = 0; i < sizeof(hashed) / sizeof(hashed[0]); i++) {
+		cleanup_free char *p = at(fx, hashed[i].name);
+		cleanup_free char *text = text_of(hashed[i].size);
+
+		write_file(p, text, hashed[i].mode);
+		add_open(fx, p, O_RDONLY, 3);
+	}
+	def = run(fx, true, "def.jsonl", &st);
+	rec_files_opts_init(&o);
+	o.hash_secrets = true;
+	assert_int_equal(rec_files_write_stats(fx->spool_dir, &o, out, &st, &err), 0);
+	all = load_lines(out);
+	for (size_t i = 0; i < sizeof(hashed) / sizeof(hashed[0]); i++) {
+		cleanup_free char *p = at(fx, hashed[i].name);
+		cleanup_free char *text = text_of(hashed[i].size);
+		json_t *md = json_object_get(find_path(def, p), "meta");
+		json_t *ma = json_object_get(find_path(all, p), "meta");
+		char want[32];
+
+		snprintf(want, sizeof(want), "xxh3:%016llx",
+			 (unsigned long long)XXH3_64bits(text, hashed[i].size));
+		assert_int_key(md, "size", (json_int_t)hashed[i].size);
+		assert_str_key(ma, "hash", want);
+		assert_null(json_object_get(ma, "hash_withheld"));
+		if (hashed[i].withheld == NULL) {
+			assert_str_key(md, "hash", want);
+			assert_null(json_object_get(md, "hash_withheld"));
+			continue;
+		}
+		if (json_object_get(md, "hash") != NULL)
+			fail_msg("%s: a hash, not withheld", hashed[i].name);
+		assert_str_key(md, "hash_withheld", hashed[i].withheld);
+	}
+	json_decref(def);
+	json_decref(all);
+}
+
 static void test_files_cap(void **state)
 {
 	struct fixture *fx = *state;
@@ -537,6 +626,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_files_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_hash_policy, setup, teardown),
 		cmocka_unit_test(test_files_missing_spool),
 		cmocka_unit_test_setup_teardown(test_files_many, setup, teardown),
 	};

@@ -466,6 +466,194 @@ static void test_redact_env_entry(void **state)
 	(void)state;
 }
 
+/* rec_redact_argv(ARGV) must give WANT, element by element (both NULL-terminated). */
+static void check_argv(const struct rec_redact *r, const char *const *argv, const char *const *want)
+{
+	size_t n = 0;
+	char **got;
+
+	while (argv[n] != NULL)
+		n++;
+	got = rec_redact_argv(r, argv, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(want[i]);
+		assert_string_equal(got[i], want[i]);
+	}
+	assert_null(want[n]);
+	assert_null(got[n]);
+	rec_redact_argv_free(got);
+}
+
+#define ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Program-specific secret options in an argv: keyed on the program, also behind wrappers. */
+static void test_redact_program_options(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_argv(r, ARGV("mysql", "-uroot", "-phunter22", "-h", "db", "app"),
+		   ARGV("mysql", "-uroot", "-p<redacted>", "-h", "db", "app"));
+	check_argv(r,
+		   ARGV("/usr/bin/mysqldump", "-pX1", "--pass=X2", "--password=X3", "-P", "3306"),
+		   ARGV("/usr/bin/mysqldump", "-p<redacted>", "--pass=<redacted>",
+			"--password=<redacted>", "-P", "3306"));
+	/* mysql's -p alone prompts: the next word is the database */
+	check_argv(r, ARGV("mariadb-dump", "-p", "shop"), ARGV("mariadb-dump", "-p", "shop"));
+	check_argv(r, ARGV("mariadb", "-pX4"), ARGV("mariadb", "-p<redacted>"));
+	check_argv(r, ARGV("sshpass", "-p", "X5", "ssh", "-p", "22", "host"),
+		   ARGV("sshpass", "-p", "<redacted>", "ssh", "-p", "22", "host"));
+	check_argv(r, ARGV("sshpass", "-pX6", "scp", "-P", "2222", "f", "h:"),
+		   ARGV("sshpass", "-p<redacted>", "scp", "-P", "2222", "f", "h:"));
+	check_argv(r, ARGV("docker", "login", "-u", "bob", "-p", "X7", "registry.example"),
+		   ARGV("docker", "login", "-u", "bob", "-p", "<redacted>", "registry.example"));
+	check_argv(r, ARGV("podman", "--log-level", "info", "login", "--password", "X8", "r"),
+		   ARGV("podman", "--log-level", "info", "login", "--password", "<redacted>", "r"));
+	check_argv(r, ARGV("nerdctl", "login", "-pX9", "r"),
+		   ARGV("nerdctl", "login", "-p<redacted>", "r"));
+	check_argv(r, ARGV("redis-cli", "-h", "cache", "-p", "6379", "-a", "X10"),
+		   ARGV("redis-cli", "-h", "cache", "-p", "6379", "-a", "<redacted>"));
+	check_argv(r, ARGV("smbclient", "-U", "bob%X11", "//h/s"),
+		   ARGV("smbclient", "-U", "bob%<redacted>", "//h/s"));
+	check_argv(r, ARGV("ldapsearch", "-D", "cn=a", "-wX12"),
+		   ARGV("ldapsearch", "-D", "cn=a", "-w<redacted>"));
+	check_argv(r, ARGV("7z", "x", "-pX13", "a.7z"), ARGV("7z", "x", "-p<redacted>", "a.7z"));
+	check_argv(r, ARGV("gpg", "--batch", "--passphrase", "X14", "-d", "f"),
+		   ARGV("gpg", "--batch", "--passphrase", "<redacted>", "-d", "f"));
+}
+
+/* -p is a port or a flag elsewhere: ssh, psql, redis-cli, docker run, cp keep it. */
+static void test_redact_program_options_keep(void **state)
+{
+	const char *const *const kept[] = {
+		ARGV("ssh", "-p", "22", "host"),
+		ARGV("psql", "-h", "db", "-p", "5432", "-U", "app"),
+		ARGV("redis-cli", "-p", "6379", "ping"),
+		ARGV("docker", "run", "-p", "8080:80", "nginx"),
+		ARGV("docker", "-p", "x", "login"), /* before the subcommand: not login's -p */
+		ARGV("cp", "-p", "mysql", "-pthread"),
+		ARGV("gcc", "-pthread", "-o", "mysql", "m.c"),
+		ARGV("mysql", "-P", "3306", "--port=3306"),
+		ARGV("smbclient", "-U", "bob", "//h/s"),
+		ARGV("mongo", "--port", "27017"),
+		ARGV("make", "mysql", "-pX"), /* not the program */
+	};
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		check_argv(r, kept[i], kept[i]);
+}
+
+/* Behind wrappers (env, sudo, timeout, ssh HOST, docker exec, kubectl --) the program is found. */
+static void test_redact_program_wrappers(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_argv(r, ARGV("env", "-u", "X", "A=1", "mysql", "-pW1"),
+		   ARGV("env", "-u", "X", "A=1", "mysql", "-p<redacted>"));
+	check_argv(r, ARGV("sudo", "-u", "db", "-E", "--", "mysql", "-pW2"),
+		   ARGV("sudo", "-u", "db", "-E", "--", "mysql", "-p<redacted>"));
+	check_argv(r,
+		   ARGV("timeout", "-s", "KILL", "5", "nice", "-n", "5", "sshpass", "-pW3", "ssh"),
+		   ARGV("timeout", "-s", "KILL", "5", "nice", "-n", "5", "sshpass", "-p<redacted>",
+			"ssh"));
+	check_argv(r, ARGV("ssh", "-p", "22", "-i", "k", "db1", "mysql", "-pW4"),
+		   ARGV("ssh", "-p", "22", "-i", "k", "db1", "mysql", "-p<redacted>"));
+	check_argv(r, ARGV("docker", "exec", "-it", "-e", "A=1", "db", "mysql", "-pW5"),
+		   ARGV("docker", "exec", "-it", "-e", "A=1", "db", "mysql", "-p<redacted>"));
+	check_argv(r, ARGV("kubectl", "exec", "-n", "x", "pod", "--", "mysql", "-pW6"),
+		   ARGV("kubectl", "exec", "-n", "x", "pod", "--", "mysql", "-p<redacted>"));
+	/* sh -c STRING NAME ARG…: the ARG that STRING gives to a secret option as "$N" */
+	check_argv(r, ARGV("sh", "-c", "mysql -p\"$1\" db", "sh", "W7"),
+		   ARGV("sh", "-c", "mysql -p\"<redacted>\" db", "sh", "<redacted>"));
+	check_argv(r,
+		   ARGV("sudo", "bash", "-o", "pipefail", "-ec", "docker login -p ${2} r", "x", "u",
+			"W8"),
+		   ARGV("sudo", "bash", "-o", "pipefail", "-ec", "docker login -p <redacted> r",
+			"x", "u", "<redacted>"));
+	check_argv(r, ARGV("sh", "script.sh", "-p", "x"), ARGV("sh", "script.sh", "-p", "x"));
+	/* a script's argv as the kernel makes it: the interpreter, the script, its arguments */
+	check_argv(r, ARGV("/bin/sh", "/usr/bin/docker", "login", "-p", "W9", "r"),
+		   ARGV("/bin/sh", "/usr/bin/docker", "login", "-p", "<redacted>", "r"));
+	check_argv(
+		r, ARGV("/usr/bin/python3", "-W", "ignore", "/usr/local/bin/mysql", "-pW10"),
+		ARGV("/usr/bin/python3", "-W", "ignore", "/usr/local/bin/mysql", "-p<redacted>"));
+	check_argv(r, ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"),
+		   ARGV("sh", "-c", "ssh -p \"$1\" h", "sh", "22"));
+	/* the program after a wrapper is a program like any other: ssh -p stays */
+	check_argv(r, ARGV("sudo", "ssh", "-p", "22", "h"), ARGV("sudo", "ssh", "-p", "22", "h"));
+	check_argv(r, ARGV("env", "psql", "-p", "5432"), ARGV("env", "psql", "-p", "5432"));
+}
+
+/* Command lines inside one argument: bash -c, ssh HOST '…', with quotes and separators. */
+static void test_redact_program_strings(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, "-c", "mysql -uroot -pS1 app", "mysql -uroot -p<redacted> app");
+	check_arg(r, "-c", "cd /x && sudo mysqldump -p'S2 two' db > d.sql",
+		  "cd /x && sudo mysqldump -p'<redacted>' db > d.sql");
+	check_arg(r, "-c", "sshpass -p \"S3\" ssh -p 22 h; docker login -u u -p S4 r",
+		  "sshpass -p \"<redacted>\" ssh -p 22 h; docker login -u u -p <redacted> r");
+	check_arg(r, "-c", "if true; then A=1 env mysql -pS5; fi",
+		  "if true; then A=1 env mysql -p<redacted>; fi");
+	check_arg(r, "-c", "echo $(mysql -pS6 -e 'select 1')|cat",
+		  "echo $(mysql -p<redacted> -e 'select 1')|cat");
+	check_arg(r, "-c", "sshpass -p '' ssh h", "sshpass -p '' ssh h");
+	/* a command line inside a command line, up to three deep */
+	check_arg(r, "db1", "sudo bash -c 'mysql -pS9 -e \"select 1\"'",
+		  "sudo bash -c 'mysql -p<redacted> -e \"select 1\"'");
+	check_arg(r, "-c", "ssh h \"bash -c 'mysql -pS10'\"",
+		  "ssh h \"bash -c 'mysql -p<redacted>'\"");
+	/* kept */
+	check_arg(r, "-c", "ssh -p 22 h; psql -p 5432; redis-cli -p 6379",
+		  "ssh -p 22 h; psql -p 5432; redis-cli -p 6379");
+	check_arg(r, "-c", "echo mysql; ls -p x", "echo mysql; ls -p x");
+	check_arg(r, NULL, "'unclosed mysql -pS7", "'unclosed mysql -pS7");
+	check_arg(r, NULL, "mysql 'unclosed -pS8", "mysql 'unclosed -pS8");
+}
+
+/* 1 MiB command lines: every secret redacted, in time linear in the length. */
+static void test_redact_program_large(void **state)
+{
+	static const char *const units[] = {
+		"mysql -pV; ",
+		"sshpass -p V ssh -p 22 h | ",
+		"sudo -u x docker login -p 'V' r && ",
+		"env A=1 timeout 5 mysql -p\"V\"\n",
+	};
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t copies;
+		cleanup_free char *in = repeat(units[i], &copies);
+		cleanup_free char *out = rec_redact_arg(r, in, NULL);
+		cleanup_free char *want = expected(units[i], copies);
+
+		assert_string_equal(out, want);
+	}
+	/* one argv of 100,000 words: mysql and then -pV each */
+	{
+		const size_t n = 100000;
+		const char **argv = calloc(n + 1, sizeof(*argv));
+		char **got;
+
+		assert_non_null(argv);
+		argv[0] = "mysql";
+		for (size_t k = 1; k < n; k++)
+			argv[k] = k % 2 ? "-pV" : "-P";
+		got = rec_redact_argv(r, argv, n);
+		for (size_t k = 1; k < n; k++)
+			assert_string_equal(got[k], k % 2 ? "-p" REC_REDACTED : "-P");
+		rec_redact_argv_free(got);
+		free(argv);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +673,11 @@ int main(void)
 		cmocka_unit_test(test_redact_large_extra_regex),
 		cmocka_unit_test(test_redact_env_many_names),
 		cmocka_unit_test(test_redact_env_entry),
+		cmocka_unit_test(test_redact_program_options),
+		cmocka_unit_test(test_redact_program_options_keep),
+		cmocka_unit_test(test_redact_program_wrappers),
+		cmocka_unit_test(test_redact_program_strings),
+		cmocka_unit_test(test_redact_program_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,8 +55,12 @@ os.write(fd, b"echo STATUS=$?\n")
 out = read_for(10, b"STATUS=1")
 took = time.time() - t0
 status = out.split(b"STATUS=")[-1][:3].decode(errors="replace") if b"STATUS=1" in out else "none"
-time.sleep(0.5)
-alive = subprocess.run(["pgrep", "-fx", "sleep " + marker], capture_output=True).returncode == 0
+# a job killed as the recording stopped may take a moment to go (under load): look for 5 s
+for _ in range(25):
+    time.sleep(0.2)
+    alive = subprocess.run(["pgrep", "-fx", "sleep " + marker], capture_output=True).returncode == 0
+    if not alive:
+        break
 os.write(fd, b"exit\n")
 read_for(1.0)
 print("%.1f %s %s" % (took, status, "yes" if alive else "no"))

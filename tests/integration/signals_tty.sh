@@ -96,7 +96,7 @@ check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']"
 # 5. a signal to the whole process group reaches the program once
 group_kill() { # group_kill CMD...: the program's exit status (its SIGINT count)
 	# a trapped signal can end bash's `wait` early (status 130, POSIX): wait again while the job runs
-	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 100); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; echo $rc' group "$@"
+	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 600); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; echo $rc' group "$@"
 }
 if [ -n "$counter" ]; then
 	for run in 1 2 3; do

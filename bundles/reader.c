@@ -34,6 +34,7 @@ struct bndl_reader {
 	char *raw; /* owned: the read buffer, CHUNK_SIZE bytes */
 	unsigned passes;
 	uint64_t passed_bytes; /* uncompressed bytes of the passes before this one */
+	uint64_t kept; /* bytes the command keeps outside JSON (bndl_reader_charge()) */
 	/* this pass */
 	char *cur; /* name of the member whose header was read last (owned), or NULL */
 	bool cur_reg; /* it is a regular file */
@@ -133,6 +134,11 @@ static int file_open(struct bndl_reader *r, struct repro_err **err)
 	struct stat st;
 
 	r->fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (r->fd < 0 && errno == ENXIO && stat(r->path, &st) == 0 && S_ISSOCK(st.st_mode))
+		return repro_err_set(err, EINVAL,
+				     "cannot read a bundle from a device or socket ('%s'): save "
+				     "it to a file first",
+				     r->path);
 	if (r->fd < 0)
 		return repro_err_set(err, errno, "cannot open bundle '%s'", r->path);
 	if (fstat(r->fd, &st) < 0)
@@ -347,45 +353,81 @@ static char *read_small_member(struct bndl_reader *r, const char *name, size_t m
 
 /* ---- memory ---- */
 
-/* Cap JSON allocations while a parse runs: a 64 MiB line of [{},…] would need 5 GB. */
-static void parse_begin(const struct bndl_reader *r)
-{
-	if (r->lim.mem != NULL)
-		r->lim.mem->cap((size_t)r->lim.max_memory);
-}
-
-static void parse_end(const struct bndl_reader *r)
-{
-	if (r->lim.mem != NULL)
-		r->lim.mem->cap(0);
-}
-
 /*
- * After a parse of member's line lineno (0: the whole member): the memory
- * limit, or the machine's memory (an address-space limit), ran out?
- * jerr is the failed parse's error, NULL after a success.
+ * What parsing text (len bytes) may allocate, at most about: jansson takes
+ * some 150 bytes for an empty object or array and 50 for each further
+ * value or key, on top of the text, so a 64 MiB line of [{},{},...] needs
+ * 5 GB.  An upper bound, counted in one pass over the text.
  */
-static int check_memory(const struct bndl_reader *r, const char *member, size_t lineno,
-			const json_error_t *jerr, struct repro_err **err)
+static uint64_t parse_estimate(const char *text, size_t len)
 {
-	bool oom = jerr != NULL && (json_error_code(jerr) == json_error_out_of_memory ||
-				    strstr(jerr->text, "out of memory") != NULL);
-	bool refused = r->lim.mem != NULL && r->lim.mem->refused();
-	size_t held = r->lim.mem != NULL ? r->lim.mem->held() : 0;
+	uint64_t est = len;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == '{' || c == '[')
+			est += 192;
+		else if (c == ',' || c == ':')
+			est += 64;
+	}
+	return est;
+}
+
+/* Bytes held now: parsed JSON (when counted) and what the command keeps. */
+static uint64_t held_now(const struct bndl_reader *r)
+{
+	return (r->lim.mem != NULL ? r->lim.mem->held() : 0) + r->kept;
+}
+
+static int memory_limit_error(const struct bndl_reader *r, const char *member, size_t lineno,
+			      struct repro_err **err)
+{
 	char lim[32], where[64] = "";
 
 	if (lineno > 0)
 		snprintf(where, sizeof(where), " line %zu", lineno);
 	size_text(lim, sizeof(lim), r->lim.max_memory);
-	if (refused || held > r->lim.max_memory)
-		return repro_err_set(err, EPROTO,
-				     "'%s': %s%s: reading it needs more than the memory limit of "
-				     "%s (--max-memory=SIZE raises it)",
-				     r->path, member, where, lim);
-	if (oom || (jerr != NULL && jerr->line < 0 && jerr->text[0] == '\0'))
-		return repro_err_set(err, ENOMEM, "'%s': %s%s: out of memory while parsing it",
-				     r->path, member, where);
+	return repro_err_set(err, EPROTO,
+			     "'%s': %s%s: reading it needs more than the memory limit of %s "
+			     "(--max-memory=SIZE raises it)",
+			     r->path, member, where, lim);
+}
+
+/*
+ * Before parsing text: would it pass the memory limit?  No allocation is
+ * made to fail instead (jansson asserts when one fails while it lexes a
+ * string).  Returns 0 or -1 with *err.
+ */
+static int check_parse(const struct bndl_reader *r, const char *member, size_t lineno,
+		       const char *text, size_t len, struct repro_err **err)
+{
+	uint64_t held = held_now(r), est = parse_estimate(text, len);
+
+	if (held > r->lim.max_memory || est > r->lim.max_memory - held)
+		return memory_limit_error(r, member, lineno, err);
 	return 0;
+}
+
+/*
+ * After a parse of member's line lineno (0: the whole member): did the
+ * machine's memory run out (jerr: the failed parse's error, NULL after a
+ * success), or does what is held now pass the limit?
+ */
+static int check_memory(const struct bndl_reader *r, const char *member, size_t lineno,
+			const json_error_t *jerr, struct repro_err **err)
+{
+	char where[64] = "";
+
+	if (held_now(r) > r->lim.max_memory)
+		return memory_limit_error(r, member, lineno, err);
+	if (jerr == NULL || (json_error_code(jerr) != json_error_out_of_memory &&
+			     strstr(jerr->text, "out of memory") == NULL))
+		return 0;
+	if (lineno > 0)
+		snprintf(where, sizeof(where), " line %zu", lineno);
+	return repro_err_set(err, ENOMEM, "'%s': %s%s: out of memory while parsing it", r->path,
+			     member, where);
 }
 
 /* ---- opening ---- */
@@ -409,9 +451,9 @@ json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro
 	text = read_small_member(r, member, BNDL_OBJECT_MAX, &len, err);
 	if (text == NULL)
 		return NULL;
-	parse_begin(r);
+	if (check_parse(r, member, 0, text, len, err) < 0)
+		return NULL;
 	o = json_loadb(text, len, 0, &jerr);
-	parse_end(r);
 	if (check_memory(r, member, 0, o == NULL ? &jerr : NULL, err) < 0) {
 		json_decref(o);
 		return NULL;
@@ -501,9 +543,9 @@ static int load_manifest(struct bndl_reader *r, struct repro_err **err)
 	text = read_small_member(r, "manifest.json", BNDL_MANIFEST_MAX, &len, err);
 	if (text == NULL)
 		return -1;
-	parse_begin(r);
+	if (check_parse(r, "manifest.json", 0, text, len, err) < 0)
+		return -1;
 	m = json_loadb(text, len, 0, &jerr);
-	parse_end(r);
 	if (check_memory(r, "manifest.json", 0, m == NULL ? &jerr : NULL, err) < 0)
 		return -1;
 	if (m == NULL)
@@ -560,6 +602,12 @@ struct bndl_reader *bndl_reader_open(const char *path, struct repro_err **err)
 json_t *bndl_reader_manifest(const struct bndl_reader *r)
 {
 	return r->manifest;
+}
+
+void bndl_reader_charge(struct bndl_reader *r, size_t bytes)
+{
+	if (r != NULL)
+		r->kept += bytes;
 }
 
 unsigned bndl_reader_passes(const struct bndl_reader *r)
@@ -634,9 +682,9 @@ static int line_emit(const struct bndl_reader *r, const char *member, struct lin
 		return 0;
 	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len, lineno)) <= 0)
 		return want < 0 ? 1 : 0;
-	parse_begin(r);
+	if (check_parse(r, member, lineno, lb->buf, len, err) < 0)
+		return -1;
 	obj = json_loadb(lb->buf, len, 0, &jerr);
-	parse_end(r);
 	if (check_memory(r, member, lineno, obj == NULL ? &jerr : NULL, err) < 0)
 		return -1;
 	if (obj == NULL)

@@ -46,14 +46,10 @@ extern const char *const bndl_members_in_order[];
 
 /*
  * How the memory held by parsed JSON is counted (cli/ installs jansson's
- * allocator): held() is the bytes held now; cap(max) makes JSON
- * allocations past max bytes held fail from now on (0: no cap);
- * refused() says whether one failed so since the last call, and clears it.
+ * allocator): held() is the bytes held now.
  */
 struct bndl_memory_ops {
 	size_t (*held)(void);
-	void (*cap)(size_t max);
-	bool (*refused)(void);
 };
 
 /* What a reader may use; 0 and NULL fields take the defaults. */
@@ -134,6 +130,14 @@ json_t *bndl_reader_load(struct bndl_reader *r, const char *member, struct repro
  * Returns 0, or -1 with *err.
  */
 int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err);
+
+/*
+ * bndl_reader_charge - count bytes (of what the command keeps from what it
+ * read, outside JSON values: copied strings, records) against the memory
+ * limit; past it, the next line read fails as a parse past it would.
+ * r may be NULL (nothing is counted).
+ */
+void bndl_reader_charge(struct bndl_reader *r, size_t bytes);
 
 /*
  * bndl_reader_finish - read the rest of the archive's headers (skipping

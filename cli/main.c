@@ -5,6 +5,7 @@
  */
 #include "cli/commands.h"
 #include "common/cleanup.h"
+#include "common/term.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -80,21 +81,11 @@ static void print_error(struct repro_err *e)
 	if (e->errnum == EPROTO || e->errnum == EINVAL)
 		e->errnum = 0;
 	text = repro_err_format(e);
-	/* a message may quote a hostile bundle: no control bytes on the terminal */
-	for (char *p = text; *p != '\0'; p++) {
-		unsigned char c = (unsigned char)*p, next = (unsigned char)p[1];
-
-		if (c < 0x20 || c == 0x7f) {
-			*p = '?';
-		} else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
-			p[0] = '?'; /* U+0080..U+009F, C1 controls: "??" keeps the length */
-			p[1] = '?';
-			p++;
-		}
-	}
-
 	fflush(stdout);
-	fprintf(stderr, "repro: %s\n", text);
+	/* a message may quote a hostile bundle: through the one terminal sanitiser */
+	fputs("repro: ", stderr);
+	repro_term_puts(stderr, text);
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

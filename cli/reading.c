@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <malloc.h>
+#include <sys/resource.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,11 +11,9 @@
 
 /*
  * The memory jansson holds: each block carries its size in a header of
- * one max_align_t, so a free knows what it gives back.  cap: allocations
- * past it fail while a reader parses (bundles/reader.c), 0 for none.
+ * one max_align_t, so a free knows what it gives back.
  */
-static size_t json_held, json_cap;
-static bool json_refused;
+static size_t json_held;
 
 #define HEADER (sizeof(max_align_t))
 
@@ -22,11 +21,8 @@ static void *counted_malloc(size_t n)
 {
 	unsigned char *p;
 
-	if (n > SIZE_MAX - HEADER ||
-	    (json_cap != 0 && (json_held > json_cap || n > json_cap - json_held))) {
-		json_refused = true;
+	if (n > SIZE_MAX - HEADER)
 		return NULL;
-	}
 	p = malloc(n + HEADER);
 	if (p == NULL)
 		return NULL;
@@ -53,20 +49,17 @@ static size_t held(void)
 	return json_held;
 }
 
-static void cap(size_t max)
+static const struct bndl_memory_ops counted = { .held = held };
+
+/* Under an address-space limit (ulimit -v, prlimit --as), at most half of it. */
+static void as_cap(struct bndl_limits *lim)
 {
-	json_cap = max;
+	struct rlimit as;
+
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+	    as.rlim_cur / 2 < lim->max_memory)
+		lim->max_memory = as.rlim_cur / 2;
 }
-
-static bool refused(void)
-{
-	bool was = json_refused;
-
-	json_refused = false;
-	return was;
-}
-
-static const struct bndl_memory_ops counted = { .held = held, .cap = cap, .refused = refused };
 
 void cli_reading_init(struct bndl_limits *lim)
 {
@@ -74,6 +67,7 @@ void cli_reading_init(struct bndl_limits *lim)
 	*lim = (struct bndl_limits){ .max_read = BNDL_READ_DEFAULT,
 				     .max_memory = BNDL_MEMORY_DEFAULT,
 				     .mem = &counted };
+	as_cap(lim);
 }
 
 int cli_parse_size(const char *what, const char *text, uint64_t *out, struct repro_err **err)
@@ -119,5 +113,6 @@ int cli_reading_option(struct bndl_limits *lim, const char *cmd, int c, const ch
 		lim->max_read = v;
 	else
 		lim->max_memory = v;
+	as_cap(lim);
 	return 1;
 }

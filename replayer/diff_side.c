@@ -357,6 +357,7 @@ static uint64_t keep_record(struct df_side *s, json_t *ev)
 		(void)json_dumpb(o, s->text + s->text_len, need, JSON_COMPACT);
 	s->text[s->text_len + need] = '\0';
 	s->text_len += need + 1;
+	bndl_reader_charge(s->r, need + 1 + 3 * sizeof(uint64_t)); /* and keys, lines, outcome */
 	return at;
 }
 

@@ -40,11 +40,12 @@ struct xp_state {
 	struct xp_finding *f;
 	size_t nf, capf, dropped;
 	json_t *index; /* merge key -> finding index + 1 */
-	json_t *wanted; /* paths of findings -> true: the files.jsonl records to keep */
+	json_t *wanted; /* hash_key() of paths of findings -> true: files.jsonl records to keep */
 	struct okmap ok;
 	struct xp_facts facts;
 	struct xp_netidx net;
 	json_t *manifest; /* borrowed from the reader */
+	struct bndl_reader *r; /* borrowed: what the findings keep counts against its limit */
 	/* events whose result repro did not see, by unseen_reason: kernel_walk, credentials, other */
 	size_t unseen[3];
 };
@@ -251,11 +252,30 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 
 /* ---- findings ---- */
 
+/* The XXH3-128 of s in hex (buf: 33 bytes), a short key for a long string. */
+static const char *hash_key(const char *s, char *buf)
+{
+	XXH128_hash_t h = XXH3_128bits(s, strlen(s));
+
+	snprintf(buf, 33, "%016llx%016llx", (unsigned long long)h.high64,
+		 (unsigned long long)h.low64);
+	return buf;
+}
+
+/*
+ * The finding for merge key (a new one, counted against the reader's memory
+ * limit, when it is the first of its key), or NULL past
+ * RPL_EXPLAIN_MAX_FINDINGS.  The index holds the key's XXH3-128, not the
+ * key: a key holds a path of up to XP_PATH_MAX bytes.
+ */
 static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 {
-	json_t *at = json_object_get(st->index, key);
+	char hex[33];
+	json_t *at;
 	struct xp_finding *x;
 
+	key = hash_key(key, hex);
+	at = json_object_get(st->index, key);
 	if (at != NULL)
 		return &st->f[json_integer_value(at) - 1];
 	if (st->nf >= RPL_EXPLAIN_MAX_FINDINGS) {
@@ -269,6 +289,7 @@ static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 	x = &st->f[st->nf++];
 	*x = (struct xp_finding){ .count = 0 };
 	json_object_set_new(st->index, key, json_integer((json_int_t)st->nf));
+	bndl_reader_charge(st->r, sizeof(*x));
 	return x;
 }
 
@@ -411,6 +432,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->pid = pid;
 		x->syscall = repro_xstrdup(sc);
 		x->path = path != NULL ? repro_xstrdup(path) : NULL;
+		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) + 2);
 		x->errname = repro_xstrdup(e);
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
@@ -476,8 +498,9 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
 	const char *path = bndl_json_str(o, "path");
+	char hex[33];
 
-	if (path != NULL && json_object_get(st->wanted, path) != NULL)
+	if (path != NULL && json_object_get(st->wanted, hash_key(path, hex)) != NULL)
 		json_object_set(st->facts.files, path, o);
 	return 0;
 }
@@ -506,6 +529,7 @@ static void mark_passed_on(struct xp_state *st)
 /* The members in the order the bundle holds them: one pass over the archive. */
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
+	char hex[33];
 	int has;
 
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
@@ -525,7 +549,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
-			json_object_set_new(st->wanted, st->f[i].path, json_true());
+			json_object_set_new(st->wanted, hash_key(st->f[i].path, hex), json_true());
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
 		return -1;
@@ -860,6 +884,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
 	if (r != NULL) {
 		st.manifest = bndl_reader_manifest(r);
+		st.r = r;
 		st.facts.net_mode = bndl_json_str(json_object_get(st.manifest, "options"), "net");
 		if (load(&st, r, err) == 0) {
 			classify(&st);

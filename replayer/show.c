@@ -330,23 +330,33 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
-/* One word, single-quoted for sh(1) when it needs to be ('it'\''s'). */
+/*
+ * One word, single-quoted for sh(1) when it needs to be ('it'\''s'),
+ * through the terminal sanitiser and cut as repro_term_puts() cuts.
+ */
 static void put_word(FILE *out, const char *s)
 {
+	size_t len = strlen(s), end = rpl_utf8_cut(s, REPRO_TERM_CUT);
+
 	if (!needs_quotes(s)) {
 		repro_term_puts(out, s);
 		return;
 	}
 	fputc('\'', out);
-	for (; *s != '\0'; s++) {
-		const char one[2] = { *s, '\0' };
+	for (size_t at = 0; at < end;) {
+		const char *q = memchr(s + at, '\'', end - at);
+		size_t n = q != NULL ? (size_t)(q - (s + at)) : end - at;
 
-		if (*s == '\'')
+		(void)repro_term_write(out, s + at, n, false, false);
+		at += n;
+		if (q != NULL) {
 			fputs("'\\''", out);
-		else
-			repro_term_puts(out, one);
+			at++;
+		}
 	}
 	fputc('\'', out);
+	if (end < len)
+		fprintf(out, "...[%zu bytes]", len);
 }
 
 static void put_argv(FILE *out, json_t *argv)

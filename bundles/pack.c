@@ -48,6 +48,7 @@ struct tmp_member {
 };
 
 struct pack_state {
+	const struct bndl_run_info *run; /* borrowed */
 	const struct bndl_render_ops *ops; /* borrowed */
 	const char *spool_dir; /* borrowed */
 	const char *const *extra; /* borrowed: run->extra_members */
@@ -74,7 +75,8 @@ struct pack_state {
 	bool end_has_exit;
 	int end_status;
 	uint64_t end_ns;
-	struct bndl_spool_drops drops; /* from the END record */
+	struct bndl_spool_drops drops; /* from the END record, or the run's */
+	bool drops_known; /* the END record or the run said them */
 };
 
 static void tmp_member_release(struct tmp_member *m)
@@ -418,6 +420,32 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 }
 
 /*
+ * What the recording knew beyond the spool (bndl_run_info.drops,
+ * lost_procs): a spool whose filesystem had no room for its process, DROPPED
+ * or END records still packs with the run's drops and every exit.  A lost
+ * exec, without its path and argv, stays out.
+ */
+static void add_run_facts(struct pack_state *st)
+{
+	const struct bndl_run_info *run = st->run;
+
+	for (size_t i = 0; run->lost_procs != NULL && i < run->nlost_procs; i++)
+		if (run->lost_procs[i].type != BNDL_REC_PROC_EXEC)
+			(void)on_record(st, &run->lost_procs[i], NULL);
+	if (run->drops == NULL) {
+		st->drops_known = st->has_end;
+		return;
+	}
+	st->drops = *run->drops;
+	st->drops_known = true;
+	if (run->drops->errnum != 0) {
+		st->is_filled = true;
+		st->fill_errnum = run->drops->errnum;
+		st->fill_ns = run->drops->since_ns;
+	}
+}
+
+/*
  * Read every record of the spool.  A torn tail (killed recorder) or a
  * damaged record ends the reading with a warning rather than losing the
  * whole run; read errors fail.
@@ -485,9 +513,21 @@ static const char *full_reason(int errnum)
 	return "no space left on the spool's filesystem (ENOSPC)";
 }
 
-char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known)
+/* Of the lost process records, the execs (which stay out of processes.jsonl). */
+static size_t lost_execs(const struct bndl_event *lost, size_t nlost)
 {
-	char size[32], procs[128] = "", execs[128] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; lost != NULL && i < nlost; i++)
+		n += lost[i].type == BNDL_REC_PROC_EXEC;
+	return n;
+}
+
+char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known,
+		      const struct bndl_event *lost, size_t nlost)
+{
+	char size[32], procs[192] = "", execs[128] = "";
+	size_t nexecs = lost_execs(lost, nlost);
 	double since = (double)d->since_ns / 1e9;
 
 	if (!is_known)
@@ -495,11 +535,21 @@ char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known)
 				       "(how many is not known: the recording did not end)",
 				       full_reason(d->errnum), since);
 	format_bytes(d->bytes, size, sizeof(size));
-	if (d->procs > 0)
+	if (d->procs > 0 && lost == NULL)
 		snprintf(procs, sizeof(procs),
 			 "; %llu process records were lost as well, so processes or exit "
 			 "statuses may be missing",
 			 (unsigned long long)d->procs);
+	else if (d->procs > 0 && nexecs == 0)
+		snprintf(procs, sizeof(procs),
+			 "; %llu process records found no room either: the process tree and exit "
+			 "statuses are complete from what repro saw",
+			 (unsigned long long)d->procs);
+	else if (d->procs > 0)
+		snprintf(procs, sizeof(procs),
+			 "; %llu process records found no room either: the process tree and exit "
+			 "statuses are complete from what repro saw, %zu exec%s missing",
+			 (unsigned long long)d->procs, nexecs, nexecs == 1 ? " is" : "s are");
 	if (d->slim_execs > 0)
 		snprintf(execs, sizeof(execs), "; %llu later exec%s kept without %s environment",
 			 (unsigned long long)d->slim_execs, d->slim_execs == 1 ? " is" : "s are",
@@ -550,7 +600,8 @@ static json_t *warnings_json(const struct pack_state *st, const struct bndl_run_
 	if (st->is_filled) {
 		struct bndl_spool_drops d = drops_of(st);
 
-		append_note(arr, bndl_drops_note(&d, st->has_end));
+		append_note(arr, bndl_drops_note(&d, st->drops_known, run->lost_procs,
+						 run->nlost_procs));
 	}
 	if (st->is_truncated)
 		json_array_append_new(arr,
@@ -580,9 +631,11 @@ static json_t *dropped_json(const struct pack_state *st)
 	json_object_set_new(o, "since_ns", json_integer((json_int_t)st->fill_ns));
 	/* a spool without its END record cannot tell how many */
 	json_object_set_new(o, "events",
-			    st->has_end ? json_integer((json_int_t)st->drops.events) : json_null());
+			    st->drops_known ? json_integer((json_int_t)st->drops.events)
+					    : json_null());
 	json_object_set_new(o, "bytes",
-			    st->has_end ? json_integer((json_int_t)st->drops.bytes) : json_null());
+			    st->drops_known ? json_integer((json_int_t)st->drops.bytes)
+					    : json_null());
 	json_object_set_new(o, "process_records", json_integer((json_int_t)st->drops.procs));
 	json_object_set_new(o, "execs_without_env", json_integer((json_int_t)st->drops.slim_execs));
 	return o;
@@ -891,7 +944,8 @@ static int write_bundle(struct pack_state *st, const char *manifest, time_t mtim
 static struct pack_state pack_state_make(const char *spool_dir, const struct bndl_run_info *run,
 					 const struct bndl_render_ops *ops)
 {
-	return (struct pack_state){ .ops = ops,
+	return (struct pack_state){ .run = run,
+				    .ops = ops,
 				    .spool_dir = spool_dir,
 				    .extra = run->extra_members,
 				    .extra_dir = run->extra_dir != NULL ? run->extra_dir
@@ -907,6 +961,7 @@ static int stage(struct pack_state *st, const char *dir, struct repro_err **err)
 		return -1;
 	if (read_spool(st, st->spool_dir, err) < 0)
 		return -1;
+	add_run_facts(st);
 	if (tmp_member_finish(&st->events, err) < 0 || tmp_member_finish(&st->trace, err) < 0)
 		return -1;
 	return write_processes(st, dir, err);

@@ -75,6 +75,21 @@ struct bndl_run_info {
 	const char *extra_dir;
 	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */
 	bool is_packed_later; /* by `repro pack`: the manifest says so in its warnings */
+	/*
+	 * borrowed, may be NULL: what the recording counted of a full spool
+	 * filesystem (bndl_spool_drops() after bndl_spool_end()), used over
+	 * the spool's END and DROPPED records, which may have found no room;
+	 * NULL: the spool says
+	 */
+	const struct bndl_spool_drops *drops;
+	/*
+	 * borrowed, may be NULL: the process records the spool had no room
+	 * for (bndl_spool_take_lost()), nlost_procs of them: their starts and
+	 * exits go into processes.jsonl (an exec without its path and argv
+	 * stays out)
+	 */
+	const struct bndl_event *lost_procs;
+	size_t nlost_procs;
 };
 
 /* Where bndl_pack_to() writes. */
@@ -127,10 +142,13 @@ int bndl_pack_to(const char *spool_dir, const struct bndl_run_info *run,
  * bndl_drops_note - one sentence on what a full filesystem cost, as the
  * manifest's warning says it ("no space left on the spool's filesystem
  * (ENOSPC): 48213 events after 0.31 s were not recorded …"); is_known false:
- * the recording did not end, so only when it filled is known.  Returns a
- * string the caller frees.
+ * the recording did not end, so only when it filled is known.  lost: the
+ * process records the spool had no room for, when the caller has them
+ * (bndl_run_info.lost_procs; NULL: they are lost), nlost of them.  Returns
+ * a string the caller frees.
  */
-char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known);
+char *bndl_drops_note(const struct bndl_spool_drops *d, bool is_known,
+		      const struct bndl_event *lost, size_t nlost);
 
 /*
  * bndl_scratch_dirs - where packing may stage its members and, when the

@@ -32,6 +32,9 @@ struct bndl_spool {
 	uint64_t last_flush_ns;
 	struct bndl_spool_drops drops; /* drops.errnum != 0: the filesystem filled */
 	bool needs_marker; /* the BNDL_REC_DROPPED record is still to be buffered */
+	bool lost_end; /* the BNDL_REC_END record did not fit either */
+	struct bndl_event *lost; /* the process records dropped (fixed part only) */
+	size_t nlost, lost_cap;
 };
 
 struct bndl_spool_reader {
@@ -46,6 +49,9 @@ struct bndl_spool_reader {
 };
 
 static const unsigned char zero_pad[8];
+
+static void event_from_fixed(const struct bndl_event_fixed *fx, uint16_t type,
+			     struct bndl_event *ev);
 
 static uint64_t monotonic_ns(void)
 {
@@ -86,6 +92,7 @@ static void spool_free(struct bndl_spool *sp)
 	free(sp->path);
 	free(sp->reserve_path);
 	free(sp->buf);
+	free(sp->lost);
 	free(sp);
 }
 
@@ -345,13 +352,38 @@ static void drop_buffered_events(struct bndl_spool *sp)
 	sp->used = dst;
 }
 
-/* No room for them: the process records still buffered are lost (counted). */
+/*
+ * A process record that found no room: counted, and its fixed part kept in
+ * memory (bndl_spool_take_lost()) so that the caller can still pack what it
+ * said.  The DROPPED and END records are no process records: their loss is
+ * noted (bndl_spool_lost_end()), what they carry the caller knows.
+ */
+static void drop_record(struct bndl_spool *sp, const unsigned char *p)
+{
+	struct bndl_spool_rec_hdr rh = rec_hdr_at(p);
+	struct bndl_event_fixed fx;
+
+	sp->drops.bytes += rh.len;
+	if (rh.type == BNDL_REC_DROPPED)
+		return;
+	if (rh.type == BNDL_REC_END) {
+		sp->lost_end = true;
+		return;
+	}
+	sp->drops.procs++;
+	if (sp->nlost == sp->lost_cap) {
+		sp->lost_cap = sp->lost_cap ? sp->lost_cap * 2 : 64;
+		sp->lost = repro_xreallocarray(sp->lost, sp->lost_cap, sizeof(*sp->lost));
+	}
+	memcpy(&fx, p + sizeof(rh), sizeof(fx));
+	event_from_fixed(&fx, rh.type, &sp->lost[sp->nlost++]);
+}
+
+/* No room for them: the process records still buffered are lost (counted, kept in memory). */
 static void drop_buffered_all(struct bndl_spool *sp)
 {
-	for (size_t off = 0; off < sp->used; off += rec_hdr_at(sp->buf + off).len) {
-		sp->drops.procs++;
-		sp->drops.bytes += rec_hdr_at(sp->buf + off).len;
-	}
+	for (size_t off = 0; off < sp->used; off += rec_hdr_at(sp->buf + off).len)
+		drop_record(sp, sp->buf + off);
 	sp->used = 0;
 }
 
@@ -544,8 +576,14 @@ static int try_append(struct bndl_spool *sp, const struct bndl_event *ev, struct
 	size = record_size(ev);
 	if (was_full && size > SPOOL_BUF_SIZE) {
 		/* not through the buffer, so not into the reserve: none is that large once slimmed */
-		sp->drops.procs++;
-		sp->drops.bytes += size;
+		struct bndl_spool_rec_hdr rh = { .len = (uint32_t)size, .type = ev->type };
+		unsigned char rec[sizeof(rh) + sizeof(struct bndl_event_fixed)];
+		struct bndl_event_fixed fx;
+
+		fixed_from_event(ev, &fx);
+		memcpy(rec, &rh, sizeof(rh));
+		memcpy(rec + sizeof(rh), &fx, sizeof(fx));
+		drop_record(sp, rec);
 		return 0;
 	}
 	if (size > SPOOL_BUF_SIZE - sp->used && bndl_spool_flush(sp, err) < 0)
@@ -594,6 +632,18 @@ uint64_t bndl_spool_count(const struct bndl_spool *sp)
 const struct bndl_spool_drops *bndl_spool_drops(const struct bndl_spool *sp)
 {
 	return &sp->drops;
+}
+
+bool bndl_spool_lost_end(const struct bndl_spool *sp)
+{
+	return sp->lost_end;
+}
+
+struct bndl_event *bndl_spool_take_lost(struct bndl_spool *sp, size_t *n)
+{
+	*n = sp->nlost;
+	sp->nlost = sp->lost_cap = 0;
+	return steal_ptr(&sp->lost);
 }
 
 int bndl_spool_end(struct bndl_spool *sp, bool has_exit, int status, uint64_t duration_ns,

@@ -15,6 +15,10 @@
  * exec, exit): they go on in DIR/reserve, BNDL_SPOOL_RESERVE_SIZE bytes
  * allocated at open, which the program cannot take (a file header, then
  * records as in events.spool; zeros past the last one until it is closed).
+ * Those even the reserve has no room for (or that find no reserve, on a
+ * filesystem smaller than it) are kept in memory, without their blobs, for
+ * the caller to pack (bndl_spool_take_lost()): the one allocation on the
+ * append path.
  *
  * On disk, little-endian host layout (the spool never leaves the machine):
  *   file header  "REPROSPL" u32 version(=1) u32 reserved
@@ -25,6 +29,7 @@
 #include "common/err.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define BNDL_SPOOL_FILE "events.spool"
@@ -148,7 +153,7 @@ struct bndl_event {
 struct bndl_spool_drops {
 	uint64_t events; /* syscall records dropped (each an events.jsonl and a trace.txt line) */
 	uint64_t bytes; /* bytes of spool records dropped, process records included */
-	uint64_t procs; /* process records dropped: the reserve was used up too */
+	uint64_t procs; /* process records dropped (start, exec, exit): the reserve ran out too */
 	uint64_t slim_execs; /* exec records kept without envp, argv cut to BNDL_SPOOL_SLIM_ARGV */
 	uint64_t since_ns; /* completion time (t_ns + dur_ns) of the first dropped call */
 	int32_t errnum; /* ENOSPC or EDQUOT once the filesystem filled; 0 before */
@@ -174,7 +179,9 @@ struct bndl_spool *bndl_spool_open(const char *dir, struct repro_err **err);
  * BNDL_BLOB_ARGV ones to BNDL_ARGV_MAX together) into the spool.  Does not
  * allocate.  A full filesystem is no error: from then on a syscall record is
  * counted in bndl_spool_drops() instead, and an exec record is kept without
- * its environment (argv cut to BNDL_SPOOL_SLIM_ARGV).  Returns 0, or -1 with
+ * its environment (argv cut to BNDL_SPOOL_SLIM_ARGV); a process record
+ * that finds no room even in the reserve is kept in memory instead
+ * (bndl_spool_take_lost(), the one allocation).  Returns 0, or -1 with
  * *err on another write error (EIO …); after an error the spool stays usable
  * up to the last record written.
  */
@@ -194,6 +201,21 @@ uint64_t bndl_spool_count(const struct bndl_spool *sp);
 
 /* bndl_spool_drops - what was dropped so far; borrowed, valid until sp is closed. */
 const struct bndl_spool_drops *bndl_spool_drops(const struct bndl_spool *sp);
+
+/*
+ * bndl_spool_lost_end - true when the BNDL_REC_END record found no room
+ * (bndl_spool_end()): a later `repro pack` of the spool cannot know the
+ * drops nor how the run ended.
+ */
+bool bndl_spool_lost_end(const struct bndl_spool *sp);
+
+/*
+ * bndl_spool_take_lost - the process records (PROC_START, PROC_EXEC,
+ * PROC_EXIT, PROC_LEFT) dropped because even the reserve had no room for
+ * them, in the order appended, without their blobs: *n of them, a malloc'ed
+ * array that moves to the caller (NULL when none), for bndl_run_info.
+ */
+struct bndl_event *bndl_spool_take_lost(struct bndl_spool *sp, size_t *n);
 
 /*
  * bndl_spool_end - flush, then append the BNDL_REC_END record (has_exit:

@@ -314,6 +314,9 @@ struct session {
 	bool host_in_spool; /* host.json was written into the spool directory */
 	/* after the run */
 	struct bndl_spool_drops drops; /* what the full spool left out */
+	struct bndl_event *lost; /* the process records it had no room for (fixed parts) */
+	size_t nlost;
+	bool lost_end; /* nor for its END record */
 	char *written; /* the bundle's path; NULL when the spool was kept */
 	char *full_output; /* -o, when its filesystem had no room for the bundle */
 	char tried[512]; /* the other places tried for it, ", "-separated */
@@ -333,6 +336,7 @@ static void session_release(struct session *s)
 	json_decref(s->host_json);
 	free(s->written);
 	free(s->full_output);
+	free(s->lost);
 	rec_redact_free(s->redact);
 	rpl_deny_free(s->deny);
 	lnch_loop_free(s->loop);
@@ -604,7 +608,9 @@ static void finish_info(struct session *s)
  * The spool's last record says how the run ended and what a full disk cost,
  * so that a spool kept for a later `repro pack` packs as this one would;
  * then the spool is closed, which frees what its reserve did not need for
- * what is derived next.
+ * what is derived next.  What a full filesystem kept out of the spool (the
+ * drops, the process records, the END record itself) goes to the pack
+ * through the run info: this recording saw it all.
  */
 static int end_spool(struct session *s, struct repro_err **err)
 {
@@ -615,6 +621,11 @@ static int end_spool(struct session *s, struct repro_err **err)
 		return -1;
 	}
 	s->drops = *bndl_spool_drops(sp);
+	s->lost = bndl_spool_take_lost(sp, &s->nlost);
+	s->lost_end = bndl_spool_lost_end(sp);
+	s->info.drops = &s->drops;
+	s->info.lost_procs = s->lost;
+	s->info.nlost_procs = s->nlost;
 	return bndl_spool_close(sp, err);
 }
 
@@ -801,14 +812,23 @@ static void report_full_disk(const struct session *s)
 		return;
 	fputs("repro: ", stderr);
 	if (s->drops.errnum != 0) {
-		note = bndl_drops_note(&s->drops, true);
+		note = bndl_drops_note(&s->drops, true, s->lost, s->nlost);
 		fprintf(stderr, "%s; ", note);
 	}
 	if (s->written == NULL) {
-		fprintf(stderr,
-			"no room for the bundle at '%s'%s%s: the spool is kept; make the bundle "
-			"later with: repro pack ",
+		fprintf(stderr, "no room for the bundle at '%s'%s%s: the spool is kept",
 			s->o->output, s->tried[0] ? " nor in " : "", s->tried);
+		/* a later pack knows only what the spool holds */
+		if (s->lost_end)
+			fputs(" without its last record (a bundle made from it will not know the "
+			      "counts of what was dropped)",
+			      stderr);
+		if (s->nlost > 0)
+			fprintf(stderr,
+				" without %zu process records (a bundle made from it may lack "
+				"processes or exit statuses)",
+				s->nlost);
+		fputs("; make the bundle later with: repro pack ", stderr);
 		put_sh_word(stderr, s->spool_dir);
 		fputs(" -o ", stderr);
 		put_sh_word(stderr, s->o->output);

@@ -14,7 +14,13 @@
 #     'repro pack' command; once there is room that command makes the
 #     bundle, with the exit status from the spool;
 #  4. repro pack of that spool with its last record cut short: the exit
-#     comes from the process records, and the manifest warns of truncation.
+#     comes from the process records, and the manifest warns of truncation;
+#  5. TMPDIR on a 64 KiB and on a 16 KiB tmpfs, less than the 256 KiB
+#     reserve (no room for some process records, nor perhaps for the
+#     DROPPED and END records): the manifest agrees with the repro: line
+#     (incomplete, the counts of events and process records), processes.jsonl
+#     and the manifest have every exit status, explain begins with
+#     'Incomplete bundle' and gives the status.
 set -u
 repro=$(realpath "$1")
 if [ "${2:-}" != inside ]; then
@@ -176,4 +182,56 @@ print(("ok: " if ok else "FAIL: ") + "4: exit 3 from the process records, the tr
 sys.exit(not ok)' || fail=1
 "$repro" show d.repro | head -1 | grep -q '^Incomplete bundle: events after [0-9.]* s were not recorded' ||
 	{ echo "FAIL: 4: show says what is known"; fail=1; }
+
+# 5. a TMPDIR smaller than the reserve; a long path, as run.json holds it
+for size in 64k 16k; do
+	small=$work/small-$size-tmpdir-with-a-rather-long-name-for-run.json
+	mkdir -p "$small"
+	mount -t tmpfs -o size=$size tmpfs "$small" || exit 1
+	TMPDIR=$small "$repro" record -o out/e$size.repro -- \
+		sh -c "/usr/bin/python3 -c '$stats'; /bin/true; exit 3" >/dev/null 2>e$size.err
+	rc=$?
+	umount "$small"
+	cat e$size.err
+	check "5 ($size): repro exits with the program's status (3, got $rc)" test "$rc" = 3
+	check "5 ($size): one line on the full disk" test "$(grep -c '^repro: no space left' e$size.err)" = 1
+	"$repro" explain out/e$size.repro >e$size.explain 2>&1
+	py '
+import json, re, subprocess, sys
+b, err, size = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
+def member(name):
+    return subprocess.run(["tar", "--zstd", "-xOf", b, name], check=True, capture_output=True, text=True).stdout
+m = json.loads(member("manifest.json"))
+procs = [json.loads(l) for l in member("processes.jsonl").splitlines()]
+d = m.get("dropped") or {}
+line = [l for l in err.splitlines() if l.startswith("repro: no space left")][0]
+ev = re.search(r": (\d+) events? after", line)
+pr = re.search(r"; (\d+) process records", line)
+fail = 0
+def check(what, ok, got):
+    global fail
+    print(("ok: " if ok else "FAIL: ") + "5 (%s): " % size + what + ("" if ok else "  got: %r" % (got,)))
+    fail |= not ok
+check("the line says the bundle is marked incomplete", line.endswith("is marked incomplete"), line)
+check("manifest: incomplete", m.get("incomplete") is True, m.get("incomplete"))
+check("manifest: dropped on ENOSPC", d.get("errno") == "ENOSPC", d)
+if ev:
+    check("manifest: the events dropped are the line\x27s", d.get("events") == int(ev.group(1)), (d, line))
+else:
+    check("manifest and line: the count is not known", d.get("events") is None and "not known" in line, (d, line))
+check("manifest: the process records lost are the line\x27s",
+      d.get("process_records") == (int(pr.group(1)) if pr else 0), (d, line))
+check("manifest: the warning is the line\x27s", any(line.startswith("repro: " + w + ";") for w in m["warnings"]),
+      m["warnings"])
+check("manifest: exit code 3", m.get("exit") == {"code": 3}, m.get("exit"))
+check("processes.jsonl: every process has its exit (sh 3, then 0s)",
+      len(procs) >= 3 and procs[0]["exit"] == {"code": 3} and all(p["exit"] == {"code": 0} for p in procs[1:])
+      and not any(p.get("left_running") for p in procs),
+      [(p["pid"], p["exit"], p.get("left_running")) for p in procs])
+sys.exit(fail)
+' out/e$size.repro e$size.err $size || fail=1
+	check "5 ($size): explain begins with 'Incomplete bundle'" sh -c "head -1 e$size.explain | grep -q '^Incomplete bundle: '"
+	check "5 ($size): explain says the status" sh -c "sed -n 2p e$size.explain | grep -q 'exited with status 3'"
+	check "5 ($size): explain does not say 'did not finish'" sh -c "! grep -q 'did not finish' e$size.explain"
+done
 exit $fail

@@ -732,6 +732,68 @@ static void test_pack_full_spool_killed(void **state)
 	bndl_reader_free(r);
 }
 
+/*
+ * A spool whose filesystem had no room for its DROPPED, PROC_EXIT and END
+ * records (smaller than the reserve): the recording passes what it saw,
+ * so the manifest has the drops and processes.jsonl every exit.
+ */
+static void test_pack_run_facts_over_spool(void **state)
+{
+	cleanup_free char *spool = repro_xasprintf("%s/spool", (char *)*state);
+	cleanup_free char *out = repro_xasprintf("%s/facts.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_event ev = fx_syscall(1, 100, 1, FX_OPENAT, "/etc/x", "O_RDONLY", -ENOENT);
+	const struct bndl_spool_drops d = {
+		.events = 40, .bytes = 4200, .procs = 3, .since_ns = 5000, .errnum = ENOSPC
+	};
+	const struct bndl_event lost[] = {
+		{ .type = BNDL_REC_PROC_START, .t_ns = 6000, .pid = 2, .tid = 2, .ppid = 1 },
+		{ .type = BNDL_REC_PROC_EXIT, .t_ns = 7000, .pid = 2, .tid = 2, .status = 0 },
+		{ .type = BNDL_REC_PROC_EXIT, .t_ns = 8000, .pid = 1, .tid = 1, .status = 6 << 8 },
+	};
+	struct bndl_run_info run = fx_run_info();
+	struct bndl_spool *sp;
+	struct bndl_reader *r;
+	cleanup_json json_t *procs = NULL;
+	json_t *m, *dj;
+
+	assert_int_equal(mkdir(spool, 0700), 0);
+	sp = bndl_spool_open(spool, &err);
+	assert_non_null(sp);
+	fx_proc_start(sp, 1, 0, 0, false);
+	fx_append(sp, &ev);
+	assert_int_equal(bndl_spool_close(sp, &err), 0);
+	run.exit_code = 6;
+	run.drops = &d;
+	run.lost_procs = lost;
+	run.nlost_procs = 3;
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_true(json_is_true(json_object_get(m, "incomplete")));
+	dj = json_object_get(m, "dropped");
+	assert_string_equal(bndl_json_str(dj, "errno"), "ENOSPC");
+	assert_int_equal(bndl_json_int(dj, "events", -1), 40);
+	assert_int_equal(bndl_json_int(dj, "process_records", -1), 3);
+	assert_int_equal(bndl_json_int(json_object_get(m, "counts"), "processes", -1), 2);
+	assert_true(warnings_have(
+		m, "no space left on the spool's filesystem (ENOSPC): 40 events after 0.00 s were "
+		   "not recorded (nor their trace.txt lines; 4 KiB of records); 3 process records "
+		   "found no room either: the process tree and exit statuses are complete from "
+		   "what repro saw"));
+	procs = collect_member(r, "processes.jsonl");
+	assert_int_equal(json_array_size(procs), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *p = json_array_get(procs, i);
+
+		assert_int_equal(bndl_json_int(p, "pid", -1), (json_int_t)i + 1);
+		assert_int_equal(bndl_json_int(json_object_get(p, "exit"), "code", -1),
+				 i == 0 ? 6 : 0);
+		assert_null(json_object_get(p, "left_running"));
+	}
+	bndl_reader_free(r);
+}
+
 /* Over a disk quota: EDQUOT, said as such. */
 static void test_pack_quota_spool(void **state)
 {
@@ -837,6 +899,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_callback_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_full_spool_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_full_spool_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_run_facts_over_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_quota_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_complete_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_output_fallback, setup, teardown_fs),

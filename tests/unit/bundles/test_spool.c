@@ -554,16 +554,20 @@ static void test_spool_full_keeps_process_records(void **state)
 
 /*
  * Where not even the reserve fits, the process records that find no room
- * are counted too; the spool still ends on a whole record.
+ * are counted too and kept in memory for the pack, in order; the spool
+ * still ends on a whole record.
  */
 static void test_spool_full_without_reserve(void **state)
 {
 	const char *dir = *state;
 	cleanup_free char *reserve = repro_xasprintf("%s/%s", dir, BNDL_SPOOL_RESERVE);
 	cleanup_err struct repro_err *err = NULL;
+	cleanup_free struct bndl_event *lost = NULL;
 	struct bndl_spool *sp;
 	struct spool_census c;
 	struct stat st;
+	size_t nlost;
+	bool lost_end;
 
 	if (!fx_small_fs(dir, "64k"))
 		skip();
@@ -576,10 +580,21 @@ static void test_spool_full_without_reserve(void **state)
 	}
 	assert_int_equal(bndl_spool_end(sp, false, 0, 1, &err), 0);
 	assert_true(bndl_spool_drops(sp)->procs > 0);
+	lost = bndl_spool_take_lost(sp, &nlost);
+	lost_end = bndl_spool_lost_end(sp);
+	assert_int_equal(nlost, bndl_spool_drops(sp)->procs);
 	assert_int_equal(bndl_spool_close(sp, &err), 0);
 	c = census(dir);
 	assert_false(c.is_truncated);
 	assert_true(c.events > 0 && c.events < 300);
+	/* the starts the spool has, then the ones it lost: each pid once, in order */
+	assert_int_equal(c.by_type[BNDL_REC_PROC_START] + nlost, 300);
+	for (size_t i = 0; i < nlost; i++) {
+		assert_int_equal(lost[i].type, BNDL_REC_PROC_START);
+		assert_int_equal(lost[i].pid, (int32_t)(302 - nlost + i));
+		assert_int_equal(lost[i].ppid, 1);
+	}
+	assert_int_equal(lost_end, c.by_type[BNDL_REC_END] == 0);
 }
 
 int main(void)

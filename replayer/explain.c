@@ -153,6 +153,7 @@ static void state_release(struct xp_state *st)
 	free(st->ok.paths);
 	json_decref(st->facts.host);
 	json_decref(st->facts.files);
+	json_decref(st->facts.dns_names);
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
 }
@@ -443,6 +444,12 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		return 0;
 	}
 	xp_netidx_add(&st->net, n);
+	if (dns && bndl_json_str(n, "name") != NULL) {
+		char pid[24];
+
+		snprintf(pid, sizeof(pid), "%" PRId64, bndl_json_int(n, "pid", 0));
+		json_object_set(st->facts.dns_names, pid, json_object_get(n, "name"));
+	}
 	if (dns ? (o == NULL || strcmp(o, "answered") == 0) : !attempt_failed(n))
 		return 0;
 	key = repro_xasprintf("net\x1f%" PRId64 "\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%s\x1f%s",
@@ -868,7 +875,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.by_pid = bndl_pidmap_new(),
 		.index = json_object(),
 		.wanted = json_object(),
-		.facts = { .files = json_object() },
+		.facts = { .files = json_object(), .dns_names = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 	};
 	int rc = -1;

@@ -93,6 +93,8 @@ struct xp_facts {
 	/* the first filter a traced process installed (seccomp, prctl PR_SET_SECCOMP), 0: none */
 	uint64_t filter_seq;
 	int32_t filter_pid;
+	/* "PID" -> the last name that process looked up (network.jsonl dns), owned; or NULL */
+	json_t *dns_names;
 };
 
 /* What went right on the network, to tell a failed attempt that was retried elsewhere. */

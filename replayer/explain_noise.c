@@ -270,6 +270,29 @@ static bool node_module(const struct xp_finding *f, const struct xp_noise_ctx *c
 	       (has_component(f->path, "node_modules") || is(base_of(f->path), "package.json"));
 }
 
+/*
+ * Version managers' shims (pyenv, rbenv, nodenv, asdf): a bash script that
+ * looks for a version file in every directory up to /, runs the hooks
+ * found in its hook directories, and tries a loadable realpath builtin.
+ */
+static bool version_shim(const struct xp_finding *f, const struct xp_noise_ctx *c)
+{
+	static const char *const names[] = { ".python-version",
+					     ".ruby-version",
+					     ".node-version",
+					     ".tool-versions",
+					     "pyenv-realpath.dylib",
+					     "rbenv-realpath.dylib",
+					     NULL };
+	const char *p = f->path, *b;
+
+	if (!missing_lookup(f))
+		return false;
+	b = base_of(p);
+	return in_list(b, strlen(b), names) || has(p, "env.d/") || has(p, "/pyenv/hooks/") ||
+	       has(p, "/rbenv/hooks/") || has(p, "/nodenv/hooks/");
+}
+
 /* ---- optional data and configuration ---- */
 
 static bool locale_data(const struct xp_finding *f, const struct xp_noise_ctx *c)
@@ -509,6 +532,8 @@ static const struct xp_noise_rule rules[] = {
 	  python_module },
 	{ "node_module", "Node's module search (node_modules, package.json)", FOR_FILES,
 	  node_module },
+	{ "version_shim", "a version manager's shim (pyenv, rbenv, asdf) searching for its files",
+	  FOR_FILES, version_shim },
 	{ "locale_data", "optional locale, character set, time zone or terminal data", FOR_FILES,
 	  locale_data },
 	{ "shell_config", "an optional shell start-up file", FOR_FILES, shell_config },

@@ -79,6 +79,9 @@ static const struct {
 	{ "python_site", "openat", "/opt/x/bin/python3.11._pth", "ENOENT", XP_OP_READ, NULL },
 	{ "node_module", "openat", "/srv/app/node_modules/left-pad/package.json", "ENOENT",
 	  XP_OP_READ, NULL },
+	{ "version_shim", "newfstatat", "/srv/app/.python-version", "ENOENT", XP_OP_FIND, "bash" },
+	{ "version_shim", "openat", "/root/.pyenv/plugins/pyenv-virtualenv/etc/pyenv.d/exec",
+	  "ENOENT", XP_OP_READ, "bash" },
 	{ "locale_data", "openat", "/usr/share/locale-langpack/en/LC_MESSAGES/bash.mo", "ENOENT",
 	  XP_OP_READ, NULL },
 	{ "locale_data", "openat", "/opt/x/share/locale/C.UTF-8/LC_MESSAGES/x.mo", "ENOENT",
@@ -325,6 +328,100 @@ static void test_exec_reasons(void **state)
 	release(&f);
 }
 
+static void test_exec_shebang_and_directory(void **state)
+{
+	struct xp_finding f = file_finding("execve", XP_OP_RUN, "/srv/crlf.sh", "ENOENT");
+
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0755\",\"uid\":0,\"gid\":0},"
+	      "\"shebang\":{\"interpreter\":\"/bin/sh\",\"cr\":true}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "interpreter_crlf");
+	assert_non_null(strstr(f.sentence, "'/bin/sh\\r'"));
+	release(&f);
+	f = file_finding("execve", XP_OP_RUN, "/srv/old.py", "ENOENT");
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0755\",\"uid\":0,\"gid\":0},"
+	      "\"shebang\":{\"interpreter\":\"/usr/bin/python2\",\"cr\":false}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "interpreter_missing");
+	assert_non_null(strstr(f.sentence, "names the interpreter /usr/bin/python2"));
+	release(&f);
+	f = file_finding("execve", XP_OP_RUN, "/srv/app", "EACCES");
+	build(&f, "{\"meta\":" DIR("0755", 0) ",\"ancestors\":[]}", USER_HOST);
+	assert_string_equal(what(&f), "exec_directory");
+	assert_non_null(strstr(f.sentence, "/srv/app is a directory"));
+	release(&f);
+}
+
+/* chmod, chown, utimensat EPERM: ownership first, before ACLs or security modules. */
+static void test_change_not_owner(void **state)
+{
+	struct xp_finding f =
+		file_finding("fchmodat", XP_OP_CHANGE, "/srv/data/db.sqlite", "EPERM");
+
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":998,\"gid\":998},"
+	      "\"ancestors\":[{\"path\":\"/srv/data\",\"meta\":" DIR("0777", 0) "}]}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "owner_uid")), 998);
+	assert_non_null(strstr(f.sentence,
+			       "owned by uid 998 and the process ran as uid 1000: "
+			       "it does not own the file"));
+	release(&f);
+	f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/db.sqlite", "EPERM");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(strstr(f.sentence, "set its times"));
+	release(&f);
+	/* the owner itself: not an ownership question */
+	f = file_finding("fchmodat", XP_OP_CHANGE, "/srv/data/mine", "EPERM");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":1000,\"gid\":1000}}",
+	      USER_HOST);
+	assert_string_not_equal(what(&f), "not_owner");
+	release(&f);
+}
+
+/* A failed connect to port 53 of a resolv.conf server is name resolution failing. */
+static void test_resolver_unreachable(void **state)
+{
+	struct xp_facts facts = {
+		.host = json_loads("{\"uid\":1000,\"gid\":1000,\"dns\":{\"resolv_conf\":"
+				   "{\"nameservers\":[\"10.0.0.53\"]}}}",
+				   0, NULL),
+		.files = json_object(),
+		.dns_names = json_pack("{s:s}", "10", "db.corp.test"),
+		.net_mode = "none",
+	};
+	struct xp_proc p = { .pid = 10, .label = (char *)"getent hosts db.corp.test" };
+	struct xp_finding f = { .kind = XP_CONNECT,
+				.pid = 10,
+				.syscall = (char *)"connect",
+				.errname = (char *)"unreachable",
+				.count = 1 };
+
+	f.net = json_loads("{\"ip\":\"10.0.0.53\",\"port\":53,\"outcome\":\"unreachable\","
+			   "\"errno\":\"ENETUNREACH\"}",
+			   0, NULL);
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test: the DNS "
+					   "server 10.0.0.53 (resolv.conf) could not be reached"));
+	assert_string_equal(json_string_value(json_object_get(f.reason, "resolving")),
+			    "db.corp.test");
+	release(&f);
+	/* no lookup recorded (a UDP connect that fails sends none): the name from the command */
+	json_object_clear(facts.dns_names);
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test"));
+	release(&f);
+	json_decref(f.net);
+	json_decref(facts.host);
+	json_decref(facts.files);
+	json_decref(facts.dns_names);
+}
+
 static void test_network_sentences(void **state)
 {
 	struct xp_finding f = { .kind = XP_CONNECT,
@@ -363,6 +460,9 @@ int main(void)
 		cmocka_unit_test(test_search_denied_and_missing),
 		cmocka_unit_test(test_exec_reasons),
 		cmocka_unit_test(test_network_sentences),
+		cmocka_unit_test(test_exec_shebang_and_directory),
+		cmocka_unit_test(test_change_not_owner),
+		cmocka_unit_test(test_resolver_unreachable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

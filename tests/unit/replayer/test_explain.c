@@ -366,9 +366,8 @@ static void test_change_not_owner(void **state)
 	      USER_HOST);
 	assert_string_equal(what(&f), "not_owner");
 	assert_int_equal(json_integer_value(json_object_get(f.reason, "owner_uid")), 998);
-	assert_non_null(strstr(f.sentence,
-			       "owned by uid 998 and the process ran as uid 1000: "
-			       "it does not own the file"));
+	assert_non_null(strstr(f.sentence, "owned by uid 998 and the process ran as uid 1000: "
+					   "it does not own the file"));
 	release(&f);
 	f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/db.sqlite", "EPERM");
 	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":0,\"gid\":0}}",

@@ -440,11 +440,15 @@ static enum file_diff file_change(const struct df_file *fa, const struct df_file
 		what = "another type";
 	else if (fa->type == 'l' && fa->target != fb->target)
 		what = "another symlink target";
+	else if ((fa->mode & 07777) != (fb->mode & 07777) &&
+		 (fa->uid != fb->uid || fa->gid != fb->gid))
+		what = "mode and owner changed";
 	else if ((fa->mode & 07777) != (fb->mode & 07777))
 		what = "another mode";
 	else if (fa->uid != fb->uid || fa->gid != fb->gid)
-		what = "another owner";
-	else if (fa->written || fb->written) /* the run itself wrote it: content may differ */
+		what = "owner changed";
+	/* the run itself wrote it (content may differ), or no content is known */
+	else if (fa->written || fb->written || fa->is_ancestor || fb->is_ancestor)
 		return FD_SAME;
 	else if (fa->type == 'f' && (fa->withheld != 0 || fb->withheld != 0))
 		return withheld_change(fa, fb, buf, cap);
@@ -503,23 +507,22 @@ static void note_not_compared(struct diff *d, const struct df_file *fa, const st
 		json_array_append_new(d->not_compared_paths, json_string(path));
 }
 
-static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+/* Compare the path of one files.jsonl record of B (or of one of its ancestors) with A's. */
+static void file_b(struct diff *d, const char *path)
 {
-	struct diff *d = ctx;
-	const char *path = bndl_json_str(o, "path");
 	char *n, ta[64], tb[64], what[256];
 	struct df_file *fa, *fb;
 	enum file_diff fd;
 
 	if (!file_pair(d, path, &fa, &fb) || fb->seen)
-		return 0;
+		return;
 	fb->seen = true;
 	n = rpl_norm_path(&d->b.norm, path);
 	fd = file_change(fa, fb, what, sizeof(what));
 	if (fd == FD_SAME) {
 		note_not_compared(d, fa, fb, n);
 		free(n);
-		return 0;
+		return;
 	}
 	mode_text(ta, sizeof(ta), fa);
 	mode_text(tb, sizeof(tb), fb);
@@ -532,6 +535,22 @@ static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 			  df_withheld_name(fa->withheld != 0 ? fa->withheld : fb->withheld))
 	};
 	free(n);
+}
+
+/*
+ * B's files.jsonl, one record at a time: the path, then the directories
+ * above it that B's record lists (a parent whose owner changed explains
+ * a failure below it).  Each path once: O(records + ancestors).
+ */
+static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct diff *d = ctx;
+	size_t i;
+	json_t *a;
+
+	file_b(d, bndl_json_str(o, "path"));
+	json_array_foreach (json_object_get(o, "ancestors"), i, a)
+		file_b(d, bndl_json_str(a, "path"));
 	return 0;
 }
 

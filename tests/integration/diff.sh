@@ -7,7 +7,10 @@
 #     directory made read-only, a port closed, an environment variable unset,
 #     another uid (as root: the second run as the unprivileged repro-test);
 #  3. the demo in a working (cache writable) and a broken setup;
-#  4. bad input: exit 2 and one line.
+#  4. an entrypoint that execs the server in A and dies before the exec in
+#     B (its config is missing): the processes align by the common prefix
+#     of their exec lineage and the cause is the config;
+#  5. bad input: exit 2 and one line.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
 repro=$(realpath "$1")
@@ -130,6 +133,26 @@ else
 	check "demo: the cause is the weights, present in A and missing in B" \
 		names "cache_hub/model.pth" "ENOENT" "missing in B"
 fi
+
+# an entrypoint: checks its config, then execs the server (sleep) in A; dies before the exec in B
+mkdir -p "$work/ep" && cd "$work/ep" || exit 1
+cat >entrypoint.sh <<'SH'
+#!/bin/sh
+set -e
+test -r ./app.conf || { echo "app.conf missing" >&2; exit 1; }
+exec sleep 0.1
+SH
+chmod +x entrypoint.sh
+echo x >app.conf
+"$repro" record -o "$work/ep-ok.repro" -- ./entrypoint.sh >/dev/null 2>&1
+rm app.conf
+"$repro" record -o "$work/ep-broken.repro" -- ./entrypoint.sh >/dev/null 2>&1
+cause "$work/ep-ok.repro" "$work/ep-broken.repro" >/dev/null
+check "entrypoint: the cause is the config, present in A and missing in B" \
+	names "app.conf" "ENOENT" "missing in B"
+"$repro" diff "$work/ep-ok.repro" "$work/ep-broken.repro" >"$work/ep.txt"
+check "entrypoint: aligned by the common prefix of its execs, not 'ran in A only'" \
+	sh -c "grep -q \"after 1 exec in common, exec'd sleep 0.1 in A and nothing in B\" '$work/ep.txt' && ! grep -q 'ran in A only' '$work/ep.txt'"
 
 cd "$work" || exit 1
 echo "not a bundle" >bad.repro

@@ -694,10 +694,32 @@ static bool net_failed(json_t *n)
 		 strcmp(o, "answered") != 0));
 }
 
+/*
+ * Where a network record went: "10.0.0.5:5432", "[::1]:80", a socket path,
+ * or a lookup's server "via 127.0.0.53:53" (into buf, cap bytes).
+ */
+static const char *endpoint(json_t *n, char *buf, size_t cap)
+{
+	const char *ip = bndl_json_str(n, "ip"), *path = bndl_json_str(n, "path");
+	bool v6 = bndl_json_str(n, "family") != NULL &&
+		  strcmp(bndl_json_str(n, "family"), "AF_INET6") == 0;
+	bool dns = bndl_json_str(n, "kind") != NULL && strcmp(bndl_json_str(n, "kind"), "dns") == 0;
+
+	if (ip != NULL)
+		snprintf(buf, cap, "%s%s%s%s:%" PRId64, dns ? "via " : "", v6 ? "[" : "", ip,
+			 v6 ? "]" : "", bndl_json_int(n, "port", 0));
+	else if (path != NULL)
+		snprintf(buf, cap, "%.200s", path);
+	else
+		snprintf(buf, cap, "?");
+	return buf;
+}
+
 static void network_items(struct diff *d)
 {
 	const char *key;
 	json_t *na;
+	char ea[300], eb[300];
 
 	json_object_foreach (d->a.net, key, na) {
 		json_t *nb = json_object_get(d->b.net, key);
@@ -705,7 +727,8 @@ static void network_items(struct diff *d)
 
 		if (nb == NULL) {
 			df_items_add(&d->items, "network", 30,
-				     repro_xasprintf("%s: in A only", key),
+				     repro_xasprintf("%s: in A only (%s, %s)", key, oa ? oa : "?",
+						     endpoint(na, ea, sizeof(ea))),
 				     json_pack("{s:s,s:s,s:s?,s:n}", "what", key, "side", "a", "a",
 					       oa, "b"));
 			continue;
@@ -713,16 +736,19 @@ static void network_items(struct diff *d)
 		if (oa == NULL || ob == NULL || strcmp(oa, ob) == 0)
 			continue;
 		df_items_add(&d->items, "network", net_failed(nb) && !net_failed(na) ? 88 : 60,
-			     repro_xasprintf("%s: %s in A, %s in B", key, oa, ob),
+			     repro_xasprintf("%s: %s in A (%s), %s in B (%s)", key, oa,
+					     endpoint(na, ea, sizeof(ea)), ob,
+					     endpoint(nb, eb, sizeof(eb))),
 			     json_pack("{s:s,s:s,s:s}", "what", key, "a", oa, "b", ob));
 	}
 	json_object_foreach (d->b.net, key, na) {
 		if (json_object_get(d->a.net, key) == NULL)
 			df_items_add(&d->items, "network", net_failed(na) ? 70 : 30,
-				     repro_xasprintf("%s: in B only (%s)", key,
+				     repro_xasprintf("%s: in B only (%s, %s)", key,
 						     bndl_json_str(na, "outcome")
 							     ? bndl_json_str(na, "outcome")
-							     : "?"),
+							     : "?",
+						     endpoint(na, eb, sizeof(eb))),
 				     json_pack("{s:s,s:s,s:n,s:s?}", "what", key, "side", "b", "a",
 					       "b", bndl_json_str(na, "outcome")));
 	}

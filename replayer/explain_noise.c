@@ -319,6 +319,20 @@ static bool shell_config(const struct xp_finding *f, const struct xp_noise_ctx *
 	return in_list(b, strlen(b), names) || has(f->path, "/.local/share/");
 }
 
+/* Tools' optional start-up files: read when they exist (curl(1) .curlrc, wget(1) .wgetrc …). */
+static bool tool_config(const struct xp_finding *f, const struct xp_noise_ctx *c)
+{
+	static const char *const names[] = { ".curlrc",	  "_curlrc",	      ".wgetrc", "wgetrc",
+					     ".sqliterc", ".psqlrc",	      ".digrc",	 ".nanorc",
+					     "pip.conf",  ".pydistutils.cfg", NULL };
+	const char *b;
+
+	if (!missing_lookup(f))
+		return false;
+	b = base_of(f->path);
+	return in_list(b, strlen(b), names);
+}
+
 /* SELinux and other security modules' markers: libselinux asks whether SELinux is on. */
 static bool lsm_marker(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
@@ -537,6 +551,8 @@ static const struct xp_noise_rule rules[] = {
 	{ "locale_data", "optional locale, character set, time zone or terminal data", FOR_FILES,
 	  locale_data },
 	{ "shell_config", "an optional shell start-up file", FOR_FILES, shell_config },
+	{ "tool_config", "an optional start-up file of a tool (.curlrc, .wgetrc, pip.conf …)",
+	  FOR_FILES, tool_config },
 	{ "lsm_marker", "asking whether SELinux or another security module is active", FOR_FILES,
 	  lsm_marker },
 	{ "netrc", "an optional ~/.netrc (credentials read when present)", FOR_FILES, netrc },

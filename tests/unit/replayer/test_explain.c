@@ -87,6 +87,8 @@ static const struct {
 	{ "locale_data", "openat", "/opt/x/share/locale/C.UTF-8/LC_MESSAGES/x.mo", "ENOENT",
 	  XP_OP_READ, NULL },
 	{ "shell_config", "openat", "/root/.bashrc", "ENOENT", XP_OP_READ, NULL },
+	{ "tool_config", "openat", "/root/.curlrc", "ENOENT", XP_OP_READ, "curl" },
+	{ "tool_config", "openat", "/etc/xdg/pip/pip.conf", "ENOENT", XP_OP_READ, "pip" },
 	{ "lsm_marker", "newfstatat", "/sys/fs/selinux", "ENOENT", XP_OP_FIND, NULL },
 	{ "lsm_marker", "openat", "/etc/selinux/config", "ENOENT", XP_OP_READ, NULL },
 	{ "lsm_marker", "statfs", "/selinux", "ENOENT", XP_OP_FIND, NULL },

@@ -322,9 +322,9 @@ static bool shell_config(const struct xp_finding *f, const struct xp_noise_ctx *
 /* Tools' optional start-up files: read when they exist (curl(1) .curlrc, wget(1) .wgetrc …). */
 static bool tool_config(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	static const char *const names[] = { ".curlrc",	  "_curlrc",	      ".wgetrc", "wgetrc",
-					     ".sqliterc", ".psqlrc",	      ".digrc",	 ".nanorc",
-					     "pip.conf",  ".pydistutils.cfg", NULL };
+	static const char *const names[] = { ".curlrc", "_curlrc",   "curlrc",		 ".wgetrc",
+					     "wgetrc",	".sqliterc", ".psqlrc",		 ".digrc",
+					     ".nanorc", "pip.conf",  ".pydistutils.cfg", NULL };
 	const char *b;
 
 	if (!missing_lookup(f))

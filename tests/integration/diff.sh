@@ -5,7 +5,8 @@
 #  2. one thing changed between two recordings, and diff names exactly that
 #     thing as the most likely cause, exit 1: a config file removed, a
 #     directory made read-only, a port closed, an environment variable unset,
-#     another uid (as root: the second run as the unprivileged repro-test);
+#     another uid (as root: the second run as the unprivileged repro-test),
+#     a data directory whose owner changed (as root);
 #  3. the demo in a working (cache writable) and a broken setup;
 #  4. an entrypoint that execs the server in A and dies before the exec in
 #     B (its config is missing): the processes align by the common prefix
@@ -111,6 +112,15 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 data
 	cause "$work/noport.repro" "$work/u/user.repro" >/dev/null
 	check "another uid: the cause is the uid" names "\"what\": \"uid\""
+	# the same user twice; in B its data directory belongs to root: an owner-only change
+	mkdir -m 777 "$work/own" && mkdir "$work/own/data" && chown repro-test "$work/own/data"
+	printf 'mkdir -p data/sub && echo ok >data/sub/out.txt\n' >"$work/own/run.sh"
+	(cd "$work/own" && runuser -u repro-test -- "$repro" record -o "$work/own/a.repro" -- sh run.sh) >/dev/null 2>&1
+	rm -rf "$work/own/data/sub" && chown root "$work/own/data"
+	(cd "$work/own" && runuser -u repro-test -- "$repro" record -o "$work/own/b.repro" -- sh run.sh) >/dev/null 2>&1
+	"$repro" diff "$work/own/a.repro" "$work/own/b.repro" >"$work/own.txt"
+	check "parent directory given to root: 'owner changed', not 'another mode'" \
+		sh -c "grep -q '<cwd>/data: owner changed' '$work/own.txt' && ! grep -q '<cwd>/data: another mode' '$work/own.txt'"
 fi
 
 # the demo: working (the weights are in cache_hub) and broken (a fresh machine: no

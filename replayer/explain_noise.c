@@ -142,9 +142,9 @@ static bool xattr_absent(const struct xp_finding *f, const struct xp_noise_ctx *
 static bool is_hwcap_name(const char *s, size_t n)
 {
 	static const char *const names[] = {
-		"tls",	"haswell", "xeon_phi", "avx512_1", "x86_64", "i686",
-		"i586", "sse2",	   "aarch64",  "atomics",  "power9", "power10",
-		"z13",	"z14",	   "z15",      "z16",	   NULL,
+		"glibc-hwcaps", "tls",	"haswell", "xeon_phi", "avx512_1", "x86_64",
+		"i686",		"i586", "sse2",	   "aarch64",  "atomics",  "power9",
+		"power10",	"z13",	"z14",	   "z15",      "z16",	   NULL,
 	};
 
 	return in_list(s, n, names);
@@ -392,8 +392,9 @@ static bool is_git(const struct xp_noise_ctx *c)
  * git's repository discovery (setup.c: walk up from the working directory,
  * trying DIR/.git and the bare-repository markers DIR/HEAD, objects, refs,
  * commondir) and the optional files of a repository (packed-refs, shallow,
- * alternates, commit-graph, hooks, grafts, logs, bundle-URI lists), which
- * git reads when they exist.
+ * alternates, commit-graph, hooks, grafts, logs, bundle-URI state under
+ * .git), which git reads when they exist.  A missing file git was asked
+ * for (a bundle to unbundle, a path to add) has none of these shapes.
  */
 static bool git_repository(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
@@ -406,7 +407,7 @@ static bool git_repository(const struct xp_finding *f, const struct xp_noise_ctx
 	b = base_of(f->path);
 	return has_component(f->path, ".git") || in_list(b, strlen(b), markers) ||
 	       has(f->path, "/objects/info/") || has(f->path, "/objects/pack/") ||
-	       has_component(f->path, "hooks") || has(b, "bundle");
+	       has_component(f->path, "hooks");
 }
 
 /* ---- what the rest of the run shows ---- */

@@ -117,6 +117,8 @@ static const struct {
 	{ NULL, "execve", "/srv/app/run.sh", "EACCES", XP_OP_RUN, NULL },
 	{ NULL, "openat", "/srv/x86_64/app.conf", "ENOENT", XP_OP_READ, NULL },
 	{ NULL, "openat", "/srv/app/HEAD", "ENOENT", XP_OP_READ, "python3" },
+	{ NULL, "openat", "/srv/backup/repo.bundle", "ENOENT", XP_OP_READ, "git" },
+	{ NULL, "newfstatat", "/srv/lib/glibc-hwcaps.conf", "ENOENT", XP_OP_FIND, NULL },
 	{ NULL, "openat", "/srv/app/.netrc", "EACCES", XP_OP_READ, NULL },
 	{ NULL, "openat", "/srv/app/app.pyc", "ENOSPC", XP_OP_CREATE, "python3" }, /* a disk full */
 	{ NULL, "execve", "/usr/bin/tool", "ENOENT", XP_OP_RUN, NULL },

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -1064,9 +1065,46 @@ static void add_explanation(json_t *o, const struct ftable *t, const struct fent
 		json_object_set_new(o, "mount", mount_json(m));
 }
 
+/*
+ * shebang_json - for a path whose exec failed with ENOENT and that is a
+ * regular file at the end: the interpreter its "#!" line names, and
+ * whether the line ends in a CR (a script saved with Windows line
+ * endings: the kernel looks for "/bin/sh\r"), binfmt_script(5)'s reading.
+ * Only the interpreter's path is kept, never its arguments (they may hold
+ * anything).  NULL when the file does not start with "#!" or cannot be
+ * read.  One read(2) of at most 256 bytes.
+ */
+static json_t *shebang_json(const struct fentry *e)
+{
+	char line[256];
+	cleanup_close int fd = -1;
+	ssize_t n;
+	size_t i = 2, start, end;
+
+	if (!(e->ops & OP_EXEC) || (e->last != ENOENT && e->first != ENOENT) || e->meta.err != 0 ||
+	    !S_ISREG(e->meta.mode) || !is_statable(e))
+		return NULL;
+	fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, line, sizeof(line))) < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	while (i < (size_t)n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	start = i;
+	while (i < (size_t)n && line[i] != ' ' && line[i] != '\t' && line[i] != '\n' &&
+	       line[i] != '\r')
+		i++;
+	end = i;
+	while (i < (size_t)n && line[i] != '\n')
+		i++;
+	if (end == start)
+		return NULL;
+	return json_pack("{s:o,s:b}", "interpreter", rec_json_str(line + start, end - start), "cr",
+			 i > 0 && i <= (size_t)n && line[i - 1] == '\r');
+}
+
 static json_t *entry_json(const struct ftable *t, const struct fentry *e, const struct mounts *ms)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *sb;
 
 	json_object_set_new(o, "path", rec_json_str(e->path, e->len));
 	json_object_set_new(o, "ops", ops_json(e->ops));
@@ -1088,6 +1126,8 @@ static json_t *entry_json(const struct ftable *t, const struct fentry *e, const 
 	}
 	if (needs_ancestors(e))
 		add_explanation(o, t, e, ms);
+	if ((sb = shebang_json(e)) != NULL)
+		json_object_set_new(o, "shebang", sb);
 	return o;
 }
 

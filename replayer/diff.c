@@ -121,12 +121,86 @@ static void match_pairs(struct diff *d, const size_t *la, size_t na, const size_
 	json_decref(next);
 }
 
+/* How many whole execs two exec chains (df_proc.key, execs split by 0x1e) share from the start. */
+static size_t common_execs(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	for (;;) {
+		size_t la = strcspn(a, "\x1e"), lb = strcspn(b, "\x1e");
+
+		if (la != lb || memcmp(a, b, la) != 0)
+			return n;
+		n++;
+		if (a[la] == '\0' || b[lb] == '\0')
+			return n;
+		a += la + 1;
+		b += lb + 1;
+	}
+}
+
+/* Candidates looked at per process in the second pass: bounds it to O(n · LCP_SCAN). */
+#define LCP_SCAN 64
+
+/*
+ * The processes match_pairs left unmatched, paired by the longest common
+ * prefix of their exec lineage (at least the first exec): an entrypoint
+ * that exec'd the server in A and died before that exec in B is the same
+ * process.  B's by first exec, at most LCP_SCAN looked at per A process.
+ */
+static void match_prefixes(struct diff *d, const size_t *la, size_t na, const size_t *lb, size_t nb)
+{
+	json_t *by_first = json_object(); /* first exec -> array of unmatched B indices */
+	char first[512];
+
+	for (size_t j = 0; j < nb; j++) {
+		const char *key = d->b.procs[lb[j]].key;
+		json_t *q;
+
+		if (d->b.procs[lb[j]].partner != DF_NONE || strcmp(key, "(fork)") == 0)
+			continue;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(key, "\x1e"), key);
+		if ((q = json_object_get(by_first, first)) == NULL)
+			json_object_set_new(by_first, first, q = json_array());
+		json_array_append_new(q, json_integer((json_int_t)lb[j]));
+	}
+	for (size_t i = 0; i < na; i++) {
+		struct df_proc *pa = &d->a.procs[la[i]];
+		size_t best = DF_NONE, best_n = 0, k;
+		json_t *q, *v;
+
+		if (pa->partner != DF_NONE || strcmp(pa->key, "(fork)") == 0)
+			continue;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(pa->key, "\x1e"), pa->key);
+		q = json_object_get(by_first, first);
+		json_array_foreach (q, k, v) {
+			size_t j = (size_t)json_integer_value(v), n;
+
+			if (k >= LCP_SCAN)
+				break;
+			if (d->b.procs[j].partner != DF_NONE)
+				continue;
+			n = common_execs(pa->key, d->b.procs[j].key);
+			if (n > best_n) {
+				best = j;
+				best_n = n;
+			}
+		}
+		if (best != DF_NONE) {
+			pa->partner = best;
+			d->b.procs[best].partner = la[i];
+		}
+	}
+	json_decref(by_first);
+}
+
 /* Align the trees from the roots down, without recursion (a hostile tree may be deep). */
 static void match_trees(struct diff *d, const size_t *ra, size_t na, const size_t *rb, size_t nb)
 {
 	size_t *todo = repro_xcalloc(d->a.nprocs + 1, sizeof(size_t)), n = 0;
 
 	match_pairs(d, ra, na, rb, nb);
+	match_prefixes(d, ra, na, rb, nb);
 	for (size_t i = 0; i < na; i++)
 		if (d->a.procs[ra[i]].partner != DF_NONE)
 			todo[n++] = ra[i];
@@ -136,6 +210,8 @@ static void match_trees(struct diff *d, const size_t *ra, size_t na, const size_
 
 		match_pairs(d, d->ca.list + from, to - from, d->cb.list + d->cb.start[q],
 			    d->cb.start[q + 1] - d->cb.start[q]);
+		match_prefixes(d, d->ca.list + from, to - from, d->cb.list + d->cb.start[q],
+			       d->cb.start[q + 1] - d->cb.start[q]);
 		for (size_t k = from; k < to; k++)
 			if (d->a.procs[d->ca.list[k]].partner != DF_NONE)
 				todo[n++] = d->ca.list[k];
@@ -163,6 +239,44 @@ static char *exit_text(json_t *ex)
 	return repro_xstrdup("did not end while recorded");
 }
 
+/* The exec after the first n of chain key, as words ("server --port 80"), or "nothing". */
+static char *exec_after(const char *key, size_t n)
+{
+	char *t;
+
+	for (; n > 0 && key != NULL; n--)
+		key = strchr(key, '\x1e') != NULL ? strchr(key, '\x1e') + 1 : NULL;
+	if (key == NULL)
+		return repro_xstrdup("nothing");
+	t = repro_xasprintf("%.*s", (int)strcspn(key, "\x1e"), key);
+	for (char *c = t; *c != '\0'; c++)
+		if (*c == '\x1f')
+			*c = ' ';
+	return t;
+}
+
+/* Aligned by a common prefix of their execs: what each went on to exec. */
+static void lineage_item(struct diff *d, const struct df_proc *pa, const struct df_proc *pb)
+{
+	size_t n = common_execs(pa->key, pb->key);
+	char *ea, *eb, *first;
+
+	if (strcmp(pa->key, pb->key) == 0)
+		return;
+	ea = exec_after(pa->key, n);
+	eb = exec_after(pb->key, n);
+	first = exec_after(pa->key, 0);
+	df_items_add(&d->items, "process", 52,
+		     repro_xasprintf("%.200s: after %zu exec%s in common, exec'd %.200s in A and "
+				     "%.200s in B",
+				     first, n, n == 1 ? "" : "s", ea, eb),
+		     json_pack("{s:s,s:s,s:I,s:s,s:s}", "what", "exec_lineage", "process", first,
+			       "common", (json_int_t)n, "a", ea, "b", eb));
+	free(first);
+	free(ea);
+	free(eb);
+}
+
 /* Processes on one side only (the top of each such subtree), and exits that differ. */
 static void process_items(struct diff *d)
 {
@@ -186,6 +300,9 @@ static void process_items(struct diff *d)
 					       (json_int_t)kids));
 		}
 	}
+	for (size_t i = 0; i < d->a.nprocs; i++)
+		if (d->a.procs[i].partner != DF_NONE)
+			lineage_item(d, &d->a.procs[i], &d->b.procs[d->a.procs[i].partner]);
 	for (size_t i = 0; i < d->a.nprocs; i++) {
 		const struct df_proc *pa = &d->a.procs[i], *pb;
 		char *ta, *tb;
@@ -440,11 +557,15 @@ static enum file_diff file_change(const struct df_file *fa, const struct df_file
 		what = "another type";
 	else if (fa->type == 'l' && fa->target != fb->target)
 		what = "another symlink target";
+	else if ((fa->mode & 07777) != (fb->mode & 07777) &&
+		 (fa->uid != fb->uid || fa->gid != fb->gid))
+		what = "mode and owner changed";
 	else if ((fa->mode & 07777) != (fb->mode & 07777))
 		what = "another mode";
 	else if (fa->uid != fb->uid || fa->gid != fb->gid)
-		what = "another owner";
-	else if (fa->written || fb->written) /* the run itself wrote it: content may differ */
+		what = "owner changed";
+	/* the run itself wrote it (content may differ), or no content is known */
+	else if (fa->written || fb->written || fa->is_ancestor || fb->is_ancestor)
 		return FD_SAME;
 	else if (fa->type == 'f' && (fa->withheld != 0 || fb->withheld != 0))
 		return withheld_change(fa, fb, buf, cap);
@@ -503,23 +624,22 @@ static void note_not_compared(struct diff *d, const struct df_file *fa, const st
 		json_array_append_new(d->not_compared_paths, json_string(path));
 }
 
-static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+/* Compare the path of one files.jsonl record of B (or of one of its ancestors) with A's. */
+static void file_b(struct diff *d, const char *path)
 {
-	struct diff *d = ctx;
-	const char *path = bndl_json_str(o, "path");
 	char *n, ta[64], tb[64], what[256];
 	struct df_file *fa, *fb;
 	enum file_diff fd;
 
 	if (!file_pair(d, path, &fa, &fb) || fb->seen)
-		return 0;
+		return;
 	fb->seen = true;
 	n = rpl_norm_path(&d->b.norm, path);
 	fd = file_change(fa, fb, what, sizeof(what));
 	if (fd == FD_SAME) {
 		note_not_compared(d, fa, fb, n);
 		free(n);
-		return 0;
+		return;
 	}
 	mode_text(ta, sizeof(ta), fa);
 	mode_text(tb, sizeof(tb), fb);
@@ -532,6 +652,22 @@ static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 			  df_withheld_name(fa->withheld != 0 ? fa->withheld : fb->withheld))
 	};
 	free(n);
+}
+
+/*
+ * B's files.jsonl, one record at a time: the path, then the directories
+ * above it that B's record lists (a parent whose owner changed explains
+ * a failure below it).  Each path once: O(records + ancestors).
+ */
+static int on_file_b(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
+{
+	struct diff *d = ctx;
+	size_t i;
+	json_t *a;
+
+	file_b(d, bndl_json_str(o, "path"));
+	json_array_foreach (json_object_get(o, "ancestors"), i, a)
+		file_b(d, bndl_json_str(a, "path"));
 	return 0;
 }
 
@@ -558,10 +694,32 @@ static bool net_failed(json_t *n)
 		 strcmp(o, "answered") != 0));
 }
 
+/*
+ * Where a network record went: "10.0.0.5:5432", "[::1]:80", a socket path,
+ * or a lookup's server "via 127.0.0.53:53" (into buf, cap bytes).
+ */
+static const char *endpoint(json_t *n, char *buf, size_t cap)
+{
+	const char *ip = bndl_json_str(n, "ip"), *path = bndl_json_str(n, "path");
+	bool v6 = bndl_json_str(n, "family") != NULL &&
+		  strcmp(bndl_json_str(n, "family"), "AF_INET6") == 0;
+	bool dns = bndl_json_str(n, "kind") != NULL && strcmp(bndl_json_str(n, "kind"), "dns") == 0;
+
+	if (ip != NULL)
+		snprintf(buf, cap, "%s%s%s%s:%" PRId64, dns ? "via " : "", v6 ? "[" : "", ip,
+			 v6 ? "]" : "", bndl_json_int(n, "port", 0));
+	else if (path != NULL)
+		snprintf(buf, cap, "%.200s", path);
+	else
+		snprintf(buf, cap, "?");
+	return buf;
+}
+
 static void network_items(struct diff *d)
 {
 	const char *key;
 	json_t *na;
+	char ea[300], eb[300];
 
 	json_object_foreach (d->a.net, key, na) {
 		json_t *nb = json_object_get(d->b.net, key);
@@ -569,7 +727,8 @@ static void network_items(struct diff *d)
 
 		if (nb == NULL) {
 			df_items_add(&d->items, "network", 30,
-				     repro_xasprintf("%s: in A only", key),
+				     repro_xasprintf("%s: in A only (%s, %s)", key, oa ? oa : "?",
+						     endpoint(na, ea, sizeof(ea))),
 				     json_pack("{s:s,s:s,s:s?,s:n}", "what", key, "side", "a", "a",
 					       oa, "b"));
 			continue;
@@ -577,16 +736,19 @@ static void network_items(struct diff *d)
 		if (oa == NULL || ob == NULL || strcmp(oa, ob) == 0)
 			continue;
 		df_items_add(&d->items, "network", net_failed(nb) && !net_failed(na) ? 88 : 60,
-			     repro_xasprintf("%s: %s in A, %s in B", key, oa, ob),
+			     repro_xasprintf("%s: %s in A (%s), %s in B (%s)", key, oa,
+					     endpoint(na, ea, sizeof(ea)), ob,
+					     endpoint(nb, eb, sizeof(eb))),
 			     json_pack("{s:s,s:s,s:s}", "what", key, "a", oa, "b", ob));
 	}
 	json_object_foreach (d->b.net, key, na) {
 		if (json_object_get(d->a.net, key) == NULL)
 			df_items_add(&d->items, "network", net_failed(na) ? 70 : 30,
-				     repro_xasprintf("%s: in B only (%s)", key,
+				     repro_xasprintf("%s: in B only (%s, %s)", key,
 						     bndl_json_str(na, "outcome")
 							     ? bndl_json_str(na, "outcome")
-							     : "?"),
+							     : "?",
+						     endpoint(na, eb, sizeof(eb))),
 				     json_pack("{s:s,s:s,s:n,s:s?}", "what", key, "side", "b", "a",
 					       "b", bndl_json_str(na, "outcome")));
 	}

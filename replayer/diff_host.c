@@ -13,6 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Variables the shell sets for every run (bash(1) "Shell Variables"): the
+ * working directory, the previous one, the nesting level, the last
+ * command.  They differ between any two runs and are not compared.
+ */
+static bool run_noise(const char *name)
+{
+	static const char *const names[] = { "PWD",	"OLDPWD", "SHLVL",   "_",	"LINES",
+					     "COLUMNS", "RANDOM", "SECONDS", "HISTCMD", NULL };
+
+	for (size_t i = 0; names[i] != NULL; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Environment variables that differ between any two sessions and mean nothing for a program. */
 static bool session_noise(const char *name)
 {
@@ -82,7 +98,8 @@ static void environment(struct df_items *it, json_t *ea, json_t *eb)
 		double score = session_noise(name) ? 20 : 80;
 		char *what;
 
-		if (strcmp(name, "HOME") == 0 || (vb != NULL && json_equal(va, vb)))
+		if (strcmp(name, "HOME") == 0 || run_noise(name) ||
+		    (vb != NULL && json_equal(va, vb)))
 			continue;
 		what = repro_xasprintf("environment %s", name);
 		if (vb == NULL)
@@ -96,7 +113,7 @@ static void environment(struct df_items *it, json_t *ea, json_t *eb)
 	json_object_foreach (eb, name, va) {
 		char *what;
 
-		if (json_object_get(ea, name) != NULL)
+		if (json_object_get(ea, name) != NULL || run_noise(name))
 			continue;
 		what = repro_xasprintf("environment %s", name);
 		df_items_add(it, "host", session_noise(name) ? 20 : 80,

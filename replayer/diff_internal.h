@@ -41,6 +41,8 @@ struct df_file {
 	char type; /* 'f','d','l','c','b','p','s', 0: missing at the end */
 	bool written; /* in the write set ("before" present) */
 	bool seen; /* matched by the other side */
+	/* only known as a directory above a failed path (files.jsonl ancestors): no size or hash */
+	bool is_ancestor;
 };
 
 /* One side of the comparison. */

@@ -498,6 +498,44 @@ static char type_char(const char *t)
 	return t != NULL ? '?' : 0;
 }
 
+/*
+ * The directories above a failed path (files.jsonl "ancestors": type, mode
+ * and owner), as entries of their own unless the run touched them (a
+ * touched directory sorts before its children and keeps its full record):
+ * so that a parent whose owner or mode changed is compared too.  At most
+ * PATH_MAX/2 ancestors per record, each once.
+ */
+static void add_ancestors(struct df_side *s, json_t *anc)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach (anc, i, a) {
+		const char *path = bndl_json_str(a, "path");
+		json_t *meta = json_object_get(a, "meta");
+		struct df_file f = { .uid = -1, .gid = -1, .size = -1, .mtime_ns = -1 };
+		char *n;
+
+		if (path == NULL || s->nfiles >= MAX_FILES || strlen(path) > XP_PATH_MAX)
+			return;
+		n = rpl_norm_path(&s->norm, path);
+		f.key = XXH3_64bits(n, strlen(n)) | 1;
+		free(n);
+		if ((s->nfiles + 1) * 2 > s->files_cap)
+			files_grow(s);
+		if (s->files[file_slot(s, f.key)].key != 0)
+			continue;
+		f.type = json_is_object(meta) ? type_char(bndl_json_str(meta, "type")) : 0;
+		f.mode = (uint32_t)strtoul(
+			bndl_json_str(meta, "mode") ? bndl_json_str(meta, "mode") : "0", NULL, 8);
+		f.uid = bndl_json_int(meta, "uid", -1);
+		f.gid = bndl_json_int(meta, "gid", -1);
+		f.is_ancestor = true;
+		s->nfiles++;
+		s->files[file_slot(s, f.key)] = f;
+	}
+}
+
 static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
 	struct df_side *s = ((struct loading *)ctx)->s;
@@ -535,6 +573,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	if (s->files[file_slot(s, f.key)].key == 0)
 		s->nfiles++;
 	s->files[file_slot(s, f.key)] = f;
+	add_ancestors(s, json_object_get(o, "ancestors"));
 	return s->files_also != NULL ? s->files_also(s->files_ctx, o, lineno, err) : 0;
 }
 

@@ -154,6 +154,7 @@ static void state_release(struct xp_state *st)
 	free(st->ok.paths);
 	json_decref(st->facts.host);
 	json_decref(st->facts.files);
+	json_decref(st->facts.dns_names);
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
 }
@@ -465,6 +466,12 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		return 0;
 	}
 	xp_netidx_add(&st->net, n);
+	if (dns && bndl_json_str(n, "name") != NULL) {
+		char pid[24];
+
+		snprintf(pid, sizeof(pid), "%" PRId64, bndl_json_int(n, "pid", 0));
+		json_object_set(st->facts.dns_names, pid, json_object_get(n, "name"));
+	}
 	if (dns ? (o == NULL || strcmp(o, "answered") == 0) : !attempt_failed(n))
 		return 0;
 	key = repro_xasprintf("net\x1f%" PRId64 "\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%s\x1f%s",
@@ -579,25 +586,37 @@ static double base_score(const struct xp_finding *x)
 	return 20;
 }
 
-/* Probe noise: patterns, and "the same name was found later in this process". */
+/* xp_noise_ctx.found_later: the ok map, for "the same name was found later in this process". */
+static bool found_later(const void *run, const struct xp_finding *f)
+{
+	return ok_elsewhere_after(&((const struct xp_state *)run)->ok, f->pid, f->path, f->seq);
+}
+
+/* "git" of "git clone -q src dst", "python3" of "/opt/x/bin/python3 -c …" (into buf). */
+static const char *program_of(const struct xp_proc *p, char *buf, size_t cap)
+{
+	const char *label = p != NULL ? p->label : NULL, *base;
+	size_t n;
+
+	if (label == NULL)
+		return NULL;
+	n = strcspn(label, " ");
+	base = memrchr(label, '/', n);
+	base = base != NULL ? base + 1 : label;
+	n -= (size_t)(base - label);
+	snprintf(buf, cap, "%.*s", (int)n, base);
+	return buf;
+}
+
+/* Probe noise: the rules of explain_noise.c, with what the whole run knows. */
 static void classify(struct xp_state *st)
 {
-	for (size_t i = 0; i < st->nf; i++) {
-		struct xp_finding *x = &st->f[i];
+	char prog[256];
+	struct xp_noise_ctx ctx = { .net = &st->net, .found_later = found_later, .run = st };
 
-		if (x->kind == XP_CONNECT || x->kind == XP_BIND || x->kind == XP_DNS) {
-			xp_net_noise(x, &st->net);
-			continue;
-		}
-		xp_noise_classify(x);
-		if (x->filter_denied)
-			x->noise = false;
-		if (!x->noise && x->path != NULL &&
-		    (x->op == XP_OP_FIND || x->op == XP_OP_READ || x->op == XP_OP_RUN) &&
-		    ok_elsewhere_after(&st->ok, x->pid, x->path, x->seq)) {
-			x->noise = true;
-			x->noise_why = "found later at another path (a search)";
-		}
+	for (size_t i = 0; i < st->nf; i++) {
+		ctx.program = program_of(proc_of(st, st->f[i].pid), prog, sizeof(prog));
+		xp_noise_classify(&st->f[i], &ctx);
 	}
 }
 
@@ -704,8 +723,10 @@ static json_t *finding_json(const struct xp_finding *x, size_t rank, const struc
 	json_object_set(o, "reason", x->reason);
 	json_object_set_new(o, "evidence", evidence_json(x));
 	json_object_set_new(o, "noise", json_boolean(x->noise));
-	if (x->noise)
+	if (x->noise) {
 		json_object_set_new(o, "noise_why", json_string(x->noise_why));
+		json_object_set_new(o, "noise_rule", json_string(x->noise_rule));
+	}
 	return o;
 }
 
@@ -804,7 +825,9 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 
 		fprintf(out, "\n%s%zu.%s ", color ? BOLD : "", i + 1, color ? RESET : "");
 		if (x->noise) {
-			fputs("(probe: ", out);
+			fputs("(probe, ", out);
+			repro_term_puts(out, x->noise_rule);
+			fputs(": ", out);
 			repro_term_puts(out, x->noise_why);
 			fputs(") ", out);
 		}
@@ -876,7 +899,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.by_pid = bndl_pidmap_new(),
 		.index = json_object(),
 		.wanted = json_object(),
-		.facts = { .files = json_object() },
+		.facts = { .files = json_object(), .dns_names = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 	};
 	int rc = -1;

@@ -53,6 +53,7 @@ struct xp_finding {
 	json_t *net; /* owned: the network.jsonl record, network findings only */
 	bool noise;
 	const char *noise_why; /* static text */
+	const char *noise_rule; /* static: the id of the rule that set it aside */
 	/* events.jsonl "denied_by_filter": a seccomp filter other than repro's failed it */
 	bool filter_denied;
 	/* an execve ENOENT of one name in several directories: a PATH search that found nothing */
@@ -92,10 +93,9 @@ struct xp_facts {
 	/* the first filter a traced process installed (seccomp, prctl PR_SET_SECCOMP), 0: none */
 	uint64_t filter_seq;
 	int32_t filter_pid;
+	/* "PID" -> the last name that process looked up (network.jsonl dns), owned; or NULL */
+	json_t *dns_names;
 };
-
-/* xp_noise_classify - decide f->noise and f->noise_why from its own fields (probe patterns). */
-void xp_noise_classify(struct xp_finding *f);
 
 /* What went right on the network, to tell a failed attempt that was retried elsewhere. */
 struct xp_netidx {
@@ -106,8 +106,41 @@ struct xp_netidx {
 /* xp_netidx_add - learn from one network.jsonl record (borrowed). */
 void xp_netidx_add(struct xp_netidx *idx, json_t *n);
 
-/* xp_net_noise - decide f->noise for a network finding, given the whole run's index. */
-void xp_net_noise(struct xp_finding *f, const struct xp_netidx *idx);
+/* What the noise rules may ask about the rest of the run (all borrowed). */
+struct xp_noise_ctx {
+	const struct xp_netidx *net; /* or NULL */
+	/* the finding's process's program name ("git", "python3"), or NULL */
+	const char *program;
+	/*
+	 * Whether the process of f found a path of the same file name as
+	 * f->path, but another path, after f: a search that went on.  NULL:
+	 * not known.
+	 */
+	bool (*found_later)(const void *run, const struct xp_finding *f);
+	const void *run;
+};
+
+/* One rule of the table of probe noise (explain_noise.c, docs/explain.md). */
+struct xp_noise_rule {
+	const char *id; /* "loader_hwcaps": shown by --all and in --json noise_rule */
+	const char *why; /* the words that say why it is set aside */
+	unsigned applies; /* 1: file, exec and other findings; 2: network findings */
+	bool (*match)(const struct xp_finding *f, const struct xp_noise_ctx *ctx);
+};
+
+/*
+ * xp_noise_rules - the table, in the order rules are tried; *n its length.
+ * Static storage, never freed.
+ */
+const struct xp_noise_rule *xp_noise_rules(size_t *n);
+
+/*
+ * xp_noise_classify - set f->noise, f->noise_why and f->noise_rule from the
+ * first rule of the table that matches f; ctx (may be NULL) answers the
+ * rules that need the whole run.  A finding a seccomp filter denied is
+ * never noise.  Cost: O(rules × path length).
+ */
+void xp_noise_classify(struct xp_finding *f, const struct xp_noise_ctx *ctx);
 
 /*
  * xp_reason_build - fill f->sentence (a new string) and f->reason (a new

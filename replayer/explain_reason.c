@@ -118,7 +118,7 @@ bool xp_is_net_call(const char *sc)
 struct who {
 	json_int_t uid, gid;
 	json_t *groups;
-	bool dac_override, dac_read_search;
+	bool dac_override, dac_read_search, fowner, chown;
 };
 
 static bool cap_has(json_t *host, const char *cap)
@@ -138,6 +138,8 @@ static struct who who_of(json_t *host)
 		.groups = json_object_get(host, "groups"),
 		.dac_override = cap_has(host, "cap_dac_override"),
 		.dac_read_search = cap_has(host, "cap_dac_read_search"),
+		.fowner = cap_has(host, "cap_fowner"),
+		.chown = cap_has(host, "cap_chown"),
 	};
 }
 
@@ -155,7 +157,7 @@ static struct who who_of_proc(json_t *host, const struct xp_proc *p)
 	if (p->has_uid) {
 		w.uid = p->euid;
 		if (p->euid != 0)
-			w.dac_override = w.dac_read_search = false;
+			w.dac_override = w.dac_read_search = w.fowner = w.chown = false;
 	}
 	if (p->has_gid)
 		w.gid = p->egid;
@@ -280,6 +282,36 @@ static json_t *first_missing(json_t *anc)
 	return found;
 }
 
+/*
+ * exec ENOENT of a file that exists: the kernel could not find the
+ * interpreter of its "#!" line (binfmt_script; files.jsonl "shebang" names
+ * it, and whether the line ends in a CR).
+ */
+static void explain_interpreter(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec)
+{
+	json_t *sb = json_object_get(rec, "shebang");
+	const char *interp = str(sb, "interpreter");
+
+	if (interp != NULL && json_is_true(json_object_get(sb, "cr"))) {
+		fprintf(f,
+			"its #! line ends in a CR (a script saved with Windows line endings): the "
+			"kernel looks for the interpreter '%s\\r', which does not exist "
+			"(dos2unix or sed -i 's/\\r$//' fixes it)",
+			interp);
+		reason_set(r, "interpreter_crlf", x->path, json_object_get(rec, "meta"));
+		json_object_set_new(r, "interpreter", json_string(interp));
+	} else if (interp != NULL) {
+		fprintf(f, "its #! line names the interpreter %s, which does not exist", interp);
+		reason_set(r, "interpreter_missing", x->path, json_object_get(rec, "meta"));
+		json_object_set_new(r, "interpreter", json_string(interp));
+	} else {
+		fputs("the file exists, so the interpreter on its #! line is missing (or the line "
+		      "ends in a CR: a script saved with Windows line endings)",
+		      f);
+		reason_set(r, "interpreter_missing", x->path, json_object_get(rec, "meta"));
+	}
+}
+
 static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec)
 {
 	json_t *anc = json_object_get(rec, "ancestors");
@@ -296,10 +328,7 @@ static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json
 		fputs("it did not exist then (it does at the end of the run: made later)", f);
 		reason_set(r, "missing_then", x->path, json_object_get(rec, "meta"));
 	} else if (x->kind == XP_EXEC && json_is_object(json_object_get(rec, "meta"))) {
-		fputs("the file exists, so the interpreter on its #! line is missing (or the line "
-		      "ends in a CR: a script saved with Windows line endings)",
-		      f);
-		reason_set(r, "interpreter_missing", x->path, json_object_get(rec, "meta"));
+		explain_interpreter(f, r, x, rec);
 	} else if (is(x->errname, "ENOTDIR") && near != NULL &&
 		   !is(str(json_object_get(near, "meta"), "type"), "dir")) {
 		fprintf(f, "%s is not a directory", sq(near, "path"));
@@ -353,6 +382,35 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 	return NULL;
 }
 
+/*
+ * chmod, chown, utimensat EPERM: only the file's owner (or CAP_FOWNER) may
+ * change its mode or set its times, only CAP_CHOWN may give it to another
+ * user (chmod(2), chown(2), utimensat(2)).  False when ownership does not
+ * explain it (then the mode bits and the rest are looked at).
+ */
+static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, json_t *meta,
+			      const struct who *w)
+{
+	json_int_t owner = num(meta, "uid", -1);
+	bool is_chown = strstr(x->syscall, "chown") != NULL;
+
+	if (is_chown ? w->chown : (w->fowner || owner == w->uid))
+		return false;
+	if (owner == 0)
+		fprintf(f, "%s is owned by root (uid 0)", x->path);
+	else
+		fprintf(f, "%s is owned by uid %" JSON_INTEGER_FORMAT, x->path, owner);
+	fprintf(f, " and the process ran as uid %" JSON_INTEGER_FORMAT, w->uid);
+	if (is_chown)
+		fputs(": only root (CAP_CHOWN) may change a file's owner", f);
+	else if (owner != w->uid)
+		fprintf(f, ": it does not own the file, and only the owner (or CAP_FOWNER) may %s",
+			strstr(x->syscall, "utime") != NULL ? "set its times" : "change its mode");
+	reason_set(r, "not_owner", x->path, meta);
+	json_object_set_new(r, "owner_uid", json_integer(owner));
+	return true;
+}
+
 static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
 			   const struct who *w)
 {
@@ -360,7 +418,13 @@ static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_
 	const char *how = NULL;
 	json_t *d = denier(w, x, rec, &how);
 
-	if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
+	if (x->op == XP_OP_RUN && is(str(meta, "type"), "dir")) {
+		fprintf(f, "%s is a directory, not a program", x->path);
+		reason_set(r, "exec_directory", x->path, meta);
+	} else if (x->op == XP_OP_CHANGE && is(x->errname, "EPERM") && json_is_object(meta) &&
+		   explain_not_owner(f, r, x, meta, w)) {
+		/* said */
+	} else if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
 		fprintf(f, "%s is mounted noexec", sq(mount, "mount_point"));
 		reason_set(r, "noexec_mount", str(mount, "mount_point"), NULL);
 	} else if (x->op == XP_OP_RUN && json_is_object(meta) &&
@@ -496,7 +560,80 @@ static void put_outcome(FILE *f, json_t *n, const char *o)
 	fputs(str(n, "errno") ? str(n, "errno") : o ? o : "failed", f);
 }
 
-static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
+/* Whether n is an attempt to port 53 of a resolv.conf name server (host.json dns). */
+static bool to_resolver(json_t *n, json_t *host)
+{
+	json_t *ns = json_object_get(json_object_get(json_object_get(host, "dns"), "resolv_conf"),
+				     "nameservers");
+	size_t i;
+	json_t *v;
+
+	if (num(n, "port", 0) != 53 || str(n, "ip") == NULL)
+		return false;
+	json_array_foreach (ns, i, v)
+		if (is(json_string_value(v), str(n, "ip")))
+			return true;
+	return false;
+}
+
+/* A word of the command that looks like a host name ("example.com", "https://host/x"), or NULL. */
+static const char *host_word(const char *label, char *buf, size_t cap)
+{
+	const char *s = label != NULL ? strstr(label, "://") : NULL;
+	size_t n;
+
+	if (s != NULL) {
+		s += 3;
+		n = strcspn(s, "/:@ ?#\"'");
+		if (n > 0 && n < cap) {
+			snprintf(buf, cap, "%.*s", (int)n, s);
+			return buf;
+		}
+	}
+	for (s = label; s != NULL && *s != '\0'; s += n + (s[n] != '\0')) {
+		size_t dots = 0, k;
+		bool ok = true;
+
+		n = strcspn(s, " ");
+		for (k = 0; k < n && ok; k++) {
+			ok = (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') ||
+			     (s[k] >= '0' && s[k] <= '9') || s[k] == '-' || s[k] == '.';
+			dots += s[k] == '.';
+		}
+		/* a dot, not first or last, and a last label of letters: "db.corp.test" */
+		if (ok && dots > 0 && n < cap && s[0] != '.' && s[n - 1] != '.' && s[0] != '-' &&
+		    s[n - 1] >= 'a' && s[n - 1] <= 'z' && k > 0) {
+			snprintf(buf, cap, "%.*s", (int)n, s);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A failed connect to the resolver (port 53 of a resolv.conf server): name
+ * resolution failed.  The name is the last one the process looked up
+ * (network.jsonl), else a host name in its command; none when neither
+ * says it (a UDP connect that fails sends no query).
+ */
+static void explain_resolver(FILE *f, json_t *r, const struct xp_finding *x,
+			     const struct xp_proc *p, const struct xp_facts *facts)
+{
+	char pid[24], buf[256];
+	const char *name;
+
+	snprintf(pid, sizeof(pid), "%d", (int)x->pid);
+	name = json_string_value(json_object_get(facts->dns_names, pid));
+	if (name == NULL)
+		name = host_word(p != NULL ? p->label : NULL, buf, sizeof(buf));
+	fputs("name resolution failed", f);
+	if (name != NULL)
+		fprintf(f, " for %s", name);
+	fprintf(f, ": the DNS server %s (resolv.conf) could not be reached: ", sq(x->net, "ip"));
+	json_object_set_new(r, "resolving", name != NULL ? json_string(name) : json_null());
+}
+
+static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
 			    const struct xp_facts *facts)
 {
 	json_t *n = x->net;
@@ -504,6 +641,10 @@ static void explain_connect(FILE *f, json_t *r, const struct xp_finding *x,
 	json_int_t dur = num(n, "dur_ns", -1);
 
 	json_object_set_new(r, "what", json_string(o != NULL ? o : "failed"));
+	if (to_resolver(n, facts->host)) {
+		explain_resolver(f, r, x, p, facts);
+		json_object_set_new(r, "name_resolution", json_true());
+	}
 	if (is(o, "refused")) {
 		fputs("nothing was listening there (ECONNREFUSED)", f);
 	} else if (is(o, "timed_out") || is(o, "abandoned")) {
@@ -666,7 +807,7 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		switch (x->kind) {
 		case XP_FILE:
 		case XP_EXEC: explain_file(f, x->reason, x, p, facts); break;
-		case XP_CONNECT: explain_connect(f, x->reason, x, facts); break;
+		case XP_CONNECT: explain_connect(f, x->reason, x, p, facts); break;
 		case XP_BIND: explain_bind(f, x->reason, x); break;
 		case XP_DNS: explain_dns(f, x->reason, x); break;
 		case XP_OTHER: break;

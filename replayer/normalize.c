@@ -56,10 +56,55 @@ static bool all_alnum(const char *s, size_t len)
  * (mktemp may draw only lowercase ones); elsewhere they must mix kinds, so
  * that "app.service" stays itself.
  */
+/*
+ * Temp suffixes that writers add to a name before renaming the file into
+ * place: Python's bytecode "x.cpython-311.pyc.140221863" (the number is
+ * id() of the path), "x.tmp.1234", "x.tmp1234", "x.1234.tmp": the number
+ * becomes NNN.  Returns the length of the name before the number, or 0.
+ */
+static size_t temp_number(const char *c, size_t len, size_t *digits_end)
+{
+	static const char *const before[] = { ".pyc.", ".tmp.", ".tmp", ".part.", NULL };
+	size_t d = len;
+
+	while (d > 0 && c[d - 1] >= '0' && c[d - 1] <= '9')
+		d--;
+	if (len - d >= 2) {
+		for (size_t i = 0; before[i] != NULL; i++) {
+			size_t m = strlen(before[i]);
+
+			if (d >= m && memcmp(c + d - m, before[i], m) == 0) {
+				*digits_end = len;
+				return d;
+			}
+		}
+	}
+	/* "x.1234.tmp" */
+	if (len > 4 && memcmp(c + len - 4, ".tmp", 4) == 0) {
+		size_t e = len - 4, b = e;
+
+		while (b > 0 && c[b - 1] >= '0' && c[b - 1] <= '9')
+			b--;
+		if (e - b >= 2 && b > 0 && c[b - 1] == '.') {
+			*digits_end = e;
+			return b;
+		}
+	}
+	return 0;
+}
+
 static void put_component(struct repro_sbuf *out, const char *c, size_t len, bool in_tmp)
 {
 	const char *dot = memrchr(c, '.', len);
-	size_t tail = dot != NULL ? len - (size_t)(dot - c) - 1 : 0;
+	size_t tail = dot != NULL ? len - (size_t)(dot - c) - 1 : 0, num_end = 0;
+	size_t num = temp_number(c, len, &num_end);
+
+	if (num > 0) {
+		repro_sbuf_add(out, c, num);
+		repro_sbuf_adds(out, "NNN");
+		repro_sbuf_add(out, c + num_end, len - num_end);
+		return;
+	}
 
 	/* mktemp(1) and mkstemp(3): NAME.XXXXXX with 6 to 16 random characters */
 	if (dot != NULL && dot != c && tail >= 6 && tail <= 16 &&

@@ -5,9 +5,13 @@
 #  2. one thing changed between two recordings, and diff names exactly that
 #     thing as the most likely cause, exit 1: a config file removed, a
 #     directory made read-only, a port closed, an environment variable unset,
-#     another uid (as root: the second run as the unprivileged repro-test);
+#     another uid (as root: the second run as the unprivileged repro-test),
+#     a data directory whose owner changed (as root);
 #  3. the demo in a working (cache writable) and a broken setup;
-#  4. bad input: exit 2 and one line.
+#  4. an entrypoint that execs the server in A and dies before the exec in
+#     B (its config is missing): the processes align by the common prefix
+#     of their exec lineage and the cause is the config;
+#  5. bad input: exit 2 and one line.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
 repro=$(realpath "$1")
@@ -108,6 +112,15 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 data
 	cause "$work/noport.repro" "$work/u/user.repro" >/dev/null
 	check "another uid: the cause is the uid" names "\"what\": \"uid\""
+	# the same user twice; in B its data directory belongs to root: an owner-only change
+	mkdir -m 777 "$work/own" && mkdir "$work/own/data" && chown repro-test "$work/own/data"
+	printf 'mkdir -p data/sub && echo ok >data/sub/out.txt\n' >"$work/own/run.sh"
+	(cd "$work/own" && runuser -u repro-test -- "$repro" record -o "$work/own/a.repro" -- sh run.sh) >/dev/null 2>&1
+	rm -rf "$work/own/data/sub" && chown root "$work/own/data"
+	(cd "$work/own" && runuser -u repro-test -- "$repro" record -o "$work/own/b.repro" -- sh run.sh) >/dev/null 2>&1
+	"$repro" diff "$work/own/a.repro" "$work/own/b.repro" >"$work/own.txt"
+	check "parent directory given to root: 'owner changed', not 'another mode'" \
+		sh -c "grep -q '<cwd>/data: owner changed' '$work/own.txt' && ! grep -q '<cwd>/data: another mode' '$work/own.txt'"
 fi
 
 # the demo: working (the weights are in cache_hub) and broken (a fresh machine: no
@@ -130,6 +143,26 @@ else
 	check "demo: the cause is the weights, present in A and missing in B" \
 		names "cache_hub/model.pth" "ENOENT" "missing in B"
 fi
+
+# an entrypoint: checks its config, then execs the server (sleep) in A; dies before the exec in B
+mkdir -p "$work/ep" && cd "$work/ep" || exit 1
+cat >entrypoint.sh <<'SH'
+#!/bin/sh
+set -e
+test -r ./app.conf || { echo "app.conf missing" >&2; exit 1; }
+exec sleep 0.1
+SH
+chmod +x entrypoint.sh
+echo x >app.conf
+"$repro" record -o "$work/ep-ok.repro" -- ./entrypoint.sh >/dev/null 2>&1
+rm app.conf
+"$repro" record -o "$work/ep-broken.repro" -- ./entrypoint.sh >/dev/null 2>&1
+cause "$work/ep-ok.repro" "$work/ep-broken.repro" >/dev/null
+check "entrypoint: the cause is the config, present in A and missing in B" \
+	names "app.conf" "ENOENT" "missing in B"
+"$repro" diff "$work/ep-ok.repro" "$work/ep-broken.repro" >"$work/ep.txt"
+check "entrypoint: aligned by the common prefix of its execs, not 'ran in A only'" \
+	sh -c "grep -q \"after 1 exec in common, exec'd sleep 0.1 in A and nothing in B\" '$work/ep.txt' && ! grep -q 'ran in A only' '$work/ep.txt'"
 
 cd "$work" || exit 1
 echo "not a bundle" >bad.repro

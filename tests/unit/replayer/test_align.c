@@ -147,6 +147,13 @@ static void test_normalize(void **state)
 	expect_norm(&n, "/proc/4242/status", "/proc/<pid>/status");
 	expect_norm(&n, "/usr/lib/python3.11/os.py", "/usr/lib/python3.11/os.py");
 	expect_norm(&n, "/etc/systemd/system/app.service", "/etc/systemd/system/app.service");
+	/* temp suffixes of writers that rename into place */
+	expect_norm(&n, "/srv/app/__pycache__/app.cpython-311.pyc.140221863",
+		    "/srv/app/__pycache__/app.cpython-311.pyc.NNN");
+	expect_norm(&n, "/srv/app/state.json.tmp.4711", "/srv/app/state.json.tmp.NNN");
+	expect_norm(&n, "/srv/app/state.json.4711.tmp", "/srv/app/state.json.NNN.tmp");
+	expect_norm(&n, "/srv/app/x.tmp1", "/srv/app/x.tmp1");
+	expect_norm(&n, "/usr/lib/libc.so.6", "/usr/lib/libc.so.6");
 	assert_int_equal(rpl_norm_map_parse(map, &from, &to), 0);
 	n.map_from[0] = from;
 	n.map_to[0] = to;

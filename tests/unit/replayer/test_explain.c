@@ -27,83 +27,195 @@ static struct xp_finding file_finding(const char *sc, enum xp_op op, const char 
 				    .count = 1 };
 }
 
-static void test_probes(void **state)
+/* A run that found some names again elsewhere: what found_later asks. */
+static bool found_later_stub(const void *run, const struct xp_finding *f)
 {
-	static const struct {
-		const char *sc, *path, *err;
-		enum xp_op op;
-		bool noise;
-	} cases[] = {
-		{ "openat", "/usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v3/libc.so.6", "ENOENT",
-		  XP_OP_READ, true },
-		{ "newfstatat", "/usr/lib/python3.11/__pycache__/os.cpython-311.pyc", "ENOENT",
-		  XP_OP_FIND, true },
-		{ "openat", "/usr/share/locale/C.UTF-8/LC_MESSAGES/bash.mo", "ENOENT", XP_OP_READ,
-		  true },
-		{ "readlink", "/usr/bin/python3.11", "EINVAL", XP_OP_FIND, true },
-		{ "mkdir", "/tmp/x", "EEXIST", XP_OP_CREATE, true },
-		{ "wait4", NULL, "ECHILD", XP_OP_OTHER, true },
-		/* what a program meant to open is not a probe, nor a denied write */
-		{ "openat", "/srv/app/config.yaml", "ENOENT", XP_OP_READ, false },
-		{ "openat", "/usr/lib/app/libfoo.so", "EACCES", XP_OP_READ, false },
-		{ "openat", "/srv/app/cache/model.pth", "EACCES", XP_OP_CREATE, false },
-		{ "execve", "/srv/app/run.sh", "EACCES", XP_OP_RUN, false },
-	};
+	return f->path != NULL && strcmp(f->path, "/usr/local/bin/tool") == 0;
+}
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct xp_finding f =
-			file_finding(cases[i].sc, cases[i].op, cases[i].path, cases[i].err);
+/*
+ * One case for every rule of the noise table, each under a prefix the old
+ * prefix lists did not know (pyenv, venv, conda, /opt), then findings no
+ * rule may set aside.  test_noise_rules checks that every rule of
+ * xp_noise_rules() is exercised here.
+ */
+static const struct {
+	const char *rule; /* expected rule id, NULL: not noise */
+	const char *sc, *path, *err;
+	enum xp_op op;
+	const char *program;
+} noise_cases[] = {
+	{ "retry_result", "wait4", NULL, "ECHILD", XP_OP_OTHER, NULL },
+	{ "readlink_not_symlink", "readlink", "/opt/x/bin/python3.11", "EINVAL", XP_OP_FIND, NULL },
+	{ "mkdir_exists", "mkdir", "/tmp/x", "EEXIST", XP_OP_CREATE, NULL },
+	{ "remove_missing", "unlink", "/tmp/x.lock", "ENOENT", XP_OP_DELETE, NULL },
+	{ "no_tty", "openat", "/dev/tty", "ENXIO", XP_OP_READ, NULL },
+	{ "socket_query", "getpeername", NULL, "ENOTSOCK", XP_OP_OTHER, NULL },
+	{ "xattr_absent", "lgetxattr", "/srv/a", "ENODATA", XP_OP_FIND, NULL },
+	{ "loader_hwcaps", "openat",
+	  "/root/.pyenv/versions/3.11.7/lib/tls/haswell/libpython3.11.so.1.0", "ENOENT", XP_OP_READ,
+	  NULL },
+	{ "loader_hwcaps", "newfstatat", "/root/.pyenv/versions/3.11.7/lib/avx512_1/x86_64",
+	  "ENOENT", XP_OP_FIND, NULL },
+	{ "loader_hwcaps", "newfstatat", "/opt/conda/lib/glibc-hwcaps/x86-64-v3", "ENOENT",
+	  XP_OP_FIND, NULL },
+	{ "loader_hwcaps", "openat", "/usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v3/libc.so.6",
+	  "ENOENT", XP_OP_READ, NULL },
+	{ "loader_config", "access", "/opt/glibc-2.38/etc/ld.so.preload", "ENOENT", XP_OP_FIND,
+	  NULL },
+	{ "loader_config", "openat", "/etc/ld.so.cache", "ENOENT", XP_OP_READ, NULL },
+	{ "python_bytecode", "newfstatat", "/opt/x/lib/python3.11/__pycache__/os.cpython-311.pyc",
+	  "ENOENT", XP_OP_FIND, NULL },
+	{ "python_bytecode", "openat", "/srv/app/__pycache__/app.cpython-311.pyc.140221", "EACCES",
+	  XP_OP_CREATE, NULL },
+	{ "python_module", "newfstatat", "/tmp/venv/lib/python3.11/site/json/__init__.abi3.so",
+	  "ENOENT", XP_OP_FIND, NULL },
+	{ "python_module", "newfstatat", "/opt/x/lib/python311.zip", "ENOENT", XP_OP_FIND, NULL },
+	{ "python_module", "newfstatat", "/opt/x/bin/lib/python3.11/os.py", "ENOENT", XP_OP_FIND,
+	  NULL },
+	{ "python_site", "newfstatat", "/tmp/venv/bin/pyvenv.cfg", "ENOENT", XP_OP_FIND, NULL },
+	{ "python_site", "openat", "/home/u/.local/lib/python3.11/site-packages/x.pth", "ENOENT",
+	  XP_OP_READ, NULL },
+	{ "python_site", "openat", "/opt/x/bin/python3.11._pth", "ENOENT", XP_OP_READ, NULL },
+	{ "node_module", "openat", "/srv/app/node_modules/left-pad/package.json", "ENOENT",
+	  XP_OP_READ, NULL },
+	{ "version_shim", "newfstatat", "/srv/app/.python-version", "ENOENT", XP_OP_FIND, "bash" },
+	{ "version_shim", "openat", "/root/.pyenv/plugins/pyenv-virtualenv/etc/pyenv.d/exec",
+	  "ENOENT", XP_OP_READ, "bash" },
+	{ "locale_data", "openat", "/usr/share/locale-langpack/en/LC_MESSAGES/bash.mo", "ENOENT",
+	  XP_OP_READ, NULL },
+	{ "locale_data", "openat", "/opt/x/share/locale/C.UTF-8/LC_MESSAGES/x.mo", "ENOENT",
+	  XP_OP_READ, NULL },
+	{ "shell_config", "openat", "/root/.bashrc", "ENOENT", XP_OP_READ, NULL },
+	{ "tool_config", "openat", "/root/.curlrc", "ENOENT", XP_OP_READ, "curl" },
+	{ "tool_config", "openat", "/etc/xdg/pip/pip.conf", "ENOENT", XP_OP_READ, "pip" },
+	{ "lsm_marker", "newfstatat", "/sys/fs/selinux", "ENOENT", XP_OP_FIND, NULL },
+	{ "lsm_marker", "openat", "/etc/selinux/config", "ENOENT", XP_OP_READ, NULL },
+	{ "lsm_marker", "statfs", "/selinux", "ENOENT", XP_OP_FIND, NULL },
+	{ "netrc", "openat", "/home/u/.netrc", "ENOENT", XP_OP_READ, NULL },
+	{ "netrc", "openat", "/home/u/_netrc", "ENOENT", XP_OP_READ, NULL },
+	{ "dev_log", "newfstatat", "/dev/log", "ENOENT", XP_OP_FIND, NULL },
+	{ "crypto_config", "openat", "/etc/gnutls/config", "ENOENT", XP_OP_READ, NULL },
+	{ "crypto_config", "openat", "/proc/sys/crypto/fips_enabled", "ENOENT", XP_OP_READ, NULL },
+	{ "crypto_config", "openat", "/usr/local/ssl/openssl.cnf", "ENOENT", XP_OP_READ, NULL },
+	{ "userdb", "openat", "/run/systemd/userdb", "ENOENT", XP_OP_READ, NULL },
+	{ "userdb", "openat", "/etc/userdb", "ENOENT", XP_OP_READ, NULL },
+	{ "git_config", "access", "/root/.config/git/config", "ENOENT", XP_OP_READ, NULL },
+	{ "git_repository", "newfstatat", "/tmp/.git", "ENOENT", XP_OP_FIND, "git" },
+	{ "git_repository", "newfstatat", "/tmp/HEAD", "ENOENT", XP_OP_FIND, "git" },
+	{ "git_repository", "openat", "/srv/r/.git/objects/info/alternates", "ENOENT", XP_OP_READ,
+	  "git" },
+	{ "git_repository", "openat", "/srv/r/objects/info/commit-graph", "ENOENT", XP_OP_READ,
+	  "git-upload-pack" },
+	{ "shared_library", "openat", "/opt/app/lib/libgcc_s.so.1", "ENOENT", XP_OP_READ, NULL },
+	{ "found_later", "execve", "/usr/local/bin/tool", "ENOENT", XP_OP_RUN, NULL },
+	/* what a program meant to open is not a probe, nor a denied write */
+	{ NULL, "openat", "/srv/app/config.yaml", "ENOENT", XP_OP_READ, NULL },
+	{ NULL, "openat", "/nonexistent/cfg", "ENOENT", XP_OP_READ, "python3" },
+	{ NULL, "openat", "/usr/lib/app/libfoo.so", "EACCES", XP_OP_READ, NULL },
+	{ NULL, "openat", "/srv/app/cache/model.pth", "EACCES", XP_OP_CREATE, NULL },
+	{ NULL, "execve", "/srv/app/run.sh", "EACCES", XP_OP_RUN, NULL },
+	{ NULL, "openat", "/srv/x86_64/app.conf", "ENOENT", XP_OP_READ, NULL },
+	{ NULL, "openat", "/srv/app/HEAD", "ENOENT", XP_OP_READ, "python3" },
+	{ NULL, "openat", "/srv/backup/repo.bundle", "ENOENT", XP_OP_READ, "git" },
+	{ NULL, "newfstatat", "/srv/lib/glibc-hwcaps.conf", "ENOENT", XP_OP_FIND, NULL },
+	{ NULL, "openat", "/srv/app/.netrc", "EACCES", XP_OP_READ, NULL },
+	{ NULL, "openat", "/srv/app/app.pyc", "ENOSPC", XP_OP_CREATE, "python3" }, /* a disk full */
+	{ NULL, "execve", "/usr/bin/tool", "ENOENT", XP_OP_RUN, NULL },
+};
 
-		xp_noise_classify(&f);
-		if (f.noise != cases[i].noise)
-			fail_msg("%s %s %s: noise %d, want %d", cases[i].sc,
-				 cases[i].path ? cases[i].path : "-", cases[i].err, f.noise,
-				 cases[i].noise);
+static void test_noise_cases(void **state)
+{
+	struct xp_noise_ctx ctx = { .found_later = found_later_stub };
+
+	for (size_t i = 0; i < sizeof(noise_cases) / sizeof(noise_cases[0]); i++) {
+		struct xp_finding f = file_finding(noise_cases[i].sc, noise_cases[i].op,
+						   noise_cases[i].path, noise_cases[i].err);
+		const char *want = noise_cases[i].rule;
+
+		if (noise_cases[i].path == NULL)
+			f.kind = XP_OTHER;
+		ctx.program = noise_cases[i].program;
+		xp_noise_classify(&f, &ctx);
+		if (f.noise != (want != NULL) ||
+		    (want != NULL && (f.noise_rule == NULL || strcmp(f.noise_rule, want) != 0)))
+			fail_msg("%s %s %s: rule %s, want %s", noise_cases[i].sc,
+				 noise_cases[i].path ? noise_cases[i].path : "-",
+				 noise_cases[i].err, f.noise_rule ? f.noise_rule : "none",
+				 want ? want : "none");
 	}
+}
+
+/* Every rule of the table has a case above (or in test_net_noise), and a reason. */
+static void test_noise_rules(void **state)
+{
+	static const char *const net_rules[] = { "resolver_socket", "syslog_socket",
+						 "other_address", "name_answered" };
+	size_t n;
+	const struct xp_noise_rule *r = xp_noise_rules(&n);
+
+	assert_true(n > 20);
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		assert_non_null(r[i].why);
+		for (size_t k = 0; k < sizeof(noise_cases) / sizeof(noise_cases[0]); k++)
+			seen |= noise_cases[k].rule != NULL &&
+				strcmp(noise_cases[k].rule, r[i].id) == 0;
+		for (size_t k = 0; k < sizeof(net_rules) / sizeof(net_rules[0]); k++)
+			seen |= strcmp(net_rules[k], r[i].id) == 0;
+		if (!seen)
+			fail_msg("noise rule %s has no test case", r[i].id);
+	}
+}
+
+static void net_case(json_t *rec, enum xp_kind kind, const struct xp_noise_ctx *ctx,
+		     const char *want)
+{
+	struct xp_finding f = { .kind = kind, .net = rec };
+
+	xp_noise_classify(&f, ctx);
+	if (f.noise != (want != NULL) || (want != NULL && strcmp(f.noise_rule, want) != 0))
+		fail_msg("network rule %s, want %s", f.noise_rule ? f.noise_rule : "none",
+			 want ? want : "none");
+	json_decref(rec);
 }
 
 static void test_net_noise(void **state)
 {
 	struct xp_netidx idx = { .ok_conn = json_object(), .answered = json_object() };
+	struct xp_noise_ctx ctx = { .net = &idx };
 	json_t *ok = json_loads("{\"kind\":\"attempt\",\"pid\":5,\"t_ns\":200,\"port\":443,"
 				"\"name\":\"cdn.test\",\"outcome\":\"connected\"}",
 				0, NULL);
-	json_t *v6 = json_loads("{\"kind\":\"attempt\",\"pid\":5,\"t_ns\":100,\"port\":443,"
-				"\"name\":\"cdn.test\",\"outcome\":\"unreachable\"}",
-				0, NULL);
-	json_t *other = json_loads("{\"kind\":\"attempt\",\"pid\":5,\"t_ns\":100,\"port\":443,"
-				   "\"name\":\"api.test\",\"outcome\":\"refused\"}",
-				   0, NULL);
 	json_t *ans =
 		json_loads("{\"kind\":\"dns\",\"name\":\"db\",\"outcome\":\"answered\"}", 0, NULL);
-	json_t *expand = json_loads("{\"kind\":\"dns\",\"name\":\"db.corp.test\","
-				    "\"outcome\":\"nxdomain\"}",
-				    0, NULL);
-	json_t *nx = json_loads(
-		"{\"kind\":\"dns\",\"name\":\"gone.test\",\"outcome\":\"nxdomain\"}", 0, NULL);
-	struct xp_finding f = { .kind = XP_CONNECT };
 
 	xp_netidx_add(&idx, ok);
 	xp_netidx_add(&idx, ans);
-	f.net = v6;
-	xp_net_noise(&f, &idx);
-	assert_true(f.noise); /* another address of cdn.test answered later */
-	f.net = other;
-	xp_net_noise(&f, &idx);
-	assert_false(f.noise);
-	f.kind = XP_DNS;
-	f.net = expand;
-	xp_net_noise(&f, &idx);
-	assert_true(f.noise); /* the search-list expansion of "db", which resolved */
-	f.net = nx;
-	xp_net_noise(&f, &idx);
-	assert_false(f.noise);
+	/* another address of cdn.test answered later */
+	net_case(json_loads("{\"kind\":\"attempt\",\"pid\":5,\"t_ns\":100,\"port\":443,"
+			    "\"name\":\"cdn.test\",\"outcome\":\"unreachable\"}",
+			    0, NULL),
+		 XP_CONNECT, &ctx, "other_address");
+	net_case(json_loads("{\"kind\":\"attempt\",\"pid\":5,\"t_ns\":100,\"port\":443,"
+			    "\"name\":\"api.test\",\"outcome\":\"refused\"}",
+			    0, NULL),
+		 XP_CONNECT, &ctx, NULL);
+	net_case(json_loads("{\"path\":\"/var/run/nscd/socket\",\"outcome\":\"no_such_socket\"}", 0,
+			    NULL),
+		 XP_CONNECT, &ctx, "resolver_socket");
+	net_case(json_loads("{\"path\":\"/dev/log\",\"outcome\":\"no_such_socket\"}", 0, NULL),
+		 XP_CONNECT, &ctx, "syslog_socket");
+	/* the search-list expansion of "db", which resolved */
+	net_case(json_loads("{\"kind\":\"dns\",\"name\":\"db.corp.test\",\"outcome\":\"nxdomain\"}",
+			    0, NULL),
+		 XP_DNS, &ctx, "name_answered");
+	net_case(json_loads("{\"kind\":\"dns\",\"name\":\"gone.test\",\"outcome\":\"nxdomain\"}", 0,
+			    NULL),
+		 XP_DNS, &ctx, NULL);
 	json_decref(ok);
-	json_decref(v6);
-	json_decref(other);
 	json_decref(ans);
-	json_decref(expand);
-	json_decref(nx);
 	json_decref(idx.ok_conn);
 	json_decref(idx.answered);
 }
@@ -220,6 +332,99 @@ static void test_exec_reasons(void **state)
 	release(&f);
 }
 
+static void test_exec_shebang_and_directory(void **state)
+{
+	struct xp_finding f = file_finding("execve", XP_OP_RUN, "/srv/crlf.sh", "ENOENT");
+
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0755\",\"uid\":0,\"gid\":0},"
+	      "\"shebang\":{\"interpreter\":\"/bin/sh\",\"cr\":true}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "interpreter_crlf");
+	assert_non_null(strstr(f.sentence, "'/bin/sh\\r'"));
+	release(&f);
+	f = file_finding("execve", XP_OP_RUN, "/srv/old.py", "ENOENT");
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0755\",\"uid\":0,\"gid\":0},"
+	      "\"shebang\":{\"interpreter\":\"/usr/bin/python2\",\"cr\":false}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "interpreter_missing");
+	assert_non_null(strstr(f.sentence, "names the interpreter /usr/bin/python2"));
+	release(&f);
+	f = file_finding("execve", XP_OP_RUN, "/srv/app", "EACCES");
+	build(&f, "{\"meta\":" DIR("0755", 0) ",\"ancestors\":[]}", USER_HOST);
+	assert_string_equal(what(&f), "exec_directory");
+	assert_non_null(strstr(f.sentence, "/srv/app is a directory"));
+	release(&f);
+}
+
+/* chmod, chown, utimensat EPERM: ownership first, before ACLs or security modules. */
+static void test_change_not_owner(void **state)
+{
+	struct xp_finding f =
+		file_finding("fchmodat", XP_OP_CHANGE, "/srv/data/db.sqlite", "EPERM");
+
+	build(&f,
+	      "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":998,\"gid\":998},"
+	      "\"ancestors\":[{\"path\":\"/srv/data\",\"meta\":" DIR("0777", 0) "}]}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "owner_uid")), 998);
+	assert_non_null(strstr(f.sentence, "owned by uid 998 and the process ran as uid 1000: "
+					   "it does not own the file"));
+	release(&f);
+	f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/db.sqlite", "EPERM");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(strstr(f.sentence, "set its times"));
+	release(&f);
+	/* the owner itself: not an ownership question */
+	f = file_finding("fchmodat", XP_OP_CHANGE, "/srv/data/mine", "EPERM");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":1000,\"gid\":1000}}",
+	      USER_HOST);
+	assert_string_not_equal(what(&f), "not_owner");
+	release(&f);
+}
+
+/* A failed connect to port 53 of a resolv.conf server is name resolution failing. */
+static void test_resolver_unreachable(void **state)
+{
+	struct xp_facts facts = {
+		.host = json_loads("{\"uid\":1000,\"gid\":1000,\"dns\":{\"resolv_conf\":"
+				   "{\"nameservers\":[\"10.0.0.53\"]}}}",
+				   0, NULL),
+		.files = json_object(),
+		.dns_names = json_pack("{s:s}", "10", "db.corp.test"),
+		.net_mode = "none",
+	};
+	struct xp_proc p = { .pid = 10, .label = (char *)"getent hosts db.corp.test" };
+	struct xp_finding f = { .kind = XP_CONNECT,
+				.pid = 10,
+				.syscall = (char *)"connect",
+				.errname = (char *)"unreachable",
+				.count = 1 };
+
+	f.net = json_loads("{\"ip\":\"10.0.0.53\",\"port\":53,\"outcome\":\"unreachable\","
+			   "\"errno\":\"ENETUNREACH\"}",
+			   0, NULL);
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test: the DNS "
+					   "server 10.0.0.53 (resolv.conf) could not be reached"));
+	assert_string_equal(json_string_value(json_object_get(f.reason, "resolving")),
+			    "db.corp.test");
+	release(&f);
+	/* no lookup recorded (a UDP connect that fails sends none): the name from the command */
+	json_object_clear(facts.dns_names);
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test"));
+	release(&f);
+	json_decref(f.net);
+	json_decref(facts.host);
+	json_decref(facts.files);
+	json_decref(facts.dns_names);
+}
+
 static void test_network_sentences(void **state)
 {
 	struct xp_finding f = { .kind = XP_CONNECT,
@@ -251,12 +456,16 @@ static void test_network_sentences(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probes),
+		cmocka_unit_test(test_noise_cases),
+		cmocka_unit_test(test_noise_rules),
 		cmocka_unit_test(test_net_noise),
 		cmocka_unit_test(test_denied_create),
 		cmocka_unit_test(test_search_denied_and_missing),
 		cmocka_unit_test(test_exec_reasons),
 		cmocka_unit_test(test_network_sentences),
+		cmocka_unit_test(test_exec_shebang_and_directory),
+		cmocka_unit_test(test_change_not_owner),
+		cmocka_unit_test(test_resolver_unreachable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

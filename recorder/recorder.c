@@ -140,10 +140,9 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 		append_syscall(r, c); /* a restarted call whose exit we never saw */
 	rec_capture_reset(c);
 	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
-	c->is_output = c->sys != NULL && (c->sys->classes & REC_CLASS_OUTPUT) &&
-		       rec_output_wants(st);
 	if (c->sys != NULL && (c->sys->classes & REC_CLASS_OUTPUT)) {
 		/* what the program said is no event: its bytes go to a ring at the exit */
+		c->is_output = rec_output_wants(st);
 		memcpy(c->ev.args, st->args, sizeof(c->ev.args));
 		return c->is_output ? LNCH_WANT_EXIT : LNCH_WANT_NOTHING;
 	}

@@ -24,7 +24,6 @@ struct rec_capture {
 	pid_t tid;
 	bool active; /* an entry is waiting for its exit */
 	bool failure_only; /* kept only if it fails (rec_sys.is_failure_only, no destination, not DNS) */
-	bool is_output; /* a write to stdout or stderr waiting for its exit (recorder/output.h) */
 	/*
 	 * argi + 1 of an execve's envp not read at entry (0: none): a
 	 * successful exec takes it from the new image's /proc/PID/environ (one

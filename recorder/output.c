@@ -139,27 +139,30 @@ static void keep(struct rec_output *o, struct outproc *p, pid_t tid, uint64_t ad
 		rec_outring_skip(&p->ring, len);
 }
 
-/*
- * The last `want` of the first `done` bytes of a writev: the iovecs are
- * read (16 bytes each, native ABI), then the pieces in that range.
- */
-static void keep_iov(struct rec_output *o, struct outproc *p, pid_t tid, const uint64_t args[6],
-		     uint64_t done, size_t want)
+/* Bytes a writev asks to write: the sum of its iovecs' lengths (at most REC_OUTPUT_IOV_MAX). */
+static bool iov_total(struct rec_output *o, pid_t tid, const uint64_t args[6], uint64_t *n,
+		      uint64_t *total)
 {
-	uint64_t n = args[2] < REC_OUTPUT_IOV_MAX ? args[2] : REC_OUTPUT_IOV_MAX;
+	*n = args[2] < REC_OUTPUT_IOV_MAX ? args[2] : REC_OUTPUT_IOV_MAX;
+	*total = 0;
+	if (*n == 0 || lnch_mem_read(tid, args[1], o->iov, (size_t)*n * sizeof(struct iovec)) < 0)
+		return false;
+	for (uint64_t i = 0; i < *n; i++)
+		*total += o->iov[i].iov_len;
+	return true;
+}
+
+/* The last `want` of the `done` bytes a writev asks to write, from the iovecs iov_total() read. */
+static void keep_iov(struct rec_output *o, struct outproc *p, pid_t tid, uint64_t n, uint64_t done,
+		     size_t want)
+{
 	uint64_t off = 0, from = done - want;
 
-	if (lnch_mem_read(tid, args[1], o->iov, (size_t)n * sizeof(struct iovec)) < 0) {
-		rec_outring_skip(&p->ring, done);
-		return;
-	}
 	rec_outring_skip(&p->ring, from);
 	for (uint64_t i = 0; i < n && off < done; i++) {
 		uint64_t len = o->iov[i].iov_len, lo = off, hi = off + len;
 
 		off = hi;
-		if (hi > done)
-			hi = done;
 		if (hi <= from)
 			continue;
 		if (lo < from)
@@ -169,33 +172,30 @@ static void keep_iov(struct rec_output *o, struct outproc *p, pid_t tid, const u
 	}
 }
 
-void rec_output_exit(struct rec_output *o, const struct lnch_stop *st, const uint64_t entry_args[6],
-		     bool is_writev)
+void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, bool is_writev)
 {
 	struct outproc **slot;
 	struct outproc *p;
-	uint64_t done;
+	uint64_t done = st->args[2], n = 0;
 	size_t want;
 
-	if (st->ret <= 0 || st->result_unseen || st->injected || st->denied_by_filter)
-		return;
-	slot = slot_of(o, st->pid, true);
-	if (slot == NULL)
+	if (is_writev && lnch_arch_is_compat(st->arch))
+		return; /* a 32-bit struct iovec: not read */
+	if (is_writev && !iov_total(o, st->tid, st->args, &n, &done))
+		return; /* the kernel fails it with EFAULT too */
+	if (done == 0 || (slot = slot_of(o, st->pid, true)) == NULL)
 		return;
 	if (*slot == NULL)
 		*slot = repro_xcalloc(1, sizeof(**slot));
 	p = *slot;
-	p->fds |= entry_args[0] == 1 ? BNDL_OUTPUT_STDOUT : BNDL_OUTPUT_STDERR;
+	p->fds |= st->args[0] == 1 ? BNDL_OUTPUT_STDOUT : BNDL_OUTPUT_STDERR;
 	p->t_ns = st->t_ns;
-	done = (uint64_t)st->ret;
 	want = done < REC_OUTPUT_KEEP ? (size_t)done : REC_OUTPUT_KEEP;
-	if (!is_writev) {
-		rec_outring_skip(&p->ring, done - want);
-		keep(o, p, st->tid, entry_args[1] + (done - want), want);
-	} else if (lnch_arch_is_compat(st->arch)) {
-		rec_outring_skip(&p->ring, done); /* a 32-bit struct iovec: counted, not read */
+	if (is_writev) {
+		keep_iov(o, p, st->tid, n, done, want);
 	} else {
-		keep_iov(o, p, st->tid, entry_args, done, want);
+		rec_outring_skip(&p->ring, done - want);
+		keep(o, p, st->tid, st->args[1] + (done - want), want);
 	}
 }
 

@@ -6,8 +6,8 @@
  * to its stderr, and to its stdout when that is the same file (the same
  * st_dev and st_ino through /proc/TID/fd/1 and /proc/TID/fd/2, as 2>&1 or a
  * terminal makes them).  The filter stops write and writev on fds 0 to 2
- * only (recorder/systab.c); the bytes are read at the exit stop, as many as
- * the call wrote (its result), from the tracee's memory.  Kept in one ring
+ * only (recorder/systab.c); the bytes are read from the tracee's memory at
+ * that stop, the only one such a call makes (no exit stop).  Kept in one ring
  * per process, written to the spool as a BNDL_REC_OUTPUT record when the
  * process ends (or when the recording does), and rendered redacted into
  * output.jsonl (docs/bundle-format.md).  Memory: one ring per live process
@@ -66,26 +66,25 @@ void rec_output_free(struct rec_output *o);
 
 /*
  * rec_output_wants - at the entry stop of a write or writev (st borrowed):
- * true when its bytes are kept (fd 2, or fd 1 when it is the same file as
- * fd 2: stat(2) of /proc/TID/fd/2, and of /proc/TID/fd/1 for stdout), so
- * that the caller asks for its exit stop and passes it to
- * rec_output_exit() with the same args.  False for fd 0, for a stdout that
- * is not stderr and for a stderr that is /dev/null: the call runs on
- * without another stop.
+ * true when its bytes are kept: fd 2 unless it is /dev/null (stat(2) of
+ * /proc/TID/fd/2), or fd 1 when it is the same file as fd 2 (and a stat
+ * of /proc/TID/fd/1).  False for fd 0 and for a stdout that is not
+ * stderr.  O(1).
  */
 bool rec_output_wants(const struct lnch_stop *st);
 
 /*
- * rec_output_exit - at the exit stop of a call rec_output_wants() kept:
- * entry_args are its arguments at entry (borrowed), is_writev says which
- * call, st->ret how many bytes it wrote; of those the last
- * REC_OUTPUT_KEEP at most are read from the tracee (process_vm_readv) into
- * st->pid's ring.  A failed call keeps nothing.  Cost: O(bytes kept + iovecs
- * up to REC_OUTPUT_IOV_MAX).  Never fails: bytes that cannot be read are
+ * rec_output_entry - at the entry stop of a write (is_writev false) or
+ * writev that rec_output_wants() kept (st borrowed): of the bytes it asks
+ * to write, the last REC_OUTPUT_KEEP at most are read from the tracee
+ * (process_vm_readv) into st->pid's ring, so that the call needs no exit
+ * stop.  What the program asked to write is kept, whether or not the
+ * kernel then wrote it all (EPIPE, a short write to a full pipe).  A
+ * 32-bit writev is not read.  Cost: O(bytes kept + iovecs, at most
+ * REC_OUTPUT_IOV_MAX).  Never fails: bytes that cannot be read are
  * counted only.
  */
-void rec_output_exit(struct rec_output *o, const struct lnch_stop *st, const uint64_t entry_args[6],
-		     bool is_writev);
+void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, bool is_writev);
 
 /*
  * rec_output_take - the BNDL_REC_OUTPUT record of pid into *ev (pid, t_ns

@@ -141,10 +141,10 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 	rec_capture_reset(c);
 	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
 	if (c->sys != NULL && (c->sys->classes & REC_CLASS_OUTPUT)) {
-		/* what the program said is no event: its bytes go to a ring at the exit */
-		c->is_output = rec_output_wants(st);
-		memcpy(c->ev.args, st->args, sizeof(c->ev.args));
-		return c->is_output ? LNCH_WANT_EXIT : LNCH_WANT_NOTHING;
+		/* what the program said is no event: its bytes go to a ring, now */
+		if (rec_output_wants(st))
+			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
+		return LNCH_WANT_NOTHING;
 	}
 	c->failure_only = c->sys != NULL && c->sys->is_failure_only;
 	c->ev.type = BNDL_REC_SYSCALL;
@@ -183,11 +183,6 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	struct rec_recorder *r = ctx;
 	struct rec_capture *c = capture_get(r, st->tid, false);
 
-	if (c != NULL && c->is_output) {
-		rec_output_exit(r->out, st, c->ev.args, c->sys->args[1].kind == RA_OUTIOV);
-		c->is_output = false;
-		return;
-	}
 	if (c == NULL || !c->active)
 		return;
 	if (c->failure_only && !(st->ret < 0 && st->ret >= -4095)) {

@@ -75,8 +75,8 @@ enum rec_arg_kind {
 	RA_MMSGHDR, /* struct mmsghdr * of sendmmsg; DNS sockets only */
 	RA_RMMSGHDR, /* struct mmsghdr * of recvmmsg, read at exit; DNS sockets only */
 	RA_CLOSEFD, /* close(2)'s fd: recorded for watched sockets only (recorder/socks.h) */
-	RA_OUTBUF, /* bytes written (write), read at exit up to the result: recorder/output.h */
-	RA_OUTIOV, /* struct iovec * of the bytes written (writev), read at exit likewise */
+	RA_OUTBUF, /* bytes to write (write), read at entry: recorder/output.h */
+	RA_OUTIOV, /* struct iovec * of the bytes to write (writev), read at entry likewise */
 	RA_CLONEFLAGS,
 	RA_CLONE3, /* struct clone_args * */
 	RA_ARGV,

@@ -1,4 +1,4 @@
-/* Unit tests of recorder/output.h: the ring of the last bytes a process said, and reading them at a write's exit. */
+/* Unit tests of recorder/output.h: the ring of the last bytes a process said, and reading them at a write's entry. */
 #include "recorder/output.h"
 #include "launcher/abi.h"
 #include "common/cleanup.h"
@@ -92,28 +92,28 @@ static void test_output_ring_skip(void **state)
 	assert_memory_equal(out, "abcd", 4);
 }
 
-static struct lnch_stop exit_stop(int64_t ret)
+static struct lnch_stop entry_stop(uint64_t fd, const void *buf, uint64_t count)
 {
 	return (struct lnch_stop){ .tid = getpid(),
 				   .pid = getpid(),
+				   .is_entry = true,
 				   .arch = lnch_arch_audit_token(),
-				   .ret = ret,
+				   .args = { fd, (uint64_t)(uintptr_t)buf, count },
 				   .t_ns = 42 };
 }
 
-/* write: only the bytes the call wrote (its result) are kept; a failed call keeps none. */
-static void test_output_exit_write(void **state)
+/* write: the bytes it asks to write are kept, from the tracee's memory at its entry. */
+static void test_output_entry_write(void **state)
 {
 	(void)state;
 	struct rec_output *o = rec_output_new();
 	static const char msg[] = "error: cannot open /srv/x\nnot written";
-	uint64_t args[6] = { 2, (uint64_t)(uintptr_t)msg, sizeof(msg) - 1 };
-	struct lnch_stop st = exit_stop(26);
+	struct lnch_stop st = entry_stop(2, msg, 26);
 	struct bndl_event ev;
 
-	rec_output_exit(o, &st, args, false);
-	st = exit_stop(-32); /* EPIPE */
-	rec_output_exit(o, &st, args, false);
+	rec_output_entry(o, &st, false);
+	st = entry_stop(2, msg, 0); /* nothing to write */
+	rec_output_entry(o, &st, false);
 	assert_true(rec_output_take(o, getpid(), &ev));
 	assert_int_equal(ev.type, BNDL_REC_OUTPUT);
 	assert_int_equal(ev.args[0], BNDL_OUTPUT_STDERR);
@@ -128,22 +128,21 @@ static void test_output_exit_write(void **state)
 	rec_output_free(o);
 }
 
-/* writev: the last bytes of the first ret across the iovecs; a big write keeps its end, flagged. */
-static void test_output_exit_writev(void **state)
+/* writev: the last bytes across the iovecs; a big write keeps its end, flagged. */
+static void test_output_entry_writev(void **state)
 {
 	(void)state;
 	struct rec_output *o = rec_output_new();
 	cleanup_free char *big = malloc(20000);
 	struct iovec iov[3];
-	uint64_t args[6] = { 1, (uint64_t)(uintptr_t)iov, 3 };
-	struct lnch_stop st = exit_stop(20000 + 5 + 3);
+	struct lnch_stop st = entry_stop(1, iov, 3);
 	struct bndl_event ev;
 
 	memset(big, 'x', 20000);
 	iov[0] = (struct iovec){ big, 20000 };
 	iov[1] = (struct iovec){ "\nfail", 5 };
-	iov[2] = (struct iovec){ "ed\nNOT", 6 };
-	rec_output_exit(o, &st, args, true);
+	iov[2] = (struct iovec){ "ed\n", 3 };
+	rec_output_entry(o, &st, true);
 	assert_int_equal(rec_output_next_pid(o), getpid());
 	assert_true(rec_output_take(o, getpid(), &ev));
 	assert_int_equal(ev.args[0], BNDL_OUTPUT_STDOUT);
@@ -152,6 +151,22 @@ static void test_output_exit_writev(void **state)
 	assert_int_equal(ev.blobs[0].len, REC_OUTPUT_KEEP);
 	assert_memory_equal((const char *)ev.blobs[0].data + REC_OUTPUT_KEEP - 8, "\nfailed\n", 8);
 	assert_int_equal(((const char *)ev.blobs[0].data)[0], 'x');
+	rec_output_free(o);
+}
+
+/* An unreadable buffer is counted, not kept. */
+static void test_output_entry_unreadable(void **state)
+{
+	(void)state;
+	struct rec_output *o = rec_output_new();
+	struct lnch_stop st = entry_stop(2, (void *)8, 100);
+	struct bndl_event ev;
+
+	rec_output_entry(o, &st, false);
+	assert_true(rec_output_take(o, getpid(), &ev));
+	assert_int_equal(ev.args[1], 100);
+	assert_int_equal(ev.blobs[0].len, 0);
+	assert_int_equal(ev.blobs[0].kind, BNDL_BLOB_OUT | BNDL_BLOB_TRUNCATED);
 	rec_output_free(o);
 }
 
@@ -174,8 +189,9 @@ int main(void)
 		cmocka_unit_test(test_output_ring_wraps),
 		cmocka_unit_test(test_output_ring_large_append),
 		cmocka_unit_test(test_output_ring_skip),
-		cmocka_unit_test(test_output_exit_write),
-		cmocka_unit_test(test_output_exit_writev),
+		cmocka_unit_test(test_output_entry_write),
+		cmocka_unit_test(test_output_entry_writev),
+		cmocka_unit_test(test_output_entry_unreadable),
 		cmocka_unit_test(test_output_wants_fds),
 	};
 

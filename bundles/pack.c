@@ -24,6 +24,7 @@
 #define TMP_EVENTS "events.jsonl"
 #define TMP_PROCS "processes.jsonl"
 #define TMP_TRACE "trace.txt"
+#define TMP_OUTPUT "output.jsonl"
 /* run.json holds the command's argv: up to BNDL_ARGV_MAX, escaped as JSON */
 #define RUNINFO_MAX (64u * 1024u * 1024u)
 
@@ -61,6 +62,7 @@ struct pack_state {
 	struct tmp_member events;
 	struct tmp_member trace;
 	struct tmp_member processes;
+	struct tmp_member output; /* what each process said (BNDL_REC_OUTPUT) */
 	uint64_t nevents;
 	uint64_t nfailed;
 	uint64_t last_ns;
@@ -96,6 +98,7 @@ static void pack_state_release(struct pack_state *st)
 	tmp_member_release(&st->events);
 	tmp_member_release(&st->trace);
 	tmp_member_release(&st->processes);
+	tmp_member_release(&st->output);
 	json_decref(st->members);
 	free(st->damage);
 }
@@ -381,6 +384,37 @@ static int on_syscall(struct pack_state *st, const struct bndl_event *ev, struct
 	return 0;
 }
 
+/* What a process said: one line of output.jsonl (docs/bundle-format.md). */
+static int on_output(struct pack_state *st, const struct bndl_event *ev, struct repro_err **err)
+{
+	const struct bndl_blob *b = bndl_event_blob(ev, BNDL_BLOB_OUT, 0);
+	cleanup_json json_t *obj = json_object();
+	cleanup_free char *line = NULL;
+	json_t *fds = json_array();
+	const char *data = b != NULL ? b->data : "";
+	size_t len = b != NULL ? b->len : 0;
+
+	if (ev->args[0] & BNDL_OUTPUT_STDOUT)
+		json_array_append_new(fds, json_integer(1));
+	if (ev->args[0] & BNDL_OUTPUT_STDERR)
+		json_array_append_new(fds, json_integer(2));
+	json_object_set_new(obj, "pid", json_integer(ev->pid));
+	json_object_set_new(obj, "fds", fds);
+	json_object_set_new(obj, "t_ns", json_integer((json_int_t)ev->t_ns));
+	json_object_set_new(obj, "bytes_written", json_integer((json_int_t)ev->args[1]));
+	json_object_set_new(obj, "truncated",
+			    json_boolean(b != NULL && (b->kind & BNDL_BLOB_TRUNCATED)));
+	json_object_set_new(obj, "text",
+			    st->ops->output_json != NULL
+				    ? st->ops->output_json(st->ops->ctx, data, len)
+				    : bndl_json_bytes(data, len));
+	line = json_dumps(obj, JSON_COMPACT);
+	if (line == NULL)
+		return repro_err_set(err, ENOMEM, "cannot encode the output of process %d",
+				     ev->pid);
+	return tmp_member_line(&st->output, line, err);
+}
+
 /* The last record of a recording that ended: its exit, duration and drops. */
 static void on_end(struct pack_state *st, const struct bndl_event *ev)
 {
@@ -415,6 +449,7 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 		st->fill_ns = ev->t_ns;
 		return 0;
 	case BNDL_REC_END: on_end(st, ev); return 0;
+	case BNDL_REC_OUTPUT: return on_output(st, ev, err);
 	}
 	return 0;
 }
@@ -838,6 +873,7 @@ static struct tmp_member *own_member(struct pack_state *st, const char *name)
 	return strcmp(name, TMP_PROCS) == 0    ? &st->processes
 	       : strcmp(name, TMP_EVENTS) == 0 ? &st->events
 	       : strcmp(name, TMP_TRACE) == 0  ? &st->trace
+	       : strcmp(name, TMP_OUTPUT) == 0 ? &st->output
 					       : NULL;
 }
 
@@ -957,12 +993,14 @@ static struct pack_state pack_state_make(const char *spool_dir, const struct bnd
 static int stage(struct pack_state *st, const char *dir, struct repro_err **err)
 {
 	if (tmp_member_open(&st->events, dir, TMP_EVENTS, err) < 0 ||
-	    tmp_member_open(&st->trace, dir, TMP_TRACE, err) < 0)
+	    tmp_member_open(&st->trace, dir, TMP_TRACE, err) < 0 ||
+	    tmp_member_open(&st->output, dir, TMP_OUTPUT, err) < 0)
 		return -1;
 	if (read_spool(st, st->spool_dir, err) < 0)
 		return -1;
 	add_run_facts(st);
-	if (tmp_member_finish(&st->events, err) < 0 || tmp_member_finish(&st->trace, err) < 0)
+	if (tmp_member_finish(&st->events, err) < 0 || tmp_member_finish(&st->trace, err) < 0 ||
+	    tmp_member_finish(&st->output, err) < 0)
 		return -1;
 	return write_processes(st, dir, err);
 }

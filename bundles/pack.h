@@ -46,6 +46,13 @@ struct bndl_render_ops {
 	 * leave the machine; ownership moves to the caller.
 	 */
 	json_t *(*env_json)(void *ctx, const char *data, size_t len);
+	/*
+	 * output_json (may be NULL: the bytes are written as they are): the
+	 * bytes data[0..len) a process wrote to stderr (BNDL_REC_OUTPUT) as
+	 * the new JSON string of output.jsonl's "text", redacted as it may
+	 * leave the machine; ownership moves to the caller.
+	 */
+	json_t *(*output_json)(void *ctx, const char *data, size_t len);
 	void *ctx; /* borrowed: passed to the callbacks */
 };
 

@@ -341,7 +341,7 @@ static void drop_buffered_events(struct bndl_spool *sp)
 	while (src < sp->used) {
 		struct bndl_spool_rec_hdr rh = rec_hdr_at(sp->buf + src);
 
-		if (rh.type == BNDL_REC_SYSCALL) {
+		if (rh.type == BNDL_REC_SYSCALL || rh.type == BNDL_REC_OUTPUT) {
 			note_drop(sp, rec_end_ns(sp->buf + src), rh.len);
 		} else {
 			memmove(sp->buf + dst, sp->buf + src, rh.len);
@@ -565,7 +565,7 @@ static int try_append(struct bndl_spool *sp, const struct bndl_event *ev, struct
 	struct bndl_event slim;
 	size_t size;
 
-	if (was_full && ev->type == BNDL_REC_SYSCALL) {
+	if (was_full && (ev->type == BNDL_REC_SYSCALL || ev->type == BNDL_REC_OUTPUT)) {
 		note_drop(sp, ev->t_ns + ev->dur_ns, record_size(ev));
 		return 0;
 	}
@@ -791,7 +791,7 @@ static int check_rec_hdr(const struct bndl_spool_reader *r, const struct bndl_sp
 	if (rh->len < min || rh->len > BNDL_SPOOL_REC_MAX || rh->len % 8 != 0)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: bad length %u", r->path,
 				     (unsigned long long)recno, rh->len);
-	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_END)
+	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_OUTPUT)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: unknown type %u", r->path,
 				     (unsigned long long)recno, (unsigned)rh->type);
 	if (rh->nblobs > BNDL_EVENT_MAX_BLOBS)

@@ -75,6 +75,21 @@ enum bndl_rec_type {
 	 * BNDL_BLOB_STRUCT blob holds the struct bndl_spool_drops of the run
 	 */
 	BNDL_REC_END = 7,
+	/*
+	 * what a process said (recorder/output.h), written when it ended:
+	 * pid, t_ns of its last kept write, args[0] = which fds (enum
+	 * bndl_output_fd), args[1] = bytes written in total; one
+	 * BNDL_BLOB_OUT blob with the last bytes (BNDL_BLOB_TRUNCATED: some
+	 * were dropped).  Dropped like a syscall record once the filesystem
+	 * is full (counted with them)
+	 */
+	BNDL_REC_OUTPUT = 8,
+};
+
+/* Which fds a BNDL_REC_OUTPUT record's bytes came from: bits of its args[0]. */
+enum bndl_output_fd {
+	BNDL_OUTPUT_STDOUT = 1u << 1,
+	BNDL_OUTPUT_STDERR = 1u << 2,
 };
 
 enum bndl_event_flag {

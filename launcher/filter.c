@@ -40,6 +40,9 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 	else if (r->is_ne)
 		rc = seccomp_rule_add(ctx, act, nr, 1,
 				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_NE, r->value));
+	else if (r->is_le)
+		rc = seccomp_rule_add(ctx, act, nr, 1,
+				      SCMP_CMP((unsigned)r->arg, SCMP_CMP_LE, r->value));
 	else
 		rc = seccomp_rule_add(
 			ctx, act, nr, 1,
@@ -195,6 +198,8 @@ static bool condition_holds(const struct lnch_filter_rule *r, const uint64_t arg
 		return true;
 	if (r->is_ne)
 		return args[r->arg] != r->value;
+	if (r->is_le)
+		return args[r->arg] <= r->value;
 	return (args[r->arg] & r->mask) == r->value;
 }
 

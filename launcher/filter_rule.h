@@ -11,11 +11,13 @@ struct lnch_filter_rule {
 	const char *name; /* borrowed: libseccomp name ("openat") */
 	/*
 	 * Optional argument condition: stop only when
-	 * (args[arg] & mask) == value, or when is_ne, args[arg] != value;
+	 * (args[arg] & mask) == value, or when is_ne, args[arg] != value,
+	 * or when is_le, args[arg] <= value (unsigned, 64 bits);
 	 * arg < 0 means "always".
 	 */
 	int arg;
 	bool is_ne;
+	bool is_le;
 	/*
 	 * The condition is for ptrace stops only: with a notification
 	 * listener for the call, every call goes to it (cheap), and the

@@ -1,5 +1,6 @@
 #include "recorder/recorder.h"
 #include "recorder/capture.h"
+#include "recorder/output.h"
 #include "launcher/abi.h"
 #include "common/xalloc.h"
 
@@ -17,6 +18,7 @@ struct rec_recorder {
 	struct rec_seen seen; /* paths whose state before the first change was taken */
 	struct rec_socks socks; /* sockets whose payloads or close are recorded */
 	struct rec_pathcache paths; /* canonical directories (recorder/pathres.h) */
+	struct rec_output *out; /* owned: what each process said */
 	uint64_t count;
 	bool stopping;
 	struct repro_err *first_err;
@@ -102,6 +104,7 @@ struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec
 
 	r->spool = spool;
 	r->tab = tab;
+	r->out = rec_output_new();
 	rec_pathcache_init(&r->paths);
 	append(r, &ev);
 	return r;
@@ -137,6 +140,12 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 		append_syscall(r, c); /* a restarted call whose exit we never saw */
 	rec_capture_reset(c);
 	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
+	if (c->sys != NULL && (c->sys->classes & REC_CLASS_OUTPUT)) {
+		/* what the program said is no event: its bytes go to a ring, now */
+		if (rec_output_wants(st))
+			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
+		return LNCH_WANT_NOTHING;
+	}
 	c->failure_only = c->sys != NULL && c->sys->is_failure_only;
 	c->ev.type = BNDL_REC_SYSCALL;
 	c->ev.t_ns = st->t_ns;
@@ -285,6 +294,15 @@ static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)
 	}
 }
 
+/* What pid said, once it ended or the recording did. */
+static void append_output(struct rec_recorder *r, pid_t pid)
+{
+	struct bndl_event ev;
+
+	if (rec_output_take(r->out, pid, &ev))
+		append(r, &ev);
+}
+
 static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t_ns)
 {
 	struct rec_recorder *r = ctx;
@@ -298,6 +316,8 @@ static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t
 		append_unfinished(r, c);
 	}
 	capture_drop(r, tid);
+	if (tid == pid)
+		append_output(r, pid);
 	if (tid == pid && !r->stopping)
 		append(r, &ev);
 }
@@ -351,6 +371,8 @@ int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err)
 				append_unfinished(r, c);
 		}
 	}
+	for (pid_t pid; (pid = rec_output_next_pid(r->out)) != 0;)
+		append_output(r, pid);
 	if (r->first_err == NULL)
 		(void)bndl_spool_flush(r->spool, &r->first_err);
 	if (r->first_err != NULL) {
@@ -375,6 +397,7 @@ void rec_recorder_free(struct rec_recorder *r)
 		free(r->pages[hi]);
 	}
 	repro_err_free(&r->first_err);
+	rec_output_free(r->out);
 	rec_seen_release(&r->seen);
 	rec_socks_release(&r->socks);
 	rec_pathcache_release(&r->paths);

@@ -111,6 +111,45 @@ static json_t *argv_cb(void *ctx, const char *data, size_t len)
 	return arr;
 }
 
+/*
+ * What a process said, redacted line by line as arguments are (a line is
+ * cut at '\n' or NUL, so that "TOKEN=x" hides the rest of its line only),
+ * as a JSON string.  O(LEN) besides rec_redact_arg().
+ */
+static json_t *output_cb(void *ctx, const char *data, size_t len)
+{
+	struct rec_renderer *r = ctx;
+	cleanup_free char *text = repro_xmalloc(len + 1);
+	cleanup_free char *out = NULL;
+	size_t used = 0, cap = len + 64;
+
+	memcpy(text, data, len);
+	text[len] = '\0';
+	out = repro_xmalloc(cap);
+	for (size_t off = 0; off < len;) {
+		size_t n = strcspn(text + off, "\n");
+		char sep = text[off + n];
+		cleanup_free char *red = NULL;
+		size_t rn;
+
+		text[off + n] = '\0';
+		red = rec_redact_arg(r->redact, text + off, NULL);
+		rn = strlen(red);
+		if (used + rn + 1 > cap) {
+			cap = (used + rn + 1) * 2;
+			out = repro_xrealloc(out, cap);
+		}
+		memcpy(out + used, red, rn);
+		used += rn;
+		off += n;
+		if (off < len) {
+			out[used++] = sep; /* '\n', or the NUL strcspn stopped at */
+			off++;
+		}
+	}
+	return rec_json_str(out, used);
+}
+
 static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char **line,
 		     struct repro_err **err)
 {
@@ -122,6 +161,7 @@ void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
 	ops->render_event = render_cb;
 	ops->argv_json = argv_cb;
 	ops->env_json = env_cb;
+	ops->output_json = output_cb;
 	ops->ctx = r;
 }
 

@@ -271,6 +271,11 @@ static void add_condition(struct lnch_filter_rule *r)
 		r->mask = AT_EMPTY_PATH;
 		r->value = 0;
 		r->is_ptrace_only_cond = true;
+	} else if (strcmp(r->name, "write") == 0 || strcmp(r->name, "writev") == 0) {
+		/* only stdin, stdout and stderr: the recorder keeps 1 and 2 (recorder/output.h) */
+		r->arg = 0;
+		r->is_le = true;
+		r->value = 2;
 	} else if (strcmp(r->name, "prctl") == 0) {
 		r->arg = 0; /* only PR_SET_SECCOMP: the program installs a filter of its own */
 		r->mask = 0xffffffffu;
@@ -284,7 +289,7 @@ struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
 	struct lnch_filter_rule *rules = repro_xcalloc(count, sizeof(*rules));
 
 	for (size_t i = 0; i < count; i++) {
-		if (!(table[i].classes & (classes | REC_CLASS_ALWAYS)))
+		if (!(table[i].classes & (classes | REC_CLASS_ALWAYS | REC_CLASS_OUTPUT)))
 			continue;
 		rules[k].name = table[i].name;
 		add_condition(&rules[k]);

@@ -21,6 +21,11 @@ enum rec_class {
 	REC_CLASS_PROCESS = 1u << 2,
 	REC_CLASS_ALL = 7u,
 	REC_CLASS_ALWAYS = 1u << 3, /* traced whatever --trace says (io_uring_setup) */
+	/*
+	 * what the program said: writes to fds 1 and 2, whatever --trace
+	 * says; kept in a ring per process (recorder/output.h), never events
+	 */
+	REC_CLASS_OUTPUT = 1u << 4,
 	/* table.def's names for calls in two classes */
 	REC_CLASS_FILE_PROCESS = REC_CLASS_FILE | REC_CLASS_PROCESS, /* execve, execveat */
 	REC_CLASS_FILE_ALWAYS = REC_CLASS_FILE | REC_CLASS_ALWAYS, /* chroot, mount … */
@@ -70,6 +75,8 @@ enum rec_arg_kind {
 	RA_MMSGHDR, /* struct mmsghdr * of sendmmsg; DNS sockets only */
 	RA_RMMSGHDR, /* struct mmsghdr * of recvmmsg, read at exit; DNS sockets only */
 	RA_CLOSEFD, /* close(2)'s fd: recorded for watched sockets only (recorder/socks.h) */
+	RA_OUTBUF, /* bytes to write (write), read at entry: recorder/output.h */
+	RA_OUTIOV, /* struct iovec * of the bytes to write (writev), read at entry likewise */
 	RA_CLONEFLAGS,
 	RA_CLONE3, /* struct clone_args * */
 	RA_ARGV,

@@ -5,6 +5,7 @@
  */
 #include "replayer/explain.h"
 #include "replayer/explain_internal.h"
+#include "replayer/explain_said.h"
 #include "replayer/normalize.h"
 #include "replayer/show_internal.h"
 #include "bundles/json_util.h"
@@ -48,6 +49,7 @@ struct xp_state {
 	struct bndl_reader *r; /* borrowed: what the findings keep counts against its limit */
 	/* events whose result repro did not see, by unseen_reason: kernel_walk, credentials, other */
 	size_t unseen[3];
+	struct xp_said_set *said; /* owned: output.jsonl, what each process said */
 };
 
 /* ---- the ok map ---- */
@@ -157,6 +159,7 @@ static void state_release(struct xp_state *st)
 	json_decref(st->facts.dns_names);
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
+	xp_said_free(st->said);
 }
 
 static const struct xp_proc *proc_of(const struct xp_state *st, int32_t pid)
@@ -560,6 +563,9 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
 		return -1;
+	if ((has = bndl_reader_has(r, "output.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "output.jsonl", xp_said_on_line, st->said, err) < 0))
+		return -1;
 	return bndl_reader_finish(r, err);
 }
 
@@ -630,7 +636,33 @@ static int by_pid_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Score: kind and errno, intent, how the process ended, nearness to its end. */
+/* pid and the processes it was started by, at most XP_CHAIN_MAX (a hostile cycle ends there). */
+#define XP_CHAIN_MAX 64
+static size_t chain_of(const struct xp_state *st, int32_t pid, int32_t chain[XP_CHAIN_MAX])
+{
+	size_t n = 0;
+
+	for (const struct xp_proc *p = proc_of(st, pid); n < XP_CHAIN_MAX && pid != 0;
+	     p = proc_of(st, pid)) {
+		chain[n++] = pid;
+		pid = p != NULL ? p->ppid : 0;
+	}
+	return n;
+}
+
+/* The process nearest pid up its tree that said something, or 0. */
+static int32_t quoted_pid(const struct xp_state *st, int32_t pid)
+{
+	int32_t chain[XP_CHAIN_MAX];
+	size_t n = chain_of(st, pid, chain);
+
+	for (size_t i = 0; i < n; i++)
+		if (xp_said_line(st->said, chain[i]) != NULL)
+			return chain[i];
+	return 0;
+}
+
+/* Score: kind and errno, intent, how the process ended, nearness to its end, what it said. */
 static void score(struct xp_state *st)
 {
 	static const double recency[] = { 20, 12, 6, 3 };
@@ -654,8 +686,12 @@ static void score(struct xp_state *st)
 			x->score += p->passed_on ? 10 : 25;
 		else if (p != NULL && run_failed && p->has_exit)
 			x->score -= 10; /* its process coped and exited 0 */
-		if (!x->noise)
+		if (!x->noise) {
+			int32_t chain[XP_CHAIN_MAX];
+
+			x->score += xp_said_bonus(st->said, x, chain, chain_of(st, x->pid, chain));
 			order[n++] = x;
+		}
 	}
 	qsort(order, n, sizeof(*order), by_pid_seq);
 	/* rank from each process's last failure back: one pass over each group */
@@ -701,9 +737,12 @@ static json_t *evidence_json(const struct xp_finding *x)
 	return ev;
 }
 
-static json_t *finding_json(const struct xp_finding *x, size_t rank, const struct xp_proc *p)
+static json_t *finding_json(const struct xp_state *st, const struct xp_finding *x, size_t rank,
+			    const struct xp_proc *p)
 {
 	json_t *o = json_object();
+	int32_t said_pid = quoted_pid(st, x->pid);
+	const struct xp_proc *said = proc_of(st, said_pid);
 
 	json_object_set_new(o, "rank", json_integer((json_int_t)rank));
 	json_object_set_new(o, "score", json_real(x->score));
@@ -722,6 +761,12 @@ static json_t *finding_json(const struct xp_finding *x, size_t rank, const struc
 	json_object_set_new(o, "sentence", bndl_json_str_or_null(x->sentence));
 	json_object_set(o, "reason", x->reason);
 	json_object_set_new(o, "evidence", evidence_json(x));
+	if (said_pid != 0)
+		json_object_set_new(
+			o, "said",
+			json_pack("{s:i,s:o,s:s}", "pid", (int)said_pid, "process",
+				  bndl_json_str_or_null(said != NULL ? said->label : NULL), "line",
+				  xp_said_line(st->said, said_pid)));
 	json_object_set_new(o, "noise", json_boolean(x->noise));
 	if (x->noise) {
 		json_object_set_new(o, "noise_why", json_string(x->noise_why));
@@ -738,7 +783,7 @@ static const struct xp_proc *main_proc(const struct xp_state *st)
 	return st->nprocs > 0 ? &st->procs[0] : NULL;
 }
 
-static void put_run(const struct xp_state *st, FILE *out)
+static void put_run(const struct xp_state *st, const char *tail, FILE *out)
 {
 	const struct xp_proc *m = main_proc(st);
 	json_t *dur = json_object_get(st->manifest, "duration_ns");
@@ -753,7 +798,38 @@ static void put_run(const struct xp_state *st, FILE *out)
 		fprintf(out, " exited with status %d", m->exit_code);
 	if (json_is_integer(dur))
 		fprintf(out, " after %.2f s", (double)json_integer_value(dur) / 1e9);
-	fputs(".\n", out);
+	fputs(tail, out);
+}
+
+/*
+ * A run that worked: the first process exited 0, so what failed on the way
+ * (a child's status included: a shell's `command -v`, a probe) was coped
+ * with.  A recording that lost records is not taken to have worked.
+ */
+static bool run_worked(const struct xp_state *st)
+{
+	const struct xp_proc *m = main_proc(st);
+
+	return m != NULL && m->has_exit && !m->failed &&
+	       !json_is_true(json_object_get(st->manifest, "incomplete"));
+}
+
+/* Under finding x: the last line the process (or the one that started it) said, once per process. */
+static void put_said(const struct xp_state *st, const struct xp_finding *x,
+		     struct bndl_pidmap *quoted, FILE *out)
+{
+	int32_t pid = quoted_pid(st, x->pid);
+	const struct xp_proc *p = proc_of(st, pid);
+	size_t seen;
+
+	if (pid == 0 || bndl_pidmap_get(quoted, pid, &seen))
+		return;
+	bndl_pidmap_put(quoted, pid, 1);
+	fputs("   ", out);
+	repro_term_puts(out, p != NULL ? p->label : "the program");
+	fputs(" said: `", out);
+	repro_term_puts(out, xp_said_line(st->said, pid));
+	fputs("`\n", out);
 }
 
 static void put_evidence(const struct xp_finding *x, FILE *out)
@@ -809,8 +885,21 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 {
 	bool color = st->opts->color;
 
+	cleanup_pidmap struct bndl_pidmap *quoted = bndl_pidmap_new();
+
 	rpl_put_incomplete(out, st->manifest);
-	put_run(st, out);
+	if (!st->opts->all && run_worked(st)) {
+		put_run(st, "", out);
+		if (real + noise == 0)
+			fputs("; nothing failed.\n", out);
+		else
+			fprintf(out,
+				"; nothing that matters failed (%zu failure%s, each coped with: "
+				"repro explain --all lists them).\n",
+				real + noise, real + noise == 1 ? "" : "s");
+		return;
+	}
+	put_run(st, ".\n", out);
 	fprintf(out, "%zu failure%s that matter%s", real, real == 1 ? "" : "s",
 		real == 1 ? "s" : "");
 	if (noise > 0)
@@ -833,6 +922,7 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 		}
 		repro_term_puts(out, x->sentence != NULL ? x->sentence : "?");
 		fputs(".\n", out);
+		put_said(st, x, quoted, out);
 		put_evidence(x, out);
 	}
 	if (real > shown && !st->opts->all)
@@ -852,9 +942,10 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 				      json_is_true(json_object_get(st->manifest, "incomplete")),
 				      "dropped", json_object_get(st->manifest, "dropped")));
 	for (size_t i = 0; i < shown; i++)
-		json_array_append_new(arr,
-				      finding_json(ranked[i], i + 1, proc_of(st, ranked[i]->pid)));
+		json_array_append_new(
+			arr, finding_json(st, ranked[i], i + 1, proc_of(st, ranked[i]->pid)));
 	json_object_set_new(doc, "findings", arr);
+	json_object_set_new(doc, "worked", json_boolean(run_worked(st)));
 	json_object_set_new(doc, "total", json_integer((json_int_t)(st->nf - noise)));
 	json_object_set_new(doc, "noise", json_integer((json_int_t)noise));
 	json_object_set_new(doc, "not_examined", json_integer((json_int_t)st->dropped));
@@ -901,6 +992,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.wanted = json_object(),
 		.facts = { .files = json_object(), .dns_names = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
+		.said = xp_said_new(),
 	};
 	int rc = -1;
 

@@ -211,6 +211,7 @@ set_run_env() {
 	RUN_ENV=(env -i "PATH=$SAFE_PATH" "HOME=$TMP/home" LANG=C.UTF-8 "TMPDIR=$TMP" TERM=dumb)
 	[ -z "${ASAN_OPTIONS+x}" ] || RUN_ENV+=("ASAN_OPTIONS=$ASAN_OPTIONS")
 	[ -z "${UBSAN_OPTIONS+x}" ] || RUN_ENV+=("UBSAN_OPTIONS=$UBSAN_OPTIONS")
+	[ -z "${CASE_ENV+x}" ] || RUN_ENV+=("${CASE_ENV[@]}")
 }
 
 # close_inherited_fds: close every fd above 2 that this shell inherited (ctest
@@ -315,7 +316,7 @@ check_env() {
 		CASE_STATUS="$(cat "$work/rec.status")" CASE_BARE_STATUS="$(cat "$work/bare.status")" \
 		CASE_VARIANT="$variant" CASE_UID="$(id -u)" PROG_DIR="$programs" SRC_DIR="$source" \
 		CASE_ARGV_FILE="$work/argv" CASE_ARGS_FILE="$work/rargs" \
-		REPRO_BIN="$repro" CASE_BUNDLE="$work/b.repro" \
+		REPRO_BIN="$repro" CASE_BUNDLE="$work/b.repro" CASE_NAME="$case_name" \
 		PYTHONPATH="$source/tests/integration/checks:$source/tests/integration" \
 		PYTHONDONTWRITEBYTECODE=1 "$@"
 }

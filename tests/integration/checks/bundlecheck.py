@@ -10,6 +10,7 @@ A check script is run by run_case.sh with these variables set:
   CASE_VARIANT      root or user; CASE_UID the uid the runs had
   PROG_DIR          the test programs; SRC_DIR the source tree
   REPRO_BIN         the repro under test; CASE_BUNDLE the bundle file
+  CASE_NAME         the row's name in cases.tsv
 Exit status of a check: 0 pass, 1 fail, 77 skip.
 """
 import json
@@ -81,6 +82,8 @@ class Bundle:
             self.manifest = json.load(f)
         self.events = _load_jsonl(os.path.join(d, "events.jsonl"))
         self.processes = _load_jsonl(os.path.join(d, "processes.jsonl"))
+        out = os.path.join(d, "output.jsonl")
+        self.output = _load_jsonl(out) if os.path.exists(out) else []
         with open(os.path.join(d, "trace.txt"), encoding="utf-8", errors="replace") as f:
             self.trace = f.read()
 
@@ -204,6 +207,23 @@ def expect_cause(what, pred):
     bad = [f.get("sentence") for f in found[:3] if is_probe(f)]
     expect(not bad, "explain: no probe noise in the top 3", bad)
     return found[0] if found else {}
+
+
+def said(bundle, pid):
+    """output.jsonl's record of pid (what it wrote to stderr), or None."""
+    for o in bundle.output:
+        if o.get("pid") == pid:
+            return o
+    return None
+
+
+def explain_text(*args):
+    """`repro explain [ARGS] BUNDLE` as text (exit 0 expected)."""
+    import subprocess
+    cmd = [env("REPRO_BIN"), "explain"] + list(args) + [env("CASE_BUNDLE")]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    expect(out.returncode == 0, "repro explain exits 0", out.stderr)
+    return out.stdout
 
 
 def failures():

@@ -237,7 +237,7 @@ static void test_pack_trace(void **state)
 static void test_pack_archive_layout(void **state)
 {
 	static const char *const want[] = { "manifest.json", "processes.jsonl", "events.jsonl",
-					    "trace.txt" };
+					    "output.jsonl", "trace.txt" };
 	cleanup_free char *out = fx_pack_scenario(*state);
 	cleanup_free char *spool_tmp =
 		repro_xasprintf("%s/.run.spool/events.jsonl", (char *)*state);
@@ -251,12 +251,12 @@ static void test_pack_archive_layout(void **state)
 	assert_int_equal(archive_read_open_filename(a, out, 10240), ARCHIVE_OK);
 	assert_int_equal(archive_filter_code(a, 0), ARCHIVE_FILTER_ZSTD);
 	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
-		assert_true(n < 4);
+		assert_true(n < 5);
 		assert_string_equal(archive_entry_pathname(e), want[n++]);
 		assert_int_equal(archive_entry_perm(e), 0644);
 		assert_int_equal(archive_entry_mtime(e), 1795963304);
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	archive_read_free(a);
 	assert_int_equal(stat(out, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0666 & ~umask(022));

@@ -122,6 +122,7 @@ static void test_systab_entries_shape(void **state)
 			e[i].classes == REC_CLASS_FILE || e[i].classes == REC_CLASS_NETWORK ||
 			e[i].classes == REC_CLASS_PROCESS ||
 			e[i].classes == REC_CLASS_FILE_PROCESS ||
+			e[i].classes == REC_CLASS_OUTPUT ||
 			((e[i].classes & ~REC_CLASS_FILE) == REC_CLASS_ALWAYS &&
 			 (strcmp(e[i].name, "io_uring_setup") == 0 || is_taint_call(e[i].name))));
 		/* every name is one libseccomp knows */
@@ -303,6 +304,30 @@ static void test_systab_filter_rules_file(void **state)
 	assert_null(find_rule(rules, n, "connect"));
 }
 
+/* Writes stop for fds 0 to 2 only, whatever the classes (what the program said: recorder/output.h). */
+static void test_systab_filter_rules_output(void **state)
+{
+	size_t n = 0;
+	cleanup_free struct lnch_filter_rule *rules = rec_filter_rules(REC_CLASS_NETWORK, &n);
+	const struct lnch_filter_rule *r = find_rule(rules, n, "write");
+	struct lnch_filter_view v;
+	uint64_t args[6] = { 2 };
+	int nr = seccomp_syscall_resolve_name("write");
+
+	assert_non_null(r);
+	assert_int_equal(r->arg, 0);
+	assert_true(r->is_le);
+	assert_int_equal(r->value, 2);
+	assert_non_null(find_rule(rules, n, "writev"));
+	lnch_filter_view_init(&v, rules, n, true);
+	assert_int_equal(lnch_filter_view_action(&v, lnch_arch_audit_token(), nr, args),
+			 LNCH_FILTER_TRACE);
+	args[0] = 3;
+	assert_int_equal(lnch_filter_view_action(&v, lnch_arch_audit_token(), nr, args),
+			 LNCH_FILTER_ALLOW);
+	lnch_filter_view_release(&v);
+}
+
 static void test_systab_filter_rules_build(void **state)
 {
 	cleanup_err struct repro_err *err = NULL;
@@ -333,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_systab_classes_format),
 		cmocka_unit_test(test_systab_filter_rules_network),
 		cmocka_unit_test(test_systab_filter_rules_file),
+		cmocka_unit_test(test_systab_filter_rules_output),
 		cmocka_unit_test(test_systab_filter_rules_build),
 	};
 

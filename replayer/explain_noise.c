@@ -252,7 +252,10 @@ static bool python_module(const struct xp_finding *f, const struct xp_noise_ctx 
 	       has(p, "/lib/python3") || has(p, "/lib/python2") || has(p, "/lib64/python3");
 }
 
-/* site.py and getpath: the prefix, venv and .pth search at start-up. */
+/*
+ * site.py and getpath: the prefix, venv and .pth search at start-up (a
+ * .pth only under a site or dist-packages directory: model.pth is data).
+ */
 static bool python_site(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
 	const char *p = f->path, *b;
@@ -260,7 +263,7 @@ static bool python_site(const struct xp_finding *f, const struct xp_noise_ctx *c
 	if (!missing_lookup(f))
 		return false;
 	b = base_of(p);
-	return has(p, "-packages") || ends(b, ".pth") || ends(b, "._pth") || is(b, "pyvenv.cfg") ||
+	return has(p, "-packages") || ends(b, "._pth") || is(b, "pyvenv.cfg") ||
 	       is(b, "pybuilddir.txt") || has(p, "/Modules/Setup");
 }
 

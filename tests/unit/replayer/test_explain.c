@@ -114,6 +114,7 @@ static const struct {
 	{ NULL, "openat", "/nonexistent/cfg", "ENOENT", XP_OP_READ, "python3" },
 	{ NULL, "openat", "/usr/lib/app/libfoo.so", "EACCES", XP_OP_READ, NULL },
 	{ NULL, "openat", "/srv/app/cache/model.pth", "EACCES", XP_OP_CREATE, NULL },
+	{ NULL, "openat", "/srv/app/cache_hub/model.pth", "ENOENT", XP_OP_READ, NULL },
 	{ NULL, "execve", "/srv/app/run.sh", "EACCES", XP_OP_RUN, NULL },
 	{ NULL, "openat", "/srv/x86_64/app.conf", "ENOENT", XP_OP_READ, NULL },
 	{ NULL, "openat", "/srv/app/HEAD", "ENOENT", XP_OP_READ, "python3" },

@@ -213,14 +213,20 @@ PY
 	chmod -R a+rX "$1"
 }
 
-# pyenv-style: a shim script finds the interpreter of a venv made from a
-# python installed under an /opt-like prefix; the app's config is missing
+# pyenv-style: a shim script finds the interpreter of the application's
+# venv, made from a python installed under its own prefix (as pyenv builds
+# one in ~/.pyenv/versions/3.11.2; here the Debian interpreter and its
+# standard library copied under $work/opt), and the app's config is missing
 sc_python_shim_venv() {
-	need /usr/bin/python3
-	local base=$work/opt/pyenv/versions/3
-	/usr/bin/python3 -m venv --copies --without-pip "$base" >"$work/venv.log" 2>&1 ||
-		skip "python3 -m venv failed: $(tail -1 "$work/venv.log")"
-	"$base/bin/python3" -m venv --without-pip "$work/app/.venv" >>"$work/venv.log" 2>&1 ||
+	local py
+	py=$(readlink -f /usr/bin/python3)
+	need "$py"
+	local base=$work/opt/pyenv/versions/${py##*/python}
+	mkdir -p "$base/bin" "$base/lib"
+	cp "$py" "$base/bin/" && ln -s "${py##*/}" "$base/bin/python3"
+	tar -C /usr/lib --exclude="${py##*/}/test" -cf - "${py##*/}" | tar -C "$base/lib" -xf - ||
+		die "cannot copy the standard library of $py"
+	"$base/bin/python3" -m venv --without-pip "$work/app/.venv" >"$work/venv.log" 2>&1 ||
 		skip "a venv from $base failed: $(tail -1 "$work/venv.log")"
 	mkdir -p "$work/shims"
 	cat >"$work/shims/python3" <<SH
@@ -239,7 +245,6 @@ export PATH=$work/shims:\$PATH
 cd $work/app
 exec python3 app.py
 SH
-	chmod 0755 "$work/app/start.sh"
 	rec b -- /bin/sh "$work/app/start.sh"
 }
 

@@ -51,18 +51,26 @@ def file_cause(path, errnos, ops=None):
     return pred
 
 
+def told(f):
+    """The finding's sentence after the process that it is about (whose
+    argv may hold any word, a URL's host among them)."""
+    sentence = f.get("sentence") or ""
+    cut = sentence.find(") ")
+    return sentence[cut + 2:] if cut >= 0 else sentence
+
+
 def net_cause(kinds, *words):
     """A network finding of one of kinds whose record or sentence names
     every word."""
     def pred(f):
         text = json.dumps(f.get("reason") or {}) + json.dumps(
-            (f.get("evidence") or {}).get("network") or "") + (f.get("sentence") or "")
+            (f.get("evidence") or {}).get("network") or "") + told(f)
         return f.get("kind") in kinds and all(w in text for w in words)
     return pred
 
 
 def said(f, *words):
-    return all(w in (f.get("sentence") or "") for w in words)
+    return all(w in told(f) for w in words)
 
 
 def any_of(*preds):

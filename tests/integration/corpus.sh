@@ -103,7 +103,7 @@ rec() {
 	(cd "$work/run" && exec env -i "PATH=$SAFE_PATH" "HOME=$work/home" LANG=C.UTF-8 TERM=dumb \
 		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} ${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
 		${RUN_EXTRA_ENV[@]+"${RUN_EXTRA_ENV[@]}"} \
-		timeout -k 5 150 ${WRAP[@]+"${WRAP[@]}"} "$repro" record -o "$work/$out.repro" \
+		timeout -k 5 200 ${WRAP[@]+"${WRAP[@]}"} "$repro" record -o "$work/$out.repro" \
 		${args[@]+"${args[@]}"} -- "$@" >"$work/$out.out" 2>"$work/$out.err" </dev/null) || status=$?
 	echo "$status" >"$work/$out.status"
 	echo "        exit status $status; last stderr line: $(grep -v '^repro:' "$work/$out.err" | tail -1)"
@@ -137,9 +137,20 @@ wait_for() {
 
 # ---- the run -------------------------------------------------------------------
 
+ensure_test_user() {
+	id -u "$TEST_USER" >/dev/null 2>&1 && return 0
+	[ "$(id -u)" -eq 0 ] || skip "no user $TEST_USER"
+	# run_case.sh may race here when ctest runs in parallel
+	(
+		flock 9
+		id -u "$TEST_USER" >/dev/null 2>&1 ||
+			useradd --system --no-create-home --shell /usr/sbin/nologin "$TEST_USER"
+	) 9>/tmp/.repro-test-useradd.lock
+	id -u "$TEST_USER" >/dev/null 2>&1 || die "cannot create user $TEST_USER"
+}
+
 run_user_variant() {
 	local stage status=0
-	id -u "$TEST_USER" >/dev/null 2>&1 || skip "no user $TEST_USER"
 	stage=$work/stage
 	mkdir -p "$stage/tests"
 	cp "$repro" "$stage/repro"
@@ -164,6 +175,7 @@ main() {
 	[ "$variant" = root ] && [ "$(id -u)" -ne 0 ] && skip "the root variant needs root"
 	unshare --user --mount true 2>/dev/null || skip "user namespaces are not available here"
 	trap cleanup EXIT
+	ensure_test_user
 	if [ "$inner" = 1 ]; then
 		work=$CORPUS_WORK
 	else

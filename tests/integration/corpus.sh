@@ -192,7 +192,11 @@ main() {
 	declare -F "sc_$name" >/dev/null || die "no function sc_$name"
 	PORT=$(free_port)
 	"sc_$name"
-	local status=0
+	local status=0 f bundles=("$work/b.repro")
+	[[ $name == diff_* ]] && bundles+=("$work/a.repro")
+	for f in "${bundles[@]}"; do
+		[ -f "$f" ] || { echo "FAIL: corpus.$name ($variant): repro wrote no bundle at $f"; exit 1; }
+	done
 	env REPRO_BIN="$repro" CASE_BUNDLE="$work/b.repro" CASE_TMP="$work" CASE_PORT="$PORT" \
 		CORPUS_WORK="$work" CORPUS_NAME="$name" CASE_VARIANT="$variant" CASE_UID="$(id -u)" \
 		CASE_STATUS="$(cat "$work/b.status")" CASE_STDERR="$work/b.err" CASE_STDOUT="$work/b.out" \

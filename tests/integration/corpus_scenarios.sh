@@ -41,6 +41,8 @@ sc_pg_data_owner() {
 # the data directory on a read-only mount (a read-only volume)
 sc_pg_data_readonly() {
 	pg_init
+	unshare --mount --propagation private -- mount --bind -o ro "$work/pg/data" "$work/pg/data" ||
+		skip "no read-only bind mount here"
 	WRAP=(unshare --mount --propagation private -- /bin/sh -c
 		'mount --bind -o ro "$0" "$0" && exec "$@"' "$work/pg/data")
 	pg_start
@@ -125,7 +127,6 @@ nginx_start() {
 
 # the site's certificate was never copied in
 sc_nginx_cert_missing() {
-	need_root
 	nginx_conf "$PORT" "listen 127.0.0.1:$PORT ssl;
 		ssl_certificate $work/ngx/certs/site.crt;
 		ssl_certificate_key $work/ngx/certs/site.key;"
@@ -134,7 +135,6 @@ sc_nginx_cert_missing() {
 
 # another server holds the port
 sc_nginx_port_taken() {
-	need_root
 	nginx_conf "$PORT" "listen 127.0.0.1:$PORT;"
 	hold_port "$PORT"
 	nginx_start

@@ -21,9 +21,9 @@ repro=$(realpath "$1")
 variant=$2
 src=$(realpath "$3")
 name=$4
-TEST_USER=repro-test
+TEST_USER="repro-test"
 SAFE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+PG_BIN=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
 inner=${CORPUS_INNER:-0}
 
 skip() {
@@ -165,6 +165,7 @@ run_user_variant() {
 		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} ${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
 		/bin/bash "$stage/tests/integration/corpus.sh" "$stage/repro" user "$stage" "$name" ||
 		status=$?
+	[ "$status" -eq 0 ] || [ "$status" -eq 77 ] || REPRO_TEST_KEEP=${REPRO_TEST_KEEP:-1}
 	exit "$status"
 }
 

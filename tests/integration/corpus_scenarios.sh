@@ -43,6 +43,7 @@ sc_pg_data_readonly() {
 	pg_init
 	unshare --mount --propagation private -- mount --bind -o ro "$work/pg/data" "$work/pg/data" ||
 		skip "no read-only bind mount here"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	WRAP=(unshare --mount --propagation private -- /bin/sh -c
 		'mount --bind -o ro "$0" "$0" && exec "$@"' "$work/pg/data")
 	pg_start

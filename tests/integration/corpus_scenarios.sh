@@ -325,6 +325,7 @@ SH
 
 sc_program_said_file_root() {
 	mkdir -p "$work/app/log"
+	chown "$TEST_USER:" "$work/app"
 	chown root:root "$work/app/log"
 	chmod 0755 "$work/app/log"
 }

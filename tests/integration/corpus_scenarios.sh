@@ -258,6 +258,7 @@ s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen()
+s.settimeout(120)  # gone by itself when the test is
 open(sys.argv[2], "w").close()
 while True:
     c, _ = s.accept()

@@ -19,6 +19,7 @@ PACKAGES=(
 	libjansson-dev libcmocka-dev libxxhash-dev
 	strace curl python3 git jq zstd clang-format
 	passwd util-linux iproute2 procps file nginx-light iputils-ping
+	postgresql redis-server sqlite3 python3-venv
 )
 DEPS_DONE=0
 

@@ -43,6 +43,7 @@ struct lnch_task {
 	uint64_t seen_out_ns; /* the last sample that found it out of any blocking call */
 	int last_entry_nr; /* the call of its last stop when that was a seccomp stop, else -1 */
 	struct lnch_wait *wait; /* owned: the wait it is in, or NULL */
+	uint64_t wait_gone_ns; /* a sample found it out of that call then (0: not yet) */
 };
 
 struct lnch_tasks {

@@ -252,6 +252,9 @@ static void close_wait(struct lnch_loop *loop, struct lnch_task *task, uint64_t 
 	if (w == NULL)
 		return;
 	task->wait = NULL;
+	if (task->wait_gone_ns != 0 && task->wait_gone_ns < now_ns)
+		now_ns = task->wait_gone_ns;
+	task->wait_gone_ns = 0;
 	w->dur_ns = now_ns > w->start_ns ? now_ns - w->start_ns : 0;
 	w->end = end;
 	w->status = status;
@@ -260,6 +263,20 @@ static void close_wait(struct lnch_loop *loop, struct lnch_task *task, uint64_t 
 			if (loop->obs[i].ops->on_wait != NULL)
 				loop->obs[i].ops->on_wait(loop->obs[i].ctx, w);
 	free(w);
+}
+
+/*
+ * Whether tid is in a ptrace stop the loop has not reaped yet (state "t" of
+ * /proc/TID/stat, proc(5)): what /proc/TID/syscall says then is not the wait.
+ */
+static bool in_ptrace_stop(pid_t tid)
+{
+	char buf[512];
+	const char *p;
+
+	if (lnch_proc_read(tid, "stat", buf, sizeof(buf)) <= 0 || (p = strrchr(buf, ')')) == NULL)
+		return false;
+	return p[1] == ' ' && (p[2] == 't' || p[2] == 'T');
 }
 
 /* Sample one task at now_ns: open its wait, end it, or note it was out of any. */
@@ -272,11 +289,19 @@ static void sample_task(struct lnch_loop *loop, struct lnch_task *task, uint64_t
 	if (ci >= 0 && loop->wait_calls.kind[ci] == LNCH_WAITK_FCNTL && !is_lock_wait(args[1]))
 		ci = -1;
 	if (task->wait != NULL) {
-		if (rc != 1 || nr != task->wait->nr ||
-		    memcmp(args, task->wait->args, sizeof(args)) != 0)
-			close_wait(loop, task, now_ns, LNCH_WAIT_RETURNED, 0);
-		else
+		if ((rc == 1 && nr == task->wait->nr &&
+		     memcmp(args, task->wait->args, sizeof(args)) == 0) ||
+		    in_ptrace_stop(task->tid))
+			return; /* still in it, or stopped: the stop will end it */
+		/*
+		 * Out of it, or on its way to a stop (a signal, the call's exit):
+		 * ended when first seen out, by the next stop or the next tick
+		 */
+		if (task->wait_gone_ns == 0) {
+			task->wait_gone_ns = now_ns;
 			return;
+		}
+		close_wait(loop, task, task->wait_gone_ns, LNCH_WAIT_RETURNED, 0);
 	}
 	if (ci < 0) {
 		task->seen_out_ns = now_ns;
@@ -349,6 +374,14 @@ void lnch_waits_on_stop(struct lnch_loop *loop, struct lnch_task *task, int stat
 
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) > 0 &&
 		    si.op == PTRACE_SYSCALL_INFO_EXIT) {
+			/*
+			 * -ERESTARTSYS … (include/linux/errno.h): a signal took it out of
+			 * the call; the signal-delivery-stop that follows ends the wait
+			 */
+			if (si.exit.rval <= -512 && si.exit.rval >= -516) {
+				task->last_stop_ns = now;
+				return;
+			}
 			task->wait->has_ret = true;
 			task->wait->ret = si.exit.rval;
 		}

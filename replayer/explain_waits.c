@@ -1,0 +1,335 @@
+/*
+ * Where the time went, for `repro explain` (docs/explain.md, "Stalls and
+ * interruptions"): findings from waits.jsonl (docs/bundle-format.md).
+ */
+#include "replayer/explain_internal.h"
+#include "bundles/json_util.h"
+#include "common/xalloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Ended by a signal that asks a program to stop (Ctrl-C, kill, timeout(1)). */
+static bool ended_by_stop_signal(json_t *w)
+{
+	const char *sig = bndl_json_str(w, "signal");
+
+	return is(bndl_json_str(w, "end"), "signal") &&
+	       (is(sig, "SIGINT") || is(sig, "SIGTERM") || is(sig, "SIGHUP") || is(sig, "SIGQUIT"));
+}
+
+bool xp_wait_is_interruption(json_t *w)
+{
+	return json_is_true(json_object_get(w, "at_stop")) || ended_by_stop_signal(w) ||
+	       is(bndl_json_str(w, "end"), "left_running");
+}
+
+void xp_waits_add(struct xp_waits *ws, json_t *w)
+{
+	bool cut = xp_wait_is_interruption(w);
+	json_t *into = cut ? ws->interrupted : ws->long_waits;
+
+	if (!cut && (bndl_json_int(w, "dur_ns", 0) < XP_WAIT_LONG_NS ||
+		     is(bndl_json_str(w, "what"), "sleep")))
+		return;
+	if (json_array_size(into) < XP_WAITS_MAX)
+		json_array_append(into, w);
+}
+
+/* How long the wait had lasted when it was cut: at the stop request, else at its end. */
+static int64_t waited_ns(json_t *w)
+{
+	int64_t t = bndl_json_int(w, "t_ns", 0), stop = bndl_json_int(w, "stop_ns", -1);
+
+	return stop >= t ? stop - t : bndl_json_int(w, "dur_ns", 0);
+}
+
+static int by_importance(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	bool cx = is(bndl_json_str(x, "what"), "child"), cy = is(bndl_json_str(y, "what"), "child");
+	int64_t dx = waited_ns(x), dy = waited_ns(y);
+
+	if (cx != cy)
+		return cx ? 1
+			  : -1; /* a parent waiting for its child comes after what the child waits on */
+	return dx > dy ? -1 : dx < dy;
+}
+
+/* The interrupted waits, most telling first (each process once). */
+static json_t *sorted_interrupted(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	json_t **v = repro_xcalloc(n + 1, sizeof(*v)), *out = json_array(), *seen = json_object();
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(arr, i);
+	qsort(v, n, sizeof(*v), by_importance);
+	for (size_t i = 0; i < n; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%" PRId64, bndl_json_int(v[i], "pid", 0));
+		if (json_object_get(seen, key) != NULL)
+			continue;
+		json_object_set_new(seen, key, json_true());
+		json_array_append(out, v[i]);
+	}
+	json_decref(seen);
+	free(v);
+	return out;
+}
+
+static struct xp_finding *wait_finding(struct xp_waits *ws, const char *key, json_t *w,
+				       const char *outcome)
+{
+	struct xp_finding *x = ws->add(ws->add_ctx, key);
+
+	if (x == NULL || x->count > 0)
+		return NULL;
+	x->kind = XP_WAIT;
+	x->op = XP_OP_OTHER;
+	x->pid = (int32_t)bndl_json_int(w, "pid", 0);
+	x->syscall = repro_xstrdup(bndl_json_str(w, "syscall") ? bndl_json_str(w, "syscall") : "?");
+	x->errname = repro_xstrdup(outcome);
+	x->t_ns = bndl_json_int(w, "t_ns", 0) + bndl_json_int(w, "dur_ns", 0);
+	x->count = 1;
+	return x;
+}
+
+void xp_waits_findings(struct xp_waits *ws, int64_t run_ns, bool run_ok)
+{
+	json_t *w;
+	size_t i;
+
+	if (json_array_size(ws->interrupted) > 0) {
+		json_t *sorted = sorted_interrupted(ws->interrupted);
+		struct xp_finding *x = wait_finding(ws, "wait\x1finterrupted",
+						    json_array_get(sorted, 0), "interrupted");
+
+		if (x != NULL) {
+			x->wait = json_incref(sorted);
+			x->wait_interrupted = true;
+		}
+		json_decref(sorted);
+	}
+	json_array_foreach (ws->long_waits, i, w) {
+		char key[96];
+		struct xp_finding *x;
+
+		if (run_ok)
+			break;
+		snprintf(key, sizeof(key), "wait\x1f%" PRId64 "\x1f%" PRId64 "\x1f%" PRId64,
+			 bndl_json_int(w, "pid", 0), bndl_json_int(w, "tid", 0),
+			 bndl_json_int(w, "t_ns", 0));
+		x = wait_finding(ws, key, w,
+				 bndl_json_str(w, "end") ? bndl_json_str(w, "end") : "?");
+		if (x == NULL)
+			continue;
+		x->wait = json_incref(w);
+		x->wait_dominant = run_ns > 0 && bndl_json_int(w, "dur_ns", 0) * 2 >= run_ns;
+	}
+}
+
+double xp_wait_score(const struct xp_finding *x, bool run_failed)
+{
+	bool child = is(bndl_json_str(x->wait, "what"), "child");
+
+	if (x->wait_interrupted)
+		return 200; /* the run was cut short: what it was waiting for comes first */
+	if (x->wait_dominant && run_failed)
+		return child ? 95 : 130;
+	return child ? 5 : 15;
+}
+
+static void put_secs(FILE *f, int64_t ns)
+{
+	fprintf(f,
+		ns >= 10000000000 ? "%.0f s"
+		: ns >= 100000000 ? "%.1f s"
+				  : "%.3f s",
+		(double)ns / 1e9);
+}
+
+/* "127.0.0.1:80", "[::1]:80", "/run/x.sock", "@name" of a sockaddr object; false when none. */
+static bool put_addr(FILE *f, json_t *a)
+{
+	const char *ip = bndl_json_str(a, "ip");
+
+	if (ip != NULL) {
+		bool v6 = is(bndl_json_str(a, "family"), "AF_INET6");
+
+		fprintf(f, "%s%s%s:%" PRId64, v6 ? "[" : "", ip, v6 ? "]" : "",
+			bndl_json_int(a, "port", 0));
+		return true;
+	}
+	if (bndl_json_str(a, "path") != NULL) {
+		fputs(bndl_json_str(a, "path"), f);
+		return true;
+	}
+	if (bndl_json_str(a, "abstract") != NULL) {
+		fprintf(f, "@%s", bndl_json_str(a, "abstract"));
+		return true;
+	}
+	return false;
+}
+
+/* What fd record d is: "a reply from PEER", "data on a pipe" … for a read-like wait. */
+static void put_fd_source(FILE *f, json_t *d)
+{
+	const char *kind = bndl_json_str(d, "kind");
+	json_t *peer = json_object_get(d, "peer");
+
+	if (is(kind, "socket") && peer != NULL && bndl_json_str(peer, "ip") != NULL) {
+		fputs("a reply from ", f);
+		put_addr(f, peer);
+	} else if (is(kind, "socket")) {
+		fputs("data on a socket", f);
+		if (json_object_get(d, "local") != NULL && bndl_json_str(peer, "path") == NULL) {
+			fputs(" (", f);
+			if (!put_addr(f, json_object_get(d, "local")))
+				fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
+			fputc(')', f);
+		}
+	} else if (is(kind, "pipe")) {
+		fprintf(f, "data on a pipe (fd %" PRId64 ", %s)", bndl_json_int(d, "fd", 0),
+			bndl_json_str(d, "link") ? bndl_json_str(d, "link") : "?");
+	} else if (is(kind, "tty")) {
+		fprintf(f, "input from the terminal %s", bndl_json_str(d, "link"));
+	} else {
+		fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
+		if (bndl_json_str(d, "link") != NULL)
+			fprintf(f, " (%s)", bndl_json_str(d, "link"));
+	}
+}
+
+/* "in connect to X", "for a reply from X", "for its child pid N" … */
+static void put_waited_on(FILE *f, json_t *w)
+{
+	const char *what = bndl_json_str(w, "what"), *sc = bndl_json_str(w, "syscall");
+	json_t *fd0 = json_array_get(json_object_get(w, "fds"), 0);
+	int64_t child = bndl_json_int(w, "child", 0), nfds = bndl_json_int(w, "nfds", 0);
+
+	if (is(what, "connect")) {
+		fputs("in connect to ", f);
+		if (!put_addr(f, json_object_get(w, "addr")))
+			fputs("an address", f);
+	} else if (is(what, "accept")) {
+		fputs("in accept for a connection on ", f);
+		if (fd0 == NULL || !put_addr(f, json_object_get(fd0, "local")))
+			fputs("a socket", f);
+	} else if (is(what, "read")) {
+		fputs("for ", f);
+		if (fd0 != NULL)
+			put_fd_source(f, fd0);
+		else
+			fputs("data", f);
+		fprintf(f, " (%s)", sc);
+	} else if (is(what, "poll")) {
+		fprintf(f, "in %s on %" PRId64 " fd%s", sc, nfds, nfds == 1 ? "" : "s");
+		if (fd0 != NULL) {
+			fputs(", first ", f);
+			put_fd_source(f, fd0);
+		}
+	} else if (is(what, "child")) {
+		if (child > 0)
+			fprintf(f, "in %s for its child pid %" PRId64, sc, child);
+		else
+			fprintf(f, "in %s for a child to end", sc);
+	} else if (is(what, "lock")) {
+		fprintf(f, "in %s for a lock on ", sc);
+		if (fd0 != NULL)
+			put_fd_source(f, fd0);
+	} else {
+		fprintf(f, "in %s", sc);
+	}
+}
+
+/* How the wait ended: "then the peer closed the connection" … */
+static void put_wait_end(FILE *f, json_t *w)
+{
+	const char *end = bndl_json_str(w, "end"), *what = bndl_json_str(w, "what");
+	const char *kind = bndl_json_str(json_array_get(json_object_get(w, "fds"), 0), "kind");
+	json_t *ret = json_object_get(w, "ret");
+
+	if (is(end, "signal")) {
+		fprintf(f, ", then %s interrupted it", bndl_json_str(w, "signal"));
+	} else if (is(end, "exited")) {
+		fputs(", and the thread ended in it", f);
+	} else if (is(end, "left_running")) {
+		fputs(", and it was still waiting when the recording stopped", f);
+	} else if (bndl_json_str(w, "errno") != NULL) {
+		fprintf(f, ", then it failed with %s", bndl_json_str(w, "errno"));
+	} else if (json_is_integer(ret) && is(what, "read") && json_integer_value(ret) == 0) {
+		if (is(kind, "socket"))
+			fprintf(f, ", then the peer closed the connection (%s returned 0)",
+				bndl_json_str(w, "syscall"));
+		else
+			fputs(is(kind, "pipe") ? ", then the pipe's last writer closed it"
+					       : ", then it read end of file",
+			      f);
+	} else if (json_is_integer(ret) && is(what, "read")) {
+		fprintf(f, ", then it got %" JSON_INTEGER_FORMAT " bytes", json_integer_value(ret));
+	} else if (json_is_integer(ret) && is(what, "connect")) {
+		fputs(", then it connected", f);
+	} else if (json_is_integer(ret) && is(what, "child")) {
+		fprintf(f, ", then pid %" JSON_INTEGER_FORMAT " ended", json_integer_value(ret));
+	}
+}
+
+/* "python3 x.py (pid 5) had been waiting 2.2 s in connect to 10.0.0.1:443" */
+static void put_one_interrupted(FILE *f, json_t *w, const struct xp_proc *p)
+{
+	if (p != NULL)
+		fprintf(f, "%s (pid %" PRId64 ")", p->label, bndl_json_int(w, "pid", 0));
+	else
+		fprintf(f, "pid %" PRId64, bndl_json_int(w, "pid", 0));
+	fputs(" had been waiting ", f);
+	put_secs(f, waited_ns(w));
+	fputc(' ', f);
+	put_waited_on(f, w);
+}
+
+void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
+		     const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid),
+		     const void *ctx)
+{
+	json_t *w = x->wait_interrupted ? json_array_get(x->wait, 0) : x->wait;
+	size_t i;
+	json_t *e;
+
+	json_object_set_new(r, "what", json_string(x->wait_interrupted ? "interrupted" : "stall"));
+	json_object_set(r, x->wait_interrupted ? "waits" : "wait", x->wait);
+	if (!x->wait_interrupted) {
+		if (p != NULL)
+			fprintf(f, "%s (pid %d)", p->label, (int)x->pid);
+		else
+			fprintf(f, "pid %d", (int)x->pid);
+		fputs(" waited ", f);
+		put_secs(f, bndl_json_int(w, "dur_ns", 0));
+		fputc(' ', f);
+		put_waited_on(f, w);
+		put_wait_end(f, w);
+		return;
+	}
+	fputs("interrupted after ", f);
+	put_secs(f, bndl_json_int(w, "stop_ns", x->t_ns));
+	if (ended_by_stop_signal(w))
+		fprintf(f, " (%s)", bndl_json_str(w, "signal"));
+	fputs(": ", f);
+	json_array_foreach (x->wait, i, e) {
+		if (i > 0)
+			fputs("; ", f);
+		if (i == 3) {
+			fprintf(f, "and %zu more (waits.jsonl)", json_array_size(x->wait) - 3);
+			break;
+		}
+		put_one_interrupted(f, e, proc_of(ctx, (int32_t)bndl_json_int(e, "pid", 0)));
+	}
+}

@@ -196,6 +196,8 @@ void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struc
 			fprintf(f, "and %zu more (waits.jsonl)", json_array_size(x->wait) - 3);
 			break;
 		}
-		put_one_interrupted(f, e, proc_of(ctx, (int32_t)bndl_json_int(e, "pid", 0)));
+		put_one_interrupted(
+			f, e,
+			proc_of != NULL ? proc_of(ctx, (int32_t)bndl_json_int(e, "pid", 0)) : NULL);
 	}
 }

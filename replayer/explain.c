@@ -642,7 +642,7 @@ static void score(struct xp_state *st)
 		struct xp_finding *x = &st->f[i];
 		const struct xp_proc *p = proc_of(st, x->pid);
 
-		x->score = x->kind == XP_WAIT ? xp_wait_score(x, run_failed) : base_score(x);
+		x->score = x->kind == XP_WAIT ? xp_wait_score(x, p, run_failed) : base_score(x);
 		if (x->op == XP_OP_CREATE || x->op == XP_OP_WRITE || x->op == XP_OP_DELETE ||
 		    x->op == XP_OP_CHANGE)
 			x->score += 10;

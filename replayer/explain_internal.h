@@ -133,8 +133,14 @@ void xp_waits_add(struct xp_waits *ws, json_t *w);
  */
 void xp_waits_findings(struct xp_waits *ws, int64_t run_ns, bool run_ok);
 
-/* xp_wait_score - the score of an XP_WAIT finding (docs/explain.md, "Ranking"). */
-double xp_wait_score(const struct xp_finding *x, bool run_failed);
+/* A failed process that ended this soon (ns) after a long wait ended failed of it. */
+#define XP_WAIT_THEN_END_NS 1000000000
+
+/*
+ * xp_wait_score - the score of an XP_WAIT finding of process p (NULL when
+ * unknown) in a run that failed or not (docs/explain.md, "Ranking").
+ */
+double xp_wait_score(const struct xp_finding *x, const struct xp_proc *p, bool run_failed);
 
 /*
  * xp_wait_explain - the sentence of an XP_WAIT finding x of process p into

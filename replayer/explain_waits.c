@@ -138,13 +138,16 @@ void xp_waits_findings(struct xp_waits *ws, int64_t run_ns, bool run_ok)
 	}
 }
 
-double xp_wait_score(const struct xp_finding *x, bool run_failed)
+double xp_wait_score(const struct xp_finding *x, const struct xp_proc *p, bool run_failed)
 {
 	bool child = is(bndl_json_str(x->wait, "what"), "child");
+	/* its process failed right after the wait: what it waited for is why */
+	bool led_to_end = p != NULL && p->failed && p->end_ns >= x->t_ns &&
+			  p->end_ns - x->t_ns <= XP_WAIT_THEN_END_NS;
 
 	if (x->wait_interrupted)
 		return 200; /* the run was cut short: what it was waiting for comes first */
-	if (x->wait_dominant && run_failed)
+	if ((x->wait_dominant || led_to_end) && run_failed)
 		return child ? 95 : 130;
 	return child ? 5 : 15;
 }

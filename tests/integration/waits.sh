@@ -79,6 +79,7 @@ if hit:
 PY
 cat stall.check; grep -q FAIL stall.check && fail=1
 "$repro" explain stall.repro >stall.explain
+grep -q "^1\. .*waited" stall.explain || cat stall.explain
 check "explain's #1 is the 3 s wait on 127.0.0.1:$port" \
 	grep -qE "^1\. .*waited 3\.0 s for a reply from 127\.0\.0\.1:$port .*then the peer closed the connection" stall.explain
 tar --zstd -tf stall.repro >stall.members

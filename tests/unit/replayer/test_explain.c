@@ -272,8 +272,8 @@ static void test_wait_sentences(void **state)
 			       "connection (recvfrom returned 0); 0.010 s later it exited "
 			       "with status 1"));
 	assert_string_equal(what(&f), "stall");
-	assert_true(xp_wait_score(&f, true) > 100);
-	assert_true(xp_wait_score(&f, false) < 20);
+	assert_true(xp_wait_score(&f, NULL, true) > 100);
+	assert_true(xp_wait_score(&f, NULL, false) < 20);
 	release(&f);
 	json_decref(f.wait);
 	f.wait_interrupted = true;
@@ -287,7 +287,7 @@ static void test_wait_sentences(void **state)
 	assert_non_null(strstr(f.sentence,
 			       "interrupted after 45 s (SIGINT): pid 10 had been waiting "
 			       "44 s in connect to 104.18.25.73:443"));
-	assert_true(xp_wait_score(&f, false) >= 200);
+	assert_true(xp_wait_score(&f, NULL, false) >= 200);
 	release(&f);
 	json_decref(f.wait);
 }

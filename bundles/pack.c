@@ -450,6 +450,7 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 		return 0;
 	case BNDL_REC_END: on_end(st, ev); return 0;
 	case BNDL_REC_OUTPUT: return on_output(st, ev, err);
+	case BNDL_REC_WAIT: return 0; /* waits.jsonl is derived from the spool (recorder/waits.c) */
 	}
 	return 0;
 }

@@ -687,7 +687,8 @@ int bndl_spool_remove(const char *dir, struct repro_err **err)
 {
 	static const char *const names[] = { BNDL_SPOOL_FILE,	 BNDL_SPOOL_RUNINFO,
 					     BNDL_SPOOL_RESERVE, "host.json",
-					     "files.jsonl",	 "network.jsonl" };
+					     "files.jsonl",	 "network.jsonl",
+					     "waits.jsonl" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		cleanup_free char *path = repro_path_join(dir, names[i]);
@@ -791,7 +792,7 @@ static int check_rec_hdr(const struct bndl_spool_reader *r, const struct bndl_sp
 	if (rh->len < min || rh->len > BNDL_SPOOL_REC_MAX || rh->len % 8 != 0)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: bad length %u", r->path,
 				     (unsigned long long)recno, rh->len);
-	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_OUTPUT)
+	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_WAIT)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: unknown type %u", r->path,
 				     (unsigned long long)recno, (unsigned)rh->type);
 	if (rh->nblobs > BNDL_EVENT_MAX_BLOBS)

@@ -84,6 +84,15 @@ enum bndl_rec_type {
 	 * is full (counted with them)
 	 */
 	BNDL_REC_OUTPUT = 8,
+	/*
+	 * a long wait in a blocking call (docs/bundle-format.md "waits.jsonl"):
+	 * pid, tid, t_ns = start, dur_ns, nr and arch of the call, args, ret
+	 * (with BNDL_EV_WAIT_HAS_RET), a BNDL_BLOB_STRUCT struct bndl_wait_info,
+	 * BNDL_BLOB_SOCKADDR argi 1: connect's address; for the described fd
+	 * i (< 2): BNDL_BLOB_STR argi 10+i its /proc link, BNDL_BLOB_SOCKADDR
+	 * argi 10+i / 20+i a socket's own and peer address
+	 */
+	BNDL_REC_WAIT = 9,
 };
 
 /* Which fds a BNDL_REC_OUTPUT record's bytes came from: bits of its args[0]. */
@@ -106,6 +115,28 @@ enum bndl_event_flag {
 	BNDL_EV_FILTER_DENIED = 1u << 9, /* another seccomp filter (the program's) failed it */
 	BNDL_EV_FILTER_SIGSYS = 1u << 10, /* with FILTER_DENIED: by SIGSYS or a kill, no result */
 	BNDL_EV_HAS_EXIT = 1u << 11, /* END: status is the first process's wait status */
+	BNDL_EV_WAIT_HAS_RET = 1u << 12, /* WAIT: ret is the call's result */
+	BNDL_EV_WAIT_START_EXACT = 1u << 13, /* WAIT: t_ns is the call's own entry */
+	BNDL_EV_WAIT_AT_STOP = 1u << 14, /* WAIT: it went on when the recording was asked to stop */
+};
+
+/* How a wait ended (struct bndl_wait_info.end), as enum lnch_wait_end. */
+enum bndl_wait_end {
+	BNDL_WAIT_RETURNED = 0,
+	BNDL_WAIT_SIGNALED = 1, /* status: the signal */
+	BNDL_WAIT_EXITED = 2, /* status: the task's wait status */
+	BNDL_WAIT_LEFT = 3, /* still waiting when the recording stopped */
+};
+
+/* The facts of a BNDL_REC_WAIT beside the event fields, host layout. */
+struct bndl_wait_info {
+	uint64_t stop_ns; /* with BNDL_EV_WAIT_AT_STOP: when the stop was asked for */
+	int32_t child; /* wait4/waitid: the pid waited for, -1 any, 0 none */
+	uint32_t nfds; /* fds the call waits on */
+	int32_t fds[2]; /* the first two of them (-1: none) */
+	uint32_t end; /* enum bndl_wait_end */
+	int32_t status; /* SIGNALED: the signal; EXITED: the wait status */
+	char wchan[48]; /* /proc/TID/wchan, NUL-terminated, "" unknown */
 };
 
 enum bndl_blob_kind {

@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 #include "recorder/files.h"
 #include "recorder/network.h"
+#include "recorder/waits.h"
 #include "recorder/render.h"
 
 #include <errno.h>
@@ -68,7 +69,8 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 	return 0;
 }
 
-static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
+static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl",
+					     "waits.jsonl", NULL };
 
 /*
  * files.jsonl and network.jsonl, as record makes them after the run.  Best
@@ -79,6 +81,7 @@ static void derive(const char *spool_dir)
 {
 	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", spool_dir);
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", spool_dir);
+	cleanup_free char *waits = repro_xasprintf("%s/waits.jsonl", spool_dir);
 	cleanup_err struct repro_err *tmp_err = NULL;
 
 	if (rec_files_write(spool_dir, NULL, files, &tmp_err) < 0) {
@@ -88,6 +91,10 @@ static void derive(const char *spool_dir)
 	if (rec_network_write(spool_dir, net, &tmp_err) < 0) {
 		repro_err_free(&tmp_err);
 		(void)unlink(net);
+	}
+	if (rec_waits_write(spool_dir, waits, &tmp_err) < 0) {
+		repro_err_free(&tmp_err);
+		(void)unlink(waits);
 	}
 }
 

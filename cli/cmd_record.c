@@ -16,6 +16,7 @@
 #include "recorder/host.h"
 #include "recorder/iouring.h"
 #include "recorder/network.h"
+#include "recorder/waits.h"
 #include "recorder/redact.h"
 #include "recorder/recorder.h"
 #include "recorder/render.h"
@@ -630,7 +631,8 @@ static int end_spool(struct session *s, struct repro_err **err)
 }
 
 /* Members derived from the spool after the run, packed after trace.txt. */
-static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl", NULL };
+static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl",
+					     "waits.jsonl", NULL };
 
 /* Append a note to the manifest's warnings ("; "-separated in run info). */
 static void add_warning(struct session *s, const char *note)
@@ -645,6 +647,7 @@ static void add_warning(struct session *s, const char *note)
 static int derive(struct session *s, const char *work, struct repro_err **err)
 {
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", work);
+	cleanup_free char *waits = repro_xasprintf("%s/waits.jsonl", work);
 	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", work);
 	cleanup_free char *host = repro_xasprintf("%s/host.json", work);
 	struct rec_files_opts fo;
@@ -678,6 +681,8 @@ static int derive(struct session *s, const char *work, struct repro_err **err)
 		return -1;
 	if (note[0] != '\0')
 		add_warning(s, note);
+	if (rec_waits_write(s->spool_dir, waits, err) < 0)
+		return -1;
 	return rec_network_write(s->spool_dir, net, err);
 }
 
@@ -766,9 +771,11 @@ static int pack(struct session *s, struct repro_err **err)
 		/* what the failed attempt derived into the spool would only take room */
 		cleanup_free char *files = repro_path_join(s->spool_dir, "files.jsonl");
 		cleanup_free char *net = repro_path_join(s->spool_dir, "network.jsonl");
+		cleanup_free char *waits = repro_path_join(s->spool_dir, "waits.jsonl");
 
 		(void)unlink(files);
 		(void)unlink(net);
+		(void)unlink(waits);
 		rc = pack_elsewhere(s, dirs, warnings_len, err);
 		if (rc < 0)
 			return -1;

@@ -9,6 +9,7 @@
 #include "launcher/mem.h"
 #include "launcher/syscalls.h"
 #include "launcher/tasks.h"
+#include "launcher/waits.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	lnch_filter_view_init(&loop->view, child->rules, child->nrules, child->notify_sock >= 0);
 	loop->check_exec_creds = lnch_taint_exec_may_change();
 	lnch_taint_creds_text(0, loop->creds, sizeof(loop->creds));
+	lnch_wait_calls_init(&loop->wait_calls);
 	pthread_mutex_init(&loop->mu, NULL);
 	return loop;
 }
@@ -94,6 +96,9 @@ void lnch_loop_free(struct lnch_loop *loop)
 {
 	if (loop == NULL)
 		return;
+	for (size_t i = 0; i < loop->tasks.cap; i++)
+		if (loop->tasks.slots[i].tid > 0)
+			free(loop->tasks.slots[i].wait);
 	lnch_tasks_release(&loop->tasks);
 	lnch_filter_view_release(&loop->view);
 	pthread_mutex_destroy(&loop->mu);
@@ -292,6 +297,8 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	st.is_entry = true;
 	st.nr = (int)si.seccomp.nr;
 	memcpy(st.args, si.seccomp.args, sizeof(st.args));
+	if (si.arch == lnch_arch_audit_token())
+		task->last_entry_nr = st.nr;
 	note_taint(loop, task, &st);
 	if (own_filter_traced(task)) {
 		struct lnch_verdict enosys = { .errnum = ENOSYS };
@@ -540,6 +547,7 @@ static void on_exec(struct lnch_loop *loop, struct lnch_task *task)
 			lnch_tasks_del(&loop->tasks, (pid_t)msg);
 			moved.tid = tid;
 			task = lnch_tasks_put(&loop->tasks, tid);
+			free(task->wait); /* the leader is gone: its wait ends unseen */
 			*task = moved;
 		}
 	}
@@ -564,6 +572,7 @@ static void on_stopped(struct lnch_loop *loop, pid_t tid, int status)
 	int sig = WSTOPSIG(status);
 	int event = (unsigned)status >> 16;
 
+	lnch_waits_on_stop(loop, task, status);
 	if (sig == (SIGTRAP | 0x80)) {
 		on_syscall_stop(loop, task);
 	} else if (event == PTRACE_EVENT_STOP) {
@@ -606,6 +615,7 @@ static void stop_all(struct lnch_loop *loop)
 								  task->pid, t);
 		if (task->tid == task->pid)
 			loop->res.left_running++;
+		lnch_waits_end(loop, task, LNCH_WAIT_LEFT, 0);
 		kill(task->tid, SIGKILL);
 	}
 }
@@ -616,6 +626,8 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 	pid_t pid = task ? task->pid : tid;
 	uint64_t t = lnch_loop_since_start(loop);
 
+	if (task != NULL)
+		lnch_waits_end(loop, task, LNCH_WAIT_EXITED, status);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_task_exit != NULL)
 			loop->obs[i].ops->on_task_exit(loop->obs[i].ctx, tid, pid, status, t);
@@ -658,6 +670,9 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			 */
 			bool stop = loop->should_stop != NULL && loop->should_stop(loop->stop_ctx);
 
+			lnch_waits_sample(loop);
+			if (stop && !loop->stopping)
+				lnch_waits_stop_requested(loop);
 			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
 			maybe_notice(loop);

@@ -19,6 +19,32 @@
 
 #define MAX_HOOKS 8
 
+/* What a blocking call's arguments say it waits on (launcher/waits.c). */
+enum lnch_wait_kind {
+	LNCH_WAITK_FD, /* the fd in args[0] */
+	LNCH_WAITK_CONNECT, /* the fd in args[0] and the address in args[1] */
+	LNCH_WAITK_FCNTL, /* a lock wait (F_SETLKW, F_OFD_SETLKW) on the fd in args[0] */
+	LNCH_WAITK_POLL,
+	LNCH_WAITK_SELECT,
+	LNCH_WAITK_EPOLL,
+	LNCH_WAITK_WAIT4,
+	LNCH_WAITK_WAITID,
+	LNCH_WAITK_SLEEP,
+};
+
+#define LNCH_WAIT_CALLS_MAX 24
+
+/* The blocking calls by native number, resolved once (libseccomp). */
+struct lnch_wait_calls {
+	int nr[LNCH_WAIT_CALLS_MAX];
+	enum lnch_wait_kind kind[LNCH_WAIT_CALLS_MAX];
+	const char *name[LNCH_WAIT_CALLS_MAX]; /* static */
+	size_t n;
+};
+
+/* lnch_wait_calls_init - fill c with the native numbers of the blocking calls (launcher/waits.c). */
+void lnch_wait_calls_init(struct lnch_wait_calls *c);
+
 struct lnch_loop {
 	const struct lnch_child *child; /* borrowed */
 	bool wait_all;
@@ -52,6 +78,7 @@ struct lnch_loop {
 	void *notice_ctx;
 	bool noticed;
 	struct lnch_result res;
+	struct lnch_wait_calls wait_calls;
 	pthread_mutex_t mu;
 };
 

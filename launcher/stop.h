@@ -56,6 +56,58 @@ struct lnch_stop {
 	int path_argi;
 };
 
+/* How a long wait ended (struct lnch_wait.end). */
+enum lnch_wait_end {
+	LNCH_WAIT_RETURNED =
+		0, /* the call returned: the task stopped again, or was seen out of it */
+	LNCH_WAIT_SIGNALED =
+		1, /* a signal took the task out of it (signal-delivery-stop): status = signal */
+	LNCH_WAIT_EXITED = 2, /* the task ended in it: status as from waitpid(2) */
+	LNCH_WAIT_LEFT = 3, /* still in it when the recording stopped (the task was then killed) */
+};
+
+/* Most fds of one wait described (poll, select, epoll_wait wait on several). */
+#define LNCH_WAIT_FDS 2
+
+/* One fd a wait was on, as seen when the wait was found. */
+struct lnch_wait_fd {
+	int fd;
+	char link
+		[104]; /* readlink of /proc/PID/fd/FD: "socket:[123]", "pipe:[45]", a path; "" unknown */
+	uint32_t local_len, peer_len; /* bytes of local and peer (0: none) */
+	uint8_t local[128]; /* a socket's own address (getsockname(2)) */
+	uint8_t peer[128]; /* a socket's peer (getpeername(2)) */
+};
+
+/*
+ * A blocking call a task stayed in for a while (docs/bundle-format.md,
+ * "waits.jsonl"), found by sampling /proc/TID/syscall of tasks that did
+ * not stop (launcher/waits.h).  Times in ns since the start of the run.
+ */
+struct lnch_wait {
+	pid_t tid, pid;
+	int nr; /* native syscall number */
+	const char *name; /* static: the call's libseccomp name */
+	uint64_t args[6];
+	uint64_t
+		start_ns; /* the task's last stop, or the last sample that saw it out of the call */
+	uint64_t dur_ns;
+	bool start_exact; /* start_ns is the call's own entry (its seccomp stop) */
+	enum lnch_wait_end end;
+	int status; /* SIGNALED: the signal; EXITED: the wait status */
+	bool has_ret; /* the task stopped at the call's exit: ret is its raw result (-errno) */
+	int64_t ret;
+	uint32_t addr_len; /* connect: bytes of addr, 0 when unread */
+	uint8_t addr[128]; /* connect: the address argument */
+	pid_t child; /* wait4, waitid: the pid waited for, -1 any child, 0 not such a call */
+	uint32_t
+		nfds; /* fds the call waits on (all of them; fds[] holds the first LNCH_WAIT_FDS) */
+	struct lnch_wait_fd fds[LNCH_WAIT_FDS];
+	char wchan[48]; /* /proc/TID/wchan when found ("" unknown) */
+	bool at_stop; /* the recording was asked to stop (Ctrl-C, SIGTERM) while it went on */
+	uint64_t stop_ns; /* with at_stop: when */
+};
+
 /* What an observer's entry callback asks of the loop. */
 enum lnch_entry_want {
 	LNCH_WANT_NOTHING = 0,
@@ -83,6 +135,8 @@ struct lnch_observer_ops {
 	void (*on_idle)(void *ctx);
 	/* the recording stops while this task still runs (it is then killed) */
 	void (*on_left_running)(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns);
+	/* a long wait ended (struct lnch_wait, borrowed for the call); may be NULL */
+	void (*on_wait)(void *ctx, const struct lnch_wait *w);
 };
 
 #endif

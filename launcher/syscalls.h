@@ -42,4 +42,29 @@ static inline int lnch_sys_seccomp(unsigned int op, unsigned int flags, void *ar
 #endif
 }
 
+/* pidfd_open(2), Linux >= 5.3; -1 with errno (ENOSYS when missing). */
+static inline int lnch_sys_pidfd_open(pid_t pid)
+{
+#ifdef __NR_pidfd_open
+	return (int)syscall(__NR_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* pidfd_getfd(2), Linux >= 5.6: a copy of the target's fd (O_CLOEXEC); -1 with errno. */
+static inline int lnch_sys_pidfd_getfd(int pidfd, int fd)
+{
+#ifdef __NR_pidfd_getfd
+	return (int)syscall(__NR_pidfd_getfd, pidfd, fd, 0);
+#else
+	(void)pidfd;
+	(void)fd;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 #endif

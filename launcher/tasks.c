@@ -68,6 +68,7 @@ struct lnch_task *lnch_tasks_put(struct lnch_tasks *t, pid_t tid)
 		t->tombs--;
 	memset(&t->slots[i], 0, sizeof(t->slots[i]));
 	t->slots[i].tid = tid;
+	t->slots[i].last_entry_nr = -1;
 	t->count++;
 	return &t->slots[i];
 }

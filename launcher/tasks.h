@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct lnch_wait;
+
 struct lnch_task {
 	pid_t tid; /* 0: free slot */
 	pid_t pid; /* thread group id */
@@ -36,6 +38,12 @@ struct lnch_task {
 	int entry_nr;
 	uint64_t entry_args[6];
 	uint64_t entry_t_ns;
+	/* long waits (launcher/waits.h) */
+	uint64_t last_stop_ns; /* the task's last stop (since t0) */
+	uint64_t seen_out_ns; /* the last sample that found it out of any blocking call */
+	int last_entry_nr; /* the call of its last stop when that was a seccomp stop, else -1 */
+	struct lnch_wait *wait; /* owned: the wait it is in, or NULL */
+	uint64_t wait_gone_ns; /* a sample found it out of that call then (0: not yet) */
 };
 
 struct lnch_tasks {

@@ -1,3 +1,4 @@
+#include "recorder/waits.h"
 #include "recorder/recorder.h"
 #include "recorder/capture.h"
 #include "recorder/output.h"
@@ -341,8 +342,20 @@ static void on_idle(void *ctx)
 		(void)bndl_spool_flush(r->spool, &r->first_err);
 }
 
+/* A long wait ended (launcher/waits.h): one spool record. */
+static void on_wait(void *ctx, const struct lnch_wait *w)
+{
+	struct rec_recorder *r = ctx;
+	struct bndl_wait_info info;
+	struct bndl_event ev;
+
+	rec_wait_event(w, &info, &ev);
+	append(r, &ev);
+}
+
 static const struct lnch_observer_ops ops = {
 	.on_idle = on_idle,
+	.on_wait = on_wait,
 	.on_entry = on_entry,
 	.on_exit = on_exit_stop,
 	.on_spawn = on_spawn,

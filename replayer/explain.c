@@ -50,6 +50,7 @@ struct xp_state {
 	/* events whose result repro did not see, by unseen_reason: kernel_walk, credentials, other */
 	size_t unseen[3];
 	struct xp_said_set *said; /* owned: output.jsonl, what each process said */
+	struct xp_waits waits; /* waits.jsonl (explain_waits.c) */
 };
 
 /* ---- the ok map ---- */
@@ -146,8 +147,11 @@ static void state_release(struct xp_state *st)
 		free(x->errname);
 		free(x->sentence);
 		json_decref(x->net);
+		json_decref(x->wait);
 		json_decref(x->reason);
 	}
+	json_decref(st->waits.interrupted);
+	json_decref(st->waits.long_waits);
 	free(st->f);
 	json_decref(st->index);
 	json_decref(st->wanted);
@@ -503,6 +507,36 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	return 0;
 }
 
+/* waits.jsonl: long waits and what the run was waiting in when it was stopped. */
+static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
+{
+	struct xp_state *st = ctx;
+
+	(void)lineno;
+	(void)err;
+	xp_waits_add(&st->waits, w);
+	return 0;
+}
+
+static struct xp_finding *add_for_waits(void *ctx, const char *key)
+{
+	return finding_add(ctx, key);
+}
+
+static const struct xp_proc *proc_for_waits(const void *ctx, int32_t pid)
+{
+	return proc_of(ctx, pid);
+}
+
+/* The first process exited non-zero or was killed. */
+static bool run_failed(const struct xp_state *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++)
+		if (st->procs[i].ppid == 0 && st->procs[i].failed)
+			return true;
+	return false;
+}
+
 /* files.jsonl: keep the records of the paths of findings, by path. */
 static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
@@ -556,6 +590,11 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, st, err) < 0))
 		return -1;
+	if ((has = bndl_reader_has(r, "waits.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "waits.jsonl", on_wait, st, err) < 0))
+		return -1;
+	xp_waits_findings(&st->waits, bndl_json_int(st->manifest, "duration_ns", 0),
+			  !run_failed(st));
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
@@ -621,6 +660,8 @@ static void classify(struct xp_state *st)
 	struct xp_noise_ctx ctx = { .net = &st->net, .found_later = found_later, .run = st };
 
 	for (size_t i = 0; i < st->nf; i++) {
+		if (st->f[i].kind == XP_WAIT)
+			continue; /* never a probe */
 		ctx.program = program_of(proc_of(st, st->f[i].pid), prog, sizeof(prog));
 		xp_noise_classify(&st->f[i], &ctx);
 	}
@@ -676,7 +717,7 @@ static void score(struct xp_state *st)
 		struct xp_finding *x = &st->f[i];
 		const struct xp_proc *p = proc_of(st, x->pid);
 
-		x->score = base_score(x);
+		x->score = x->kind == XP_WAIT ? xp_wait_score(x, p, run_failed) : base_score(x);
 		if (x->op == XP_OP_CREATE || x->op == XP_OP_WRITE || x->op == XP_OP_DELETE ||
 		    x->op == XP_OP_CHANGE)
 			x->score += 10;
@@ -734,6 +775,10 @@ static json_t *evidence_json(const struct xp_finding *x)
 		json_object_set_new(ev, "files", json_pack("[s]", x->path));
 	if (x->net != NULL)
 		json_object_set_new(ev, "network", json_pack("[O]", x->net));
+	if (x->wait != NULL)
+		json_object_set_new(ev, "waits",
+				    json_is_array(x->wait) ? json_incref(x->wait)
+							   : json_pack("[O]", x->wait));
 	return ev;
 }
 
@@ -748,7 +793,7 @@ static json_t *finding_json(const struct xp_state *st, const struct xp_finding *
 	json_object_set_new(o, "score", json_real(x->score));
 	json_object_set_new(o, "kind",
 			    json_string((const char *[]){ "file", "exec", "connect", "bind", "dns",
-							  "other" }[x->kind]));
+							  "other", "wait" }[x->kind]));
 	json_object_set_new(o, "pid", json_integer(x->pid));
 	json_object_set_new(o, "process", bndl_json_str_or_null(p != NULL ? p->label : NULL));
 	json_object_set_new(o, "syscall", json_string(x->syscall));
@@ -756,7 +801,8 @@ static json_t *finding_json(const struct xp_state *st, const struct xp_finding *
 		json_object_set_new(o, "path", json_string(x->path));
 		json_object_set_new(o, "op", json_string(xp_op_word(x->op)));
 	}
-	json_object_set_new(o, x->net != NULL ? "outcome" : "errno", json_string(x->errname));
+	json_object_set_new(o, x->net != NULL || x->wait != NULL ? "outcome" : "errno",
+			    json_string(x->errname));
 	json_object_set_new(o, "count", json_integer((json_int_t)x->count));
 	json_object_set_new(o, "sentence", bndl_json_str_or_null(x->sentence));
 	json_object_set(o, "reason", x->reason);
@@ -850,6 +896,8 @@ static void put_evidence(const struct xp_finding *x, FILE *out)
 		fputs("; files.jsonl", out);
 	if (x->net != NULL)
 		fputs("; network.jsonl", out);
+	if (x->wait != NULL)
+		fputs("; waits.jsonl", out);
 	fputc('\n', out);
 }
 
@@ -993,9 +1041,15 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.facts = { .files = json_object(), .dns_names = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 		.said = xp_said_new(),
+		.waits = { .interrupted = json_array(),
+			   .long_waits = json_array(),
+			   .add = add_for_waits },
 	};
 	int rc = -1;
 
+	st.waits.add_ctx = &st;
+	st.facts.proc_of = proc_for_waits;
+	st.facts.proc_ctx = &st;
 	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
 	if (r != NULL) {
 		st.manifest = bndl_reader_manifest(r);

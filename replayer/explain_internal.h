@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum xp_kind {
 	XP_FILE, /* a call on a path */
@@ -19,6 +20,7 @@ enum xp_kind {
 	XP_BIND, /* network.jsonl attempt: bind, listen */
 	XP_DNS, /* network.jsonl lookup */
 	XP_OTHER, /* a failed call without a path (kill, wait4 …) */
+	XP_WAIT, /* waits.jsonl: a long wait, or what the processes waited in when interrupted */
 };
 
 /* What the call meant to do to its path, for the sentence and the permission check. */
@@ -58,6 +60,9 @@ struct xp_finding {
 	bool filter_denied;
 	/* an execve ENOENT of one name in several directories: a PATH search that found nothing */
 	bool path_search;
+	json_t *wait; /* owned: XP_WAIT: the waits.jsonl record (an array of them when interrupted) */
+	bool wait_interrupted; /* XP_WAIT: the run was cut short while these waits went on */
+	bool wait_dominant; /* XP_WAIT: the wait took half the run or more */
 	double score;
 	char *sentence; /* owned, filled when ranked */
 	json_t *reason; /* owned: the facts behind the sentence */
@@ -95,7 +100,59 @@ struct xp_facts {
 	int32_t filter_pid;
 	/* "PID" -> the last name that process looked up (network.jsonl dns), owned; or NULL */
 	json_t *dns_names;
+	/* the process of pid, or NULL (explain.c); proc_ctx is borrowed */
+	const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid);
+	const void *proc_ctx;
 };
+
+/* ---- where the time went (explain_waits.c) ---- */
+
+/* Waits shorter than this (ns) are not findings: LNCH_WAIT_LONG_NS, what the recorder keeps. */
+#define XP_WAIT_LONG_NS 1000000000
+/* Most waits kept of each kind (the rest are counted out by the cap; bounded memory). */
+#define XP_WAITS_MAX 10000
+
+/* The waits.jsonl records explain keeps, and how it makes findings of them. */
+struct xp_waits {
+	json_t *interrupted; /* owned: waits the stop of the run cut short */
+	json_t *long_waits; /* owned: other waits of XP_WAIT_LONG_NS or more (not sleeps) */
+	/* a new or merged finding for key (NULL past the limit): explain.c's finding_add */
+	struct xp_finding *(*add)(void *ctx, const char *key);
+	void *add_ctx;
+};
+
+/* xp_wait_is_interruption - w (a waits.jsonl record) went on when the run was stopped. */
+bool xp_wait_is_interruption(json_t *w);
+
+/* xp_waits_add - keep w (borrowed; a reference is taken) when it may make a finding. */
+void xp_waits_add(struct xp_waits *ws, json_t *w);
+
+/*
+ * xp_waits_findings - add the findings: one for the interruption (every
+ * process's wait at that moment, most telling first), and, unless run_ok
+ * (the run succeeded: its waits are no failures; `repro show` has them),
+ * one per long wait; run_ns is the run's duration (ns), to tell a wait that
+ * took most of it.
+ */
+void xp_waits_findings(struct xp_waits *ws, int64_t run_ns, bool run_ok);
+
+/* A failed process that ended this soon (ns) after a long wait ended failed of it. */
+#define XP_WAIT_THEN_END_NS 1000000000
+
+/*
+ * xp_wait_score - the score of an XP_WAIT finding of process p (NULL when
+ * unknown) in a run that failed or not (docs/explain.md, "Ranking").
+ */
+double xp_wait_score(const struct xp_finding *x, const struct xp_proc *p, bool run_failed);
+
+/*
+ * xp_wait_explain - the sentence of an XP_WAIT finding x of process p into
+ * f, its facts into r; proc_of(ctx, pid) names the other processes of an
+ * interruption.
+ */
+void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
+		     const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid),
+		     const void *ctx);
 
 /* What went right on the network, to tell a failed attempt that was retried elsewhere. */
 struct xp_netidx {

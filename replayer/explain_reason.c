@@ -798,6 +798,15 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	x->reason = json_object();
 	if (f == NULL)
 		return;
+	if (x->kind == XP_WAIT) {
+		xp_wait_explain(f, x->reason, x, p, facts->proc_of, facts->proc_ctx);
+		put_ending(f, x, p);
+		if (fclose(f) == 0)
+			x->sentence = buf;
+		else
+			free(buf);
+		return;
+	}
 	put_subject(f, x, p);
 	if (x->kind != XP_OTHER)
 		fputs(" — ", f);
@@ -810,7 +819,8 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		case XP_CONNECT: explain_connect(f, x->reason, x, p, facts); break;
 		case XP_BIND: explain_bind(f, x->reason, x); break;
 		case XP_DNS: explain_dns(f, x->reason, x); break;
-		case XP_OTHER: break;
+		case XP_OTHER:
+		case XP_WAIT: break;
 		}
 	}
 	put_ending(f, x, p);

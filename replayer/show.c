@@ -611,14 +611,22 @@ static void show_failures(const struct show_state *st)
 
 static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_err **err)
 {
+	struct rpl_time time = { .present = false };
+	int rc;
+
 	rpl_put_incomplete(st->out, bndl_reader_manifest(r));
 	show_run(st, bndl_reader_manifest(r));
 	fputc('\n', st->out);
 	show_tree(st);
 	fputc('\n', st->out);
 	show_failures(st);
-	if (rpl_views_failed(r, st->out, st->opts->color, st->opts->all ? 0 : RPL_SHOW_FAILURES,
-			     err) < 0)
+	rc = rpl_views_failed(r, st->out, st->opts->color, st->opts->all ? 0 : RPL_SHOW_FAILURES,
+			      &time, err);
+	if (rc == 0 && time.present)
+		rpl_time_put(st->out, st->opts->color, &time, st->procs,
+			     bndl_json_int(bndl_reader_manifest(r), "duration_ns", 0));
+	rpl_time_release(&time);
+	if (rc < 0)
 		return -1;
 	if (fflush(st->out) == EOF || ferror(st->out))
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");

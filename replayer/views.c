@@ -330,7 +330,7 @@ static int section(struct bndl_reader *r, const char *member, const char *title,
 }
 
 int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
-		     struct repro_err **err)
+		     struct rpl_time *time, struct repro_err **err)
 {
 	struct lines files = { .out = out,
 			       .color = color,
@@ -340,6 +340,8 @@ int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 		     net = { .out = out, .color = color, .failed_only = true, .limit = limit };
 
 	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
+		return -1;
+	if (time != NULL && rpl_time_load(r, time, err) < 0)
 		return -1;
 	return section(r, "files.jsonl", "Failed paths", on_file, &files, err);
 }

@@ -43,4 +43,14 @@ int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err);
  */
 int lnch_arch_restart_interrupted(pid_t tid, const int *nrs, size_t n, struct repro_err **err);
 
+/*
+ * lnch_arch_interrupted_call - at a signal-delivery-stop of tid: when a
+ * signal took it out of a native call (the call returned one of the
+ * kernel's restart codes, -ERESTARTSYS .. -ERESTART_RESTARTBLOCK), fill *nr
+ * and args[0..5] with that call and return 1; return 0 when the task was
+ * not in a call (or is a 32-bit process), -1 when its registers cannot be
+ * read (errno from ptrace(2)).
+ */
+int lnch_arch_interrupted_call(pid_t tid, int *nr, uint64_t args[6]);
+
 #endif

@@ -79,6 +79,7 @@ int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err)
 /* include/linux/errno.h: kernel-internal restart codes, never seen by programs. */
 #define ERESTARTSYS_ 512
 #define ERESTARTNOINTR_ 513
+#define ERESTART_RESTARTBLOCK_ 516
 #define USER32_CS 0x23 /* the code segment of 32-bit processes */
 
 int lnch_arch_restart_interrupted(pid_t tid, const int *nrs, size_t n, struct repro_err **err)
@@ -96,4 +97,25 @@ int lnch_arch_restart_interrupted(pid_t tid, const int *nrs, size_t n, struct re
 		}
 	}
 	return 0;
+}
+
+int lnch_arch_interrupted_call(pid_t tid, int *nr, uint64_t args[6])
+{
+	struct user_regs_struct regs;
+	long long rax;
+
+	if (get_regs(tid, &regs, NULL) < 0)
+		return -1;
+	rax = (long long)regs.rax;
+	if (rax > -ERESTARTSYS_ || rax < -ERESTART_RESTARTBLOCK_ || regs.cs == USER32_CS ||
+	    (long long)regs.orig_rax < 0)
+		return 0;
+	*nr = (int)regs.orig_rax;
+	args[0] = regs.rdi;
+	args[1] = regs.rsi;
+	args[2] = regs.rdx;
+	args[3] = regs.r10;
+	args[4] = regs.r8;
+	args[5] = regs.r9;
+	return 1;
 }

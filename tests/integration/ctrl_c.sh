@@ -23,7 +23,7 @@ if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
 	exit $rc
 fi
 work=$(mktemp -d /tmp/repro-ctrlc-w.XXXXXX)
-trap 'pkill -u "$(id -u)" -fx "sleep 3[0-9]7" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'pkill -u "$(id -u)" -fx "sleep 3[0-9][78]" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
 check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
@@ -58,7 +58,7 @@ status = out.split(b"STATUS=")[-1][:3].decode(errors="replace") if b"STATUS=1" i
 # a job killed as the recording stopped may take a moment to go (under load): look for 5 s
 for _ in range(25):
     time.sleep(0.2)
-    alive = subprocess.run(["pgrep", "-fx", "sleep " + marker], capture_output=True).returncode == 0
+    alive = subprocess.run(["pgrep", "-u", str(os.getuid()), "-fx", "sleep " + marker], capture_output=True).returncode == 0
     if not alive:
         break
 os.write(fd, b"exit\n")
@@ -67,12 +67,14 @@ print("%.1f %s %s" % (took, status, "yes" if alive else "no"))
 PY
 }
 
-read -r took status alive < <(ctrl_c "bash -c 'sleep 317 & sleep 20'" 317)
+# markers of this variant: the root and user variants may run at once
+[ "$variant" = user ] && m1=318 m2=328 || m1=317 m2=327
+read -r took status alive < <(ctrl_c "bash -c 'sleep $m1 & sleep 20'" $m1)
 check "without repro: the shell gets 130 and the background job lives on (status $status, alive $alive)" \
 	test "$status" = 130 -a "$alive" = yes
-pkill -u "$(id -u)" -fx "sleep 317"
+pkill -u "$(id -u)" -fx "sleep $m1"
 
-read -r took status alive < <(ctrl_c "$repro record -o $work/c.repro -- bash -c 'sleep 327 & sleep 20' 2>$work/err.txt" 327)
+read -r took status alive < <(ctrl_c "$repro record -o $work/c.repro -- bash -c 'sleep $m2 & sleep 20' 2>$work/err.txt" $m2)
 check "under repro: the prompt is back at once with 130 (${took} s, status $status)" \
 	awk -v s="$status" -v t="$took" 'BEGIN { exit !(s == 130 && t < 5) }'
 check "under repro: the background job was killed when the recording stopped" test "$alive" = no
@@ -80,6 +82,6 @@ check "repro says on stderr that it killed what the program left running" \
 	grep -q "^repro: 1 process(es) the program left running were killed when the recording stopped" err.txt
 check "the manifest warns" sh -c "tar --zstd -xOf c.repro manifest.json | grep -q 'still running when the recording stopped and were killed'"
 check "processes.jsonl marks the job left_running" \
-	sh -c "tar --zstd -xOf c.repro processes.jsonl | grep '\"sleep\",\"327\"' | grep -q '\"left_running\":true'"
-check "repro show names it" sh -c "'$repro' show c.repro | grep 'sleep 327' | grep -q 'left running, killed when the recording stopped'"
+	sh -c "tar --zstd -xOf c.repro processes.jsonl | grep '\"sleep\",\"$m2\"' | grep -q '\"left_running\":true'"
+check "repro show names it" sh -c "'$repro' show c.repro | grep 'sleep $m2' | grep -q 'left running, killed when the recording stopped'"
 exit $fail

@@ -454,6 +454,50 @@ static void test_network_sentences(void **state)
 	json_decref(f.net);
 }
 
+/* waits.jsonl findings: a stall that took most of a failed run, and an interruption. */
+static void test_wait_sentences(void **state)
+{
+	struct xp_finding f = { .kind = XP_WAIT,
+				.pid = 10,
+				.syscall = (char *)"recvfrom",
+				.errname = (char *)"returned",
+				.count = 1,
+				.t_ns = 390000000,
+				.wait_dominant = true };
+
+	(void)state;
+	f.wait = json_loads("{\"pid\":10,\"tid\":10,\"syscall\":\"recvfrom\",\"what\":\"read\","
+			    "\"t_ns\":0,\"dur_ns\":12000000000,\"end\":\"returned\",\"ret\":0,"
+			    "\"fds\":[{\"fd\":3,\"kind\":\"socket\",\"peer\":{\"family\":"
+			    "\"AF_INET\",\"ip\":\"127.0.0.1\",\"port\":18081}}]}",
+			    0, NULL);
+	build(&f, NULL, USER_HOST);
+	assert_non_null(strstr(f.sentence,
+			       "python3 webui.py (pid 10) waited 12 s for a reply from "
+			       "127.0.0.1:18081 (recvfrom), then the peer closed the "
+			       "connection (recvfrom returned 0); 0.010 s later it exited "
+			       "with status 1"));
+	assert_string_equal(what(&f), "stall");
+	assert_true(xp_wait_score(&f, NULL, true) > 100);
+	assert_true(xp_wait_score(&f, NULL, false) < 20);
+	release(&f);
+	json_decref(f.wait);
+	f.wait_interrupted = true;
+	f.wait = json_loads(
+		"[{\"pid\":10,\"syscall\":\"connect\",\"what\":\"connect\","
+		"\"t_ns\":1000000000,\"dur_ns\":45000000000,\"end\":\"signal\","
+		"\"signal\":\"SIGINT\",\"at_stop\":true,\"stop_ns\":45000000000,"
+		"\"addr\":{\"family\":\"AF_INET\",\"ip\":\"104.18.25.73\",\"port\":443}}]",
+		0, NULL);
+	build(&f, NULL, USER_HOST);
+	assert_non_null(strstr(f.sentence,
+			       "interrupted after 45 s (SIGINT): pid 10 had been waiting "
+			       "44 s in connect to 104.18.25.73:443"));
+	assert_true(xp_wait_score(&f, NULL, false) >= 200);
+	release(&f);
+	json_decref(f.wait);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_exec_shebang_and_directory),
 		cmocka_unit_test(test_change_not_owner),
 		cmocka_unit_test(test_resolver_unreachable),
+		cmocka_unit_test(test_wait_sentences),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

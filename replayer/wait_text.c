@@ -1,0 +1,147 @@
+/* Sentences about one waits.jsonl record, shared by `repro explain` and `repro show`. */
+#include "replayer/wait_text.h"
+#include "bundles/json_util.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+static bool is(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+void rpl_wait_put_secs(FILE *f, int64_t ns)
+{
+	fprintf(f,
+		ns >= 10000000000 ? "%.0f s"
+		: ns >= 100000000 ? "%.1f s"
+				  : "%.3f s",
+		(double)ns / 1e9);
+}
+
+/* "127.0.0.1:80", "[::1]:80", "/run/x.sock", "@name" of a sockaddr object; false when none. */
+static bool put_addr(FILE *f, json_t *a)
+{
+	const char *ip = bndl_json_str(a, "ip");
+
+	if (ip != NULL) {
+		bool v6 = is(bndl_json_str(a, "family"), "AF_INET6");
+
+		fprintf(f, "%s%s%s:%" PRId64, v6 ? "[" : "", ip, v6 ? "]" : "",
+			bndl_json_int(a, "port", 0));
+		return true;
+	}
+	if (bndl_json_str(a, "path") != NULL) {
+		fputs(bndl_json_str(a, "path"), f);
+		return true;
+	}
+	if (bndl_json_str(a, "abstract") != NULL) {
+		fprintf(f, "@%s", bndl_json_str(a, "abstract"));
+		return true;
+	}
+	return false;
+}
+
+/* What fd record d is: "a reply from PEER", "data on a pipe" … for a read-like wait. */
+static void put_fd_source(FILE *f, json_t *d)
+{
+	const char *kind = bndl_json_str(d, "kind");
+	json_t *peer = json_object_get(d, "peer");
+
+	if (is(kind, "socket") && peer != NULL && bndl_json_str(peer, "ip") != NULL) {
+		fputs("a reply from ", f);
+		put_addr(f, peer);
+	} else if (is(kind, "socket")) {
+		fputs("data on a socket", f);
+		if (json_object_get(d, "local") != NULL && bndl_json_str(peer, "path") == NULL) {
+			fputs(" (", f);
+			if (!put_addr(f, json_object_get(d, "local")))
+				fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
+			fputc(')', f);
+		}
+	} else if (is(kind, "pipe")) {
+		fprintf(f, "data on a pipe (fd %" PRId64 ", %s)", bndl_json_int(d, "fd", 0),
+			bndl_json_str(d, "link") ? bndl_json_str(d, "link") : "?");
+	} else if (is(kind, "tty")) {
+		fprintf(f, "input from the terminal %s", bndl_json_str(d, "link"));
+	} else {
+		fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
+		if (bndl_json_str(d, "link") != NULL)
+			fprintf(f, " (%s)", bndl_json_str(d, "link"));
+	}
+}
+
+/* "in connect to X", "for a reply from X", "for its child pid N" … */
+void rpl_wait_put_on(FILE *f, json_t *w)
+{
+	const char *what = bndl_json_str(w, "what"), *sc = bndl_json_str(w, "syscall");
+	json_t *fd0 = json_array_get(json_object_get(w, "fds"), 0);
+	int64_t child = bndl_json_int(w, "child", 0), nfds = bndl_json_int(w, "nfds", 0);
+
+	if (is(what, "connect")) {
+		fputs("in connect to ", f);
+		if (!put_addr(f, json_object_get(w, "addr")))
+			fputs("an address", f);
+	} else if (is(what, "accept")) {
+		fputs("in accept for a connection on ", f);
+		if (fd0 == NULL || !put_addr(f, json_object_get(fd0, "local")))
+			fputs("a socket", f);
+	} else if (is(what, "read")) {
+		fputs("for ", f);
+		if (fd0 != NULL)
+			put_fd_source(f, fd0);
+		else
+			fputs("data", f);
+		fprintf(f, " (%s)", sc);
+	} else if (is(what, "poll")) {
+		fprintf(f, "in %s on %" PRId64 " fd%s", sc, nfds, nfds == 1 ? "" : "s");
+		if (fd0 != NULL) {
+			fputs(", first ", f);
+			put_fd_source(f, fd0);
+		}
+	} else if (is(what, "child")) {
+		if (child > 0)
+			fprintf(f, "in %s for its child pid %" PRId64, sc, child);
+		else
+			fprintf(f, "in %s for a child to end", sc);
+	} else if (is(what, "lock")) {
+		fprintf(f, "in %s for a lock on ", sc);
+		if (fd0 != NULL)
+			put_fd_source(f, fd0);
+	} else {
+		fprintf(f, "in %s", sc);
+	}
+}
+
+/* How the wait ended: "then the peer closed the connection" … */
+void rpl_wait_put_end(FILE *f, json_t *w)
+{
+	const char *end = bndl_json_str(w, "end"), *what = bndl_json_str(w, "what");
+	const char *kind = bndl_json_str(json_array_get(json_object_get(w, "fds"), 0), "kind");
+	json_t *ret = json_object_get(w, "ret");
+
+	if (is(end, "signal")) {
+		fprintf(f, ", then %s interrupted it", bndl_json_str(w, "signal"));
+	} else if (is(end, "exited")) {
+		fputs(", and the thread ended in it", f);
+	} else if (is(end, "left_running")) {
+		fputs(", and it was still waiting when the recording stopped", f);
+	} else if (bndl_json_str(w, "errno") != NULL) {
+		fprintf(f, ", then it failed with %s", bndl_json_str(w, "errno"));
+	} else if (json_is_integer(ret) && is(what, "read") && json_integer_value(ret) == 0) {
+		if (is(kind, "socket"))
+			fprintf(f, ", then the peer closed the connection (%s returned 0)",
+				bndl_json_str(w, "syscall"));
+		else
+			fputs(is(kind, "pipe") ? ", then the pipe's last writer closed it"
+					       : ", then it read end of file",
+			      f);
+	} else if (json_is_integer(ret) && is(what, "read")) {
+		fprintf(f, ", then it got %" JSON_INTEGER_FORMAT " bytes", json_integer_value(ret));
+	} else if (json_is_integer(ret) && is(what, "connect")) {
+		fputs(", then it connected", f);
+	} else if (json_is_integer(ret) && is(what, "child")) {
+		fprintf(f, ", then pid %" JSON_INTEGER_FORMAT " ended", json_integer_value(ret));
+	}
+}

@@ -1,0 +1,30 @@
+#ifndef REPRO_REPLAYER_WAIT_TEXT_H
+#define REPRO_REPLAYER_WAIT_TEXT_H
+
+/*
+ * Words for a waits.jsonl record (docs/bundle-format.md), shared by
+ * `repro explain` and `repro show`.  Strings from the bundle are written as
+ * they are: callers print the result through the terminal sanitiser.
+ */
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* rpl_wait_put_secs - "12 s", "3.0 s", "0.042 s" for ns nanoseconds. */
+void rpl_wait_put_secs(FILE *f, int64_t ns);
+
+/*
+ * rpl_wait_put_on - what wait record w waited on: "in connect to 10.0.0.1:443",
+ * "for a reply from 127.0.0.1:8080 (recvfrom)", "in wait4 for its child pid 12" …
+ */
+void rpl_wait_put_on(FILE *f, json_t *w);
+
+/*
+ * rpl_wait_put_end - how w ended, after a comma: ", then the peer closed
+ * the connection (recvfrom returned 0)", ", then SIGINT interrupted it" …;
+ * nothing when the record does not say.
+ */
+void rpl_wait_put_end(FILE *f, json_t *w);
+
+#endif

@@ -129,5 +129,5 @@ check "the shell's wait4 for sleep is among the longest waits" \
 	grep -qE "^    2\.0 s  pid [0-9]+ at [0-9.]+ s in wait4 for a child to end, then pid [0-9]+ ended" sleep.show
 check "the shell is listed as waiting" grep -qE "^  pid [0-9]+ sh -c sleep 2; echo done: 2\.0 s, waiting 2\.0 s" sleep.show
 "$repro" explain sleep.repro >sleep.explain
-check "a run that succeeded has no wait findings" has sleep.explain "0 failures that matter"
+check "a run that succeeded has no wait findings" sh -c "grep -q \"nothing that matters failed\" sleep.explain && ! grep -q waited sleep.explain"
 exit $fail

@@ -551,32 +551,38 @@ static void rule_secret_header(struct pass *p, const char *prev)
 }
 
 /*
- * [[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]*:(V:[^/@[:space:]]+)@: the
- * password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  SEP is
- * the index of a "://"; returns where the pass goes on.  The scheme is the
- * run before SEP and the userinfo cannot hold a '/', so the scans from one
+ * [[:alpha:]][[:alnum:]+.-]*://[^/?#:[:space:]]*:(V:[^/?#[:space:]]+)@[^/?#@[:space:]]*:
+ * the password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  The
+ * authority runs from "://" to the first '/', '?', '#' or blank; the
+ * userinfo ends at its last '@' (a password may hold an '@' that was not
+ * escaped: http://bob:p1@p2@host/), the user at the first ':'.  SEP is the
+ * index of a "://"; returns where the pass goes on.  The scheme is the run
+ * before SEP and the authority cannot hold a '/', so the scans from one
  * "://" never reach past the next one.
  */
 static size_t url_password(struct pass *p, size_t sep)
 {
-	size_t k = sep, u = sep + 3, pw;
+	size_t k = sep, u = sep + 3, end, at = SIZE_MAX;
 	bool has_alpha = false;
+	const char *colon;
 
 	while (k > p->copied && is_scheme_char((unsigned char)p->s[k - 1]))
 		has_alpha |= is_alpha((unsigned char)p->s[--k]);
 	if (!has_alpha)
 		return sep + 1;
-	while (u < p->len && strchr("/@:", p->s[u]) == NULL && !is_blank((unsigned char)p->s[u]))
-		u++;
-	if (u >= p->len || p->s[u] != ':')
-		return sep + 1;
-	for (pw = u + 1; pw < p->len && strchr("/@", p->s[pw]) == NULL; pw++)
-		if (is_blank((unsigned char)p->s[pw]))
+	for (end = u; end < p->len && strchr("/?#", p->s[end]) == NULL; end++) {
+		if (is_blank((unsigned char)p->s[end]))
 			break;
-	if (pw == u + 1 || pw >= p->len || p->s[pw] != '@')
+		if (p->s[end] == '@')
+			at = end;
+	}
+	if (at == SIZE_MAX)
 		return sep + 1;
-	pass_redact(p, u + 1, pw);
-	return pw;
+	colon = memchr(p->s + u, ':', at - u);
+	if (colon == NULL || (size_t)(colon - p->s) + 1 == at)
+		return sep + 1;
+	pass_redact(p, (size_t)(colon - p->s) + 1, at);
+	return at;
 }
 
 static void rule_url_password(struct pass *p, const char *prev)

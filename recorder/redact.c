@@ -278,7 +278,7 @@ static void rule_user_after_option(struct pass *p, const char *prev)
 		redact_user_password(p, 0);
 }
 
-/* ^--(proxy-)?user=[^:]*:(V:.+)$ */
+/* ^--(proxy-)?user=[^:]*:(V:.+)$, and ^-u[^:]*:(V:.+)$ (curl -ubob:VALUE, glued) */
 static void rule_user_option(struct pass *p, const char *prev)
 {
 	(void)prev;
@@ -286,6 +286,8 @@ static void rule_user_option(struct pass *p, const char *prev)
 		redact_user_password(p, 7);
 	else if (strncasecmp(p->s, "--proxy-user=", 13) == 0)
 		redact_user_password(p, 13);
+	else if (p->len > 2 && strncasecmp(p->s, "-u", 2) == 0)
+		redact_user_password(p, 2);
 }
 
 /* Whether s[0..n) is a secret option word: ^-+[[:alnum:]_.-]*W[[:alnum:]_.-]*$ */
@@ -329,10 +331,57 @@ static void rule_pass_source(struct pass *p, const char *prev)
 }
 
 /*
+ * The end of the word of a command line that starts at s[i]: the first
+ * blank outside quotes ('…', "…") and not after a backslash, or len.  A
+ * quote left open takes the word to the end of the string.
+ */
+static size_t inline_word_end(const struct pass *p, size_t i)
+{
+	char quote = 0;
+
+	for (; i < p->len; i++) {
+		unsigned char c = (unsigned char)p->s[i];
+
+		if (quote == '\'') {
+			if (c == '\'')
+				quote = 0;
+		} else if (c == '\\') {
+			if (i + 1 < p->len)
+				i++;
+		} else if (quote == '"') {
+			if (c == '"')
+				quote = 0;
+		} else if (is_quote(c)) {
+			quote = (char)c;
+		} else if (is_blank(c)) {
+			break;
+		}
+	}
+	return i;
+}
+
+/* Whether the word s[w..w+n) is -u or --user (curl's user:password next). */
+static bool is_user_option(const struct pass *p, size_t w, size_t n)
+{
+	return (n == 2 && strncasecmp(p->s + w, "-u", 2) == 0) ||
+	       (n == 6 && strncasecmp(p->s + w, "--user", 6) == 0);
+}
+
+/* The password of the user:password in the word s[from..to), if any. */
+static void inline_user_password(struct pass *p, size_t from, size_t to)
+{
+	const char *colon = memchr(p->s + from, ':', to - from);
+
+	if (colon != NULL && colon + 1 < p->s + to)
+		pass_redact(p, (size_t)(colon - p->s) + 1, to);
+}
+
+/*
  * Words of a command line inside one argument (`bash -c 'curl -u bob:X
- * --password Y …'`): the word after a secret option, and the password of
- * the word after -u/--user/--proxy-user.  Words are runs of non-blanks;
- * each is looked at once: O(len(s)).
+ * --password Y …'`): the word after a secret option (a quoted value whole:
+ * `--password 'A B'`), and the password of the word after -u/--user/
+ * --proxy-user or glued to -u (-ubob:X).  Words are split at blanks
+ * outside quotes; each is looked at once: O(len(s)).
  */
 static void rule_inline_words(struct pass *p, const char *prev)
 {
@@ -345,21 +394,17 @@ static void rule_inline_words(struct pass *p, const char *prev)
 		while (i < p->len && is_blank((unsigned char)p->s[i]))
 			i++;
 		w = i;
-		while (i < p->len && !is_blank((unsigned char)p->s[i]))
-			i++;
+		i = inline_word_end(p, i);
 		n = i - w;
 		if (n == 0)
 			break;
 		if (pn > 0 && w > 0 && is_secret_option(p->s + pw, pn) &&
-		    !(n > 1 && p->s[w] == '-' && p->s[w + 1] == '-')) {
+		    !(n > 1 && p->s[w] == '-' && p->s[w + 1] == '-'))
 			pass_redact(p, w, i);
-		} else if ((pn == 2 && strncasecmp(p->s + pw, "-u", 2) == 0) ||
-			   (pn == 6 && strncasecmp(p->s + pw, "--user", 6) == 0)) {
-			const char *colon = memchr(p->s + w, ':', n);
-
-			if (colon != NULL && colon + 1 < p->s + i)
-				pass_redact(p, (size_t)(colon - p->s) + 1, i);
-		}
+		else if (pn > 0 && is_user_option(p, pw, pn))
+			inline_user_password(p, w, i);
+		else if (n > 2 && strncasecmp(p->s + w, "-u", 2) == 0)
+			inline_user_password(p, w + 2, i);
 		pw = w;
 		pn = n;
 	}

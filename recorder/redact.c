@@ -642,9 +642,12 @@ static void rule_url_password(struct pass *p, const char *prev)
 }
 
 /*
- * Well-known token shapes, wherever they stand: a prefix at the start of a
- * word, then at least MIN characters of the token's alphabet (GitHub,
- * GitLab, Slack, AWS access keys, OpenAI-style keys).  JWTs are below.
+ * Well-known token shapes, wherever they stand, also glued to other
+ * characters of a word (xghp_…): a prefix, then at least MIN characters of
+ * the token's alphabet (GitHub, GitLab, Slack, AWS access keys,
+ * OpenAI-style keys).  "sk-" ends ordinary words too (desk-top, task-1), so
+ * it counts where no token character comes before it, and glued to one only
+ * with at least SK_GLUED_MIN characters after it.  JWTs are below.
  */
 static const struct {
 	const char *prefix;
@@ -657,6 +660,8 @@ static const struct {
 	{ "xoxa-", 10, false },	 { "xoxs-", 10, false }, { "AKIA", 16, true },
 	{ "ASIA", 16, true },	 { "sk-", 20, false },
 };
+#define N_TOKEN_SHAPES (sizeof(token_shapes) / sizeof(token_shapes[0]))
+#define SK_GLUED_MIN 32 /* token characters after a glued "sk-" */
 
 static bool is_token_char(unsigned char c, bool is_upper)
 {
@@ -665,25 +670,36 @@ static bool is_token_char(unsigned char c, bool is_upper)
 	return is_alnum(c) || c == '_' || c == '-';
 }
 
-/* The length of the token of shape t at s[i], or 0. */
-static size_t token_at(const struct pass *p, size_t i, size_t t)
+/*
+ * The length of the token of shape t at s[i], or 0.  IS_GLUED: a token
+ * character comes before s[i].  A miss reads at most prefix + min bytes
+ * (SK_GLUED_MIN for a glued "sk-").
+ */
+static size_t token_at(const struct pass *p, size_t i, size_t t, bool is_glued)
 {
-	size_t plen = strlen(token_shapes[t].prefix), n = 0;
+	size_t plen = strlen(token_shapes[t].prefix), n = 0, min = token_shapes[t].min;
 
-	if (p->len - i < plen + token_shapes[t].min ||
-	    strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
+	if (is_glued && strcmp(token_shapes[t].prefix, "sk-") == 0)
+		min = SK_GLUED_MIN;
+	if (p->len - i < plen + min || strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
 		return 0;
 	while (i + plen + n < p->len &&
 	       is_token_char((unsigned char)p->s[i + plen + n], token_shapes[t].is_upper))
 		n++;
-	return n >= token_shapes[t].min ? plen + n : 0;
+	return n >= min ? plen + n : 0;
 }
 
-/* A JWT: eyJ… "." … "." …, three base64url parts (RFC 7519), at s[i]; its length or 0. */
-static size_t jwt_at(const struct pass *p, size_t i)
+/*
+ * A JWT: eyJ… "." … "." …, three base64url parts (RFC 7519), at s[i]; its
+ * length or 0.  *STOP: where the scan stopped.  After a miss no JWT starts
+ * before *STOP either (a later start sees the same end and no more dots),
+ * so the caller skips to it and each byte is read once.
+ */
+static size_t jwt_at(const struct pass *p, size_t i, size_t *stop)
 {
 	size_t j = i, dots = 0, part = 0;
 
+	*stop = i + 1;
 	if (p->len - i < 20 || strncmp(p->s + i, "eyJ", 3) != 0)
 		return 0;
 	for (; j < p->len; j++) {
@@ -698,23 +714,28 @@ static size_t jwt_at(const struct pass *p, size_t i)
 			break;
 		}
 	}
+	*stop = j > i + 1 ? j : i + 1;
 	return dots == 2 && part > 0 ? j - i : 0;
 }
 
-/* Token shapes anywhere in s: O(len(s)), a constant number of prefixes at each word start. */
+/*
+ * Token shapes anywhere in s: O(len(s)).  At each position a constant
+ * number of prefixes is compared, and a miss reads a bounded number of
+ * bytes (token_at()); JWT scans never read a byte twice (jwt_at()).
+ */
 static void rule_token_shapes(struct pass *p, const char *prev)
 {
+	size_t jwt_from = 0; /* no JWT starts before this */
+
 	(void)prev;
 	for (size_t i = 0; i < p->len;) {
+		bool is_glued = i > 0 && is_token_char((unsigned char)p->s[i - 1], false);
 		size_t n = 0;
 
-		if (i == 0 || !is_token_char((unsigned char)p->s[i - 1], false)) {
-			for (size_t t = 0; t < sizeof(token_shapes) / sizeof(token_shapes[0]) && !n;
-			     t++)
-				n = token_at(p, i, t);
-			if (n == 0)
-				n = jwt_at(p, i);
-		}
+		for (size_t t = 0; t < N_TOKEN_SHAPES && !n; t++)
+			n = token_at(p, i, t, is_glued);
+		if (n == 0 && i >= jwt_from)
+			n = jwt_at(p, i, &jwt_from);
 		if (n > 0) {
 			pass_redact(p, i, i + n);
 			i += n;

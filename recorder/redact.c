@@ -360,11 +360,24 @@ static size_t inline_word_end(const struct pass *p, size_t i)
 	return i;
 }
 
-/* Whether the word s[w..w+n) is -u or --user (curl's user:password next). */
+/* Whether the word s[w..w+n) is -u, --user or --proxy-user (curl's user:password next). */
 static bool is_user_option(const struct pass *p, size_t w, size_t n)
 {
 	return (n == 2 && strncasecmp(p->s + w, "-u", 2) == 0) ||
-	       (n == 6 && strncasecmp(p->s + w, "--user", 6) == 0);
+	       (n == 6 && strncasecmp(p->s + w, "--user", 6) == 0) ||
+	       (n == 12 && strncasecmp(p->s + w, "--proxy-user", 12) == 0);
+}
+
+/* The length of the option glued to a user:password word (-u, --user=, --proxy-user=), or 0. */
+static size_t user_glued_len(const struct pass *p, size_t w, size_t n)
+{
+	if (n > 7 && strncasecmp(p->s + w, "--user=", 7) == 0)
+		return 7;
+	if (n > 13 && strncasecmp(p->s + w, "--proxy-user=", 13) == 0)
+		return 13;
+	if (n > 2 && strncasecmp(p->s + w, "-u", 2) == 0)
+		return 2;
+	return 0;
 }
 
 /* The password of the user:password in the word s[from..to), if any. */
@@ -380,7 +393,7 @@ static void inline_user_password(struct pass *p, size_t from, size_t to)
  * Words of a command line inside one argument (`bash -c 'curl -u bob:X
  * --password Y …'`): the word after a secret option (a quoted value whole:
  * `--password 'A B'`), and the password of the word after -u/--user/
- * --proxy-user or glued to -u (-ubob:X).  Words are split at blanks
+ * --proxy-user or glued to them (-ubob:X, --user=bob:X).  Words are split at blanks
  * outside quotes; each is looked at once: O(len(s)).
  */
 static void rule_inline_words(struct pass *p, const char *prev)
@@ -403,8 +416,8 @@ static void rule_inline_words(struct pass *p, const char *prev)
 			pass_redact(p, w, i);
 		else if (pn > 0 && is_user_option(p, pw, pn))
 			inline_user_password(p, w, i);
-		else if (n > 2 && strncasecmp(p->s + w, "-u", 2) == 0)
-			inline_user_password(p, w + 2, i);
+		else if (user_glued_len(p, w, n) > 0)
+			inline_user_password(p, w + user_glued_len(p, w, n), i);
 		pw = w;
 		pn = n;
 	}

@@ -128,6 +128,8 @@ static void test_redact_user_glued(void **state)
 	check_arg(r, "--user", "bob:PASS123456", "bob:<redacted>");
 	check_arg(r, NULL, "curl -s -ubob:PASS1 -u bob:PASS2 http://x",
 		  "curl -s -ubob:<redacted> -u bob:<redacted> http://x");
+	check_arg(r, NULL, "curl --user=bob:PASS3 --proxy-user p:PASS4 --proxy-user=q:PASS5",
+		  "curl --user=bob:<redacted> --proxy-user p:<redacted> --proxy-user=q:<redacted>");
 	/* no password: the word stays */
 	check_arg(r, NULL, "-uroot", "-uroot");
 	check_arg(r, NULL, "mysql -uroot app", "mysql -uroot app");

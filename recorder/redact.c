@@ -692,9 +692,12 @@ static size_t token_at(const struct pass *p, size_t i, size_t t, bool is_glued)
 {
 	size_t plen = strlen(token_shapes[t].prefix), n = 0, min = token_shapes[t].min;
 
+	if (p->len - i < plen + token_shapes[t].min ||
+	    strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
+		return 0;
 	if (is_glued && strcmp(token_shapes[t].prefix, "sk-") == 0)
 		min = SK_GLUED_MIN;
-	if (p->len - i < plen + min || strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
+	if (p->len - i < plen + min)
 		return 0;
 	while (i + plen + n < p->len &&
 	       is_token_char((unsigned char)p->s[i + plen + n], token_shapes[t].is_upper))
@@ -746,7 +749,8 @@ static void rule_token_shapes(struct pass *p, const char *prev)
 		size_t n = 0;
 
 		for (size_t t = 0; t < N_TOKEN_SHAPES && !n; t++)
-			n = token_at(p, i, t, is_glued);
+			if (token_shapes[t].prefix[0] == p->s[i])
+				n = token_at(p, i, t, is_glued);
 		if (n == 0 && i >= jwt_from)
 			n = jwt_at(p, i, &jwt_from);
 		if (n > 0) {

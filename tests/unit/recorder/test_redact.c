@@ -414,18 +414,18 @@ static void test_redact_large_every_secret(void **state)
 	}
 }
 
-/* 1 MiB of the shapes above one after the other: none survives, in linear time. */
+/*
+ * 1 MiB of the shapes above one after the other: none survives; and runs
+ * that start a JWT again and again without being one stay, in linear time.
+ */
 static void test_redact_large_new_shapes(void **state)
 {
 	static const char *const units[] = {
-		" --password 's3cr3t s3cr3t'",
-		" -ubob:s3cr3t",
-		" http://u:s3cr3t@s3cr3t@h/",
-		" xghp_s3cr3t0123456789abcdef",
-		" xsk-s3cr3t0123456789abcdefghijklmnopqrstu",
+		" --password 's3cr3t s3cr3t' -ubob:s3cr3t http://u:s3cr3t@s3cr3t@h/"
+		" xghp_s3cr3t0123456789abcdef xsk-s3cr3t0123456789abcdefghijklmnopqrstu"
 		" xeyJs3cr3t.s3cr3t.s3cr3t",
 	};
-	static const char *const untouched[] = { "eyJ", "eyJa-", "xsk-!", "a@", "'a b" };
+	static const char *const untouched[] = { "eyJ", "eyJa-xsk-!a@'a b'" };
 	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
 
 	(void)state;

@@ -278,7 +278,7 @@ static void rule_user_after_option(struct pass *p, const char *prev)
 		redact_user_password(p, 0);
 }
 
-/* ^--(proxy-)?user=[^:]*:(V:.+)$ */
+/* ^--(proxy-)?user=[^:]*:(V:.+)$, and ^-u[^:]*:(V:.+)$ (curl -ubob:VALUE, glued) */
 static void rule_user_option(struct pass *p, const char *prev)
 {
 	(void)prev;
@@ -286,6 +286,8 @@ static void rule_user_option(struct pass *p, const char *prev)
 		redact_user_password(p, 7);
 	else if (strncasecmp(p->s, "--proxy-user=", 13) == 0)
 		redact_user_password(p, 13);
+	else if (p->len > 2 && strncasecmp(p->s, "-u", 2) == 0)
+		redact_user_password(p, 2);
 }
 
 /* Whether s[0..n) is a secret option word: ^-+[[:alnum:]_.-]*W[[:alnum:]_.-]*$ */
@@ -329,10 +331,70 @@ static void rule_pass_source(struct pass *p, const char *prev)
 }
 
 /*
+ * The end of the word of a command line that starts at s[i]: the first
+ * blank outside quotes ('…', "…") and not after a backslash, or len.  A
+ * quote left open takes the word to the end of the string.
+ */
+static size_t inline_word_end(const struct pass *p, size_t i)
+{
+	char quote = 0;
+
+	for (; i < p->len; i++) {
+		unsigned char c = (unsigned char)p->s[i];
+
+		if (quote == '\'') {
+			if (c == '\'')
+				quote = 0;
+		} else if (c == '\\') {
+			if (i + 1 < p->len)
+				i++;
+		} else if (quote == '"') {
+			if (c == '"')
+				quote = 0;
+		} else if (is_quote(c)) {
+			quote = (char)c;
+		} else if (is_blank(c)) {
+			break;
+		}
+	}
+	return i;
+}
+
+/* Whether the word s[w..w+n) is -u, --user or --proxy-user (curl's user:password next). */
+static bool is_user_option(const struct pass *p, size_t w, size_t n)
+{
+	return (n == 2 && strncasecmp(p->s + w, "-u", 2) == 0) ||
+	       (n == 6 && strncasecmp(p->s + w, "--user", 6) == 0) ||
+	       (n == 12 && strncasecmp(p->s + w, "--proxy-user", 12) == 0);
+}
+
+/* The length of the option glued to a user:password word (-u, --user=, --proxy-user=), or 0. */
+static size_t user_glued_len(const struct pass *p, size_t w, size_t n)
+{
+	if (n > 7 && strncasecmp(p->s + w, "--user=", 7) == 0)
+		return 7;
+	if (n > 13 && strncasecmp(p->s + w, "--proxy-user=", 13) == 0)
+		return 13;
+	if (n > 2 && strncasecmp(p->s + w, "-u", 2) == 0)
+		return 2;
+	return 0;
+}
+
+/* The password of the user:password in the word s[from..to), if any. */
+static void inline_user_password(struct pass *p, size_t from, size_t to)
+{
+	const char *colon = memchr(p->s + from, ':', to - from);
+
+	if (colon != NULL && colon + 1 < p->s + to)
+		pass_redact(p, (size_t)(colon - p->s) + 1, to);
+}
+
+/*
  * Words of a command line inside one argument (`bash -c 'curl -u bob:X
- * --password Y …'`): the word after a secret option, and the password of
- * the word after -u/--user/--proxy-user.  Words are runs of non-blanks;
- * each is looked at once: O(len(s)).
+ * --password Y …'`): the word after a secret option (a quoted value whole:
+ * `--password 'A B'`), and the password of the word after -u/--user/
+ * --proxy-user or glued to them (-ubob:X, --user=bob:X).  Words are split at blanks
+ * outside quotes; each is looked at once: O(len(s)).
  */
 static void rule_inline_words(struct pass *p, const char *prev)
 {
@@ -345,21 +407,17 @@ static void rule_inline_words(struct pass *p, const char *prev)
 		while (i < p->len && is_blank((unsigned char)p->s[i]))
 			i++;
 		w = i;
-		while (i < p->len && !is_blank((unsigned char)p->s[i]))
-			i++;
+		i = inline_word_end(p, i);
 		n = i - w;
 		if (n == 0)
 			break;
 		if (pn > 0 && w > 0 && is_secret_option(p->s + pw, pn) &&
-		    !(n > 1 && p->s[w] == '-' && p->s[w + 1] == '-')) {
+		    !(n > 1 && p->s[w] == '-' && p->s[w + 1] == '-'))
 			pass_redact(p, w, i);
-		} else if ((pn == 2 && strncasecmp(p->s + pw, "-u", 2) == 0) ||
-			   (pn == 6 && strncasecmp(p->s + pw, "--user", 6) == 0)) {
-			const char *colon = memchr(p->s + w, ':', n);
-
-			if (colon != NULL && colon + 1 < p->s + i)
-				pass_redact(p, (size_t)(colon - p->s) + 1, i);
-		}
+		else if (pn > 0 && is_user_option(p, pw, pn))
+			inline_user_password(p, w, i);
+		else if (user_glued_len(p, w, n) > 0)
+			inline_user_password(p, w + user_glued_len(p, w, n), i);
 		pw = w;
 		pn = n;
 	}
@@ -551,32 +609,38 @@ static void rule_secret_header(struct pass *p, const char *prev)
 }
 
 /*
- * [[:alpha:]][[:alnum:]+.-]*://[^/@:[:space:]]*:(V:[^/@[:space:]]+)@: the
- * password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  SEP is
- * the index of a "://"; returns where the pass goes on.  The scheme is the
- * run before SEP and the userinfo cannot hold a '/', so the scans from one
+ * [[:alpha:]][[:alnum:]+.-]*://[^/?#:[:space:]]*:(V:[^/?#[:space:]]+)@[^/?#@[:space:]]*:
+ * the password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  The
+ * authority runs from "://" to the first '/', '?', '#' or blank; the
+ * userinfo ends at its last '@' (a password may hold an '@' that was not
+ * escaped: http://bob:p1@p2@host/), the user at the first ':'.  SEP is the
+ * index of a "://"; returns where the pass goes on.  The scheme is the run
+ * before SEP and the authority cannot hold a '/', so the scans from one
  * "://" never reach past the next one.
  */
 static size_t url_password(struct pass *p, size_t sep)
 {
-	size_t k = sep, u = sep + 3, pw;
+	size_t k = sep, u = sep + 3, end, at = SIZE_MAX;
 	bool has_alpha = false;
+	const char *colon;
 
 	while (k > p->copied && is_scheme_char((unsigned char)p->s[k - 1]))
 		has_alpha |= is_alpha((unsigned char)p->s[--k]);
 	if (!has_alpha)
 		return sep + 1;
-	while (u < p->len && strchr("/@:", p->s[u]) == NULL && !is_blank((unsigned char)p->s[u]))
-		u++;
-	if (u >= p->len || p->s[u] != ':')
-		return sep + 1;
-	for (pw = u + 1; pw < p->len && strchr("/@", p->s[pw]) == NULL; pw++)
-		if (is_blank((unsigned char)p->s[pw]))
+	for (end = u; end < p->len && strchr("/?#", p->s[end]) == NULL; end++) {
+		if (is_blank((unsigned char)p->s[end]))
 			break;
-	if (pw == u + 1 || pw >= p->len || p->s[pw] != '@')
+		if (p->s[end] == '@')
+			at = end;
+	}
+	if (at == SIZE_MAX)
 		return sep + 1;
-	pass_redact(p, u + 1, pw);
-	return pw;
+	colon = memchr(p->s + u, ':', at - u);
+	if (colon == NULL || (size_t)(colon - p->s) + 1 == at)
+		return sep + 1;
+	pass_redact(p, (size_t)(colon - p->s) + 1, at);
+	return at;
 }
 
 static void rule_url_password(struct pass *p, const char *prev)
@@ -591,9 +655,12 @@ static void rule_url_password(struct pass *p, const char *prev)
 }
 
 /*
- * Well-known token shapes, wherever they stand: a prefix at the start of a
- * word, then at least MIN characters of the token's alphabet (GitHub,
- * GitLab, Slack, AWS access keys, OpenAI-style keys).  JWTs are below.
+ * Well-known token shapes, wherever they stand, also glued to other
+ * characters of a word (xghp_…): a prefix, then at least MIN characters of
+ * the token's alphabet (GitHub, GitLab, Slack, AWS access keys,
+ * OpenAI-style keys).  "sk-" ends ordinary words too (desk-top, task-1), so
+ * it counts where no token character comes before it, and glued to one only
+ * with at least SK_GLUED_MIN characters after it.  JWTs are below.
  */
 static const struct {
 	const char *prefix;
@@ -606,6 +673,8 @@ static const struct {
 	{ "xoxa-", 10, false },	 { "xoxs-", 10, false }, { "AKIA", 16, true },
 	{ "ASIA", 16, true },	 { "sk-", 20, false },
 };
+#define N_TOKEN_SHAPES (sizeof(token_shapes) / sizeof(token_shapes[0]))
+#define SK_GLUED_MIN 32 /* token characters after a glued "sk-" */
 
 static bool is_token_char(unsigned char c, bool is_upper)
 {
@@ -614,25 +683,39 @@ static bool is_token_char(unsigned char c, bool is_upper)
 	return is_alnum(c) || c == '_' || c == '-';
 }
 
-/* The length of the token of shape t at s[i], or 0. */
-static size_t token_at(const struct pass *p, size_t i, size_t t)
+/*
+ * The length of the token of shape t at s[i], or 0.  IS_GLUED: a token
+ * character comes before s[i].  A miss reads at most prefix + min bytes
+ * (SK_GLUED_MIN for a glued "sk-").
+ */
+static size_t token_at(const struct pass *p, size_t i, size_t t, bool is_glued)
 {
-	size_t plen = strlen(token_shapes[t].prefix), n = 0;
+	size_t plen = strlen(token_shapes[t].prefix), n = 0, min = token_shapes[t].min;
 
 	if (p->len - i < plen + token_shapes[t].min ||
 	    strncmp(p->s + i, token_shapes[t].prefix, plen) != 0)
 		return 0;
+	if (is_glued && strcmp(token_shapes[t].prefix, "sk-") == 0)
+		min = SK_GLUED_MIN;
+	if (p->len - i < plen + min)
+		return 0;
 	while (i + plen + n < p->len &&
 	       is_token_char((unsigned char)p->s[i + plen + n], token_shapes[t].is_upper))
 		n++;
-	return n >= token_shapes[t].min ? plen + n : 0;
+	return n >= min ? plen + n : 0;
 }
 
-/* A JWT: eyJ… "." … "." …, three base64url parts (RFC 7519), at s[i]; its length or 0. */
-static size_t jwt_at(const struct pass *p, size_t i)
+/*
+ * A JWT: eyJ… "." … "." …, three base64url parts (RFC 7519), at s[i]; its
+ * length or 0.  *STOP: where the scan stopped.  After a miss no JWT starts
+ * before *STOP either (a later start sees the same end and no more dots),
+ * so the caller skips to it and each byte is read once.
+ */
+static size_t jwt_at(const struct pass *p, size_t i, size_t *stop)
 {
 	size_t j = i, dots = 0, part = 0;
 
+	*stop = i + 1;
 	if (p->len - i < 20 || strncmp(p->s + i, "eyJ", 3) != 0)
 		return 0;
 	for (; j < p->len; j++) {
@@ -647,23 +730,29 @@ static size_t jwt_at(const struct pass *p, size_t i)
 			break;
 		}
 	}
+	*stop = j > i + 1 ? j : i + 1;
 	return dots == 2 && part > 0 ? j - i : 0;
 }
 
-/* Token shapes anywhere in s: O(len(s)), a constant number of prefixes at each word start. */
+/*
+ * Token shapes anywhere in s: O(len(s)).  At each position a constant
+ * number of prefixes is compared, and a miss reads a bounded number of
+ * bytes (token_at()); JWT scans never read a byte twice (jwt_at()).
+ */
 static void rule_token_shapes(struct pass *p, const char *prev)
 {
+	size_t jwt_from = 0; /* no JWT starts before this */
+
 	(void)prev;
 	for (size_t i = 0; i < p->len;) {
+		bool is_glued = i > 0 && is_token_char((unsigned char)p->s[i - 1], false);
 		size_t n = 0;
 
-		if (i == 0 || !is_token_char((unsigned char)p->s[i - 1], false)) {
-			for (size_t t = 0; t < sizeof(token_shapes) / sizeof(token_shapes[0]) && !n;
-			     t++)
-				n = token_at(p, i, t);
-			if (n == 0)
-				n = jwt_at(p, i);
-		}
+		for (size_t t = 0; t < N_TOKEN_SHAPES && !n; t++)
+			if (token_shapes[t].prefix[0] == p->s[i])
+				n = token_at(p, i, t, is_glued);
+		if (n == 0 && i >= jwt_from)
+			n = jwt_at(p, i, &jwt_from);
 		if (n > 0) {
 			pass_redact(p, i, i + n);
 			i += n;

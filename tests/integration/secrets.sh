@@ -67,6 +67,28 @@ absent_from t "${shapes[@]}"
 grep -q 'X-Amz-Signature=<redacted>' t/events.jsonl && echo "ok: the URL keeps its shape" ||
 	{ echo "FAIL: presigned URL shape lost"; fail=1; }
 
+# a quoted two-word value in a command string, curl's -u glued, a URL
+# password holding an '@', token shapes glued after other characters; the
+# user of -u and of the URL, ordinary words with "sk-" and ssh -p 22 stay
+glued=(Qv1aQuoted Qv2bSecond Qv3GluedPass Qv4UserEq Qv5UserNext Qv6UrlOne Qv7UrlTwo
+	Zs1a2b3c4d5e6f7g8h9i0jKLMNOPQRSTUV Qv8JwtBody Qv9SkGlued0123456789abcdefghijklmn)
+"$repro" record -o "$work/g.repro" -- bash -c "
+/bin/true --password 'Qv1aQuoted Qv2bSecond' ssh -p 22 desk-top task-1
+curl -s --max-time 5 -ubob:Qv3GluedPass --user=bob:Qv4UserEq -u bob:Qv5UserNext \
+	http://bob:Qv6UrlOne@Qv7UrlTwo@127.0.0.1:1/
+/bin/true xghp_Zs1a2b3c4d5e6f7g8h9i0jKLMNOPQRSTUV xeyJhbGciOiJIUzI1NiJ9.eyQv8JwtBody.c2ln
+sh -c '/bin/true xsk-Qv9SkGlued0123456789abcdefghijklmn'
+exit 0" >/dev/null 2>&1
+mkdir g && tar --zstd -xf g.repro -C g || { echo "FAIL: cannot extract g.repro"; exit 1; }
+absent_from g "${glued[@]}"
+gexecs=$(jq -c 'select(.syscall=="execve" and .ret==0) | .argv' g/events.jsonl)
+check "curl keeps the users: -ubob:, --user=bob:, bob:, http://bob:" grep -qF -- \
+	'"-ubob:<redacted>","--user=bob:<redacted>","-u","bob:<redacted>","http://bob:<redacted>@127.0.0.1:1/"' <<<"$gexecs"
+check "the quoted value goes whole; ssh -p 22, desk-top, task-1 stay" grep -qF -- \
+	'["/bin/true","--password","<redacted>","ssh","-p","22","desk-top","task-1"]' <<<"$gexecs"
+check "the bash -c string keeps the words after the quoted value" \
+	grep -qF -- '/bin/true --password <redacted> ssh -p 22 desk-top task-1' g/manifest.json
+
 # program-specific secret options (docs/bundle-format.md, "Redaction of
 # arguments"), with default options.  The rules key on the program's name:
 # stand-ins named mysql, sshpass, docker … come first on PATH (sshpass and

@@ -97,6 +97,88 @@ static void test_redact_more_shapes(void **state)
 	check_arg(r, "aws_secret_access_key", "--profile", "--profile");
 }
 
+/* A quoted value after a secret option in a command string goes whole. */
+static void test_redact_inline_quoted_value(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, "-c", "/bin/true --password 'aaaa1111 bbbb2222'",
+		  "/bin/true --password <redacted>");
+	check_arg(r, NULL, "x --token \"a b\" --verbose", "x --token <redacted> --verbose");
+	check_arg(r, NULL, "x --password a\\ b c", "x --password <redacted> c");
+	check_arg(r, NULL, "x --secret 'a \"b' c", "x --secret <redacted> c");
+	check_arg(r, NULL, "x --password 'never closed here", "x --password <redacted>");
+	/* the words around stay */
+	check_arg(r, NULL, "echo 'a b' --password x 'c d'",
+		  "echo 'a b' --password <redacted> 'c d'");
+	check_arg(r, NULL, "ssh -p 22 'host name' --password", "ssh -p 22 'host name' --password");
+}
+
+/* curl's user:password: after -u/--user, in --user=, glued to -u; the user stays. */
+static void test_redact_user_glued(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, "curl", "-ubob:PASS123456", "-ubob:<redacted>");
+	check_arg(r, "-s", "-Ubob:PASS123456", "-Ubob:<redacted>");
+	check_arg(r, NULL, "--user=bob:PASS123456", "--user=bob:<redacted>");
+	check_arg(r, "-u", "bob:PASS123456", "bob:<redacted>");
+	check_arg(r, "--user", "bob:PASS123456", "bob:<redacted>");
+	check_arg(r, NULL, "curl -s -ubob:PASS1 -u bob:PASS2 http://x",
+		  "curl -s -ubob:<redacted> -u bob:<redacted> http://x");
+	check_arg(r, NULL, "curl --user=bob:PASS3 --proxy-user p:PASS4 --proxy-user=q:PASS5",
+		  "curl --user=bob:<redacted> --proxy-user p:<redacted> --proxy-user=q:<redacted>");
+	/* no password: the word stays */
+	check_arg(r, NULL, "-uroot", "-uroot");
+	check_arg(r, NULL, "mysql -uroot app", "mysql -uroot app");
+	check_arg(r, NULL, "-ubob:", "-ubob:");
+}
+
+/* A URL's userinfo ends at the last '@' of the authority. */
+static void test_redact_url_userinfo(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, NULL, "http://bob:p1@p2@host/", "http://bob:<redacted>@host/");
+	check_arg(r, NULL, "http://bob:p1xx@p2xx@127.0.0.1:1/",
+		  "http://bob:<redacted>@127.0.0.1:1/");
+	check_arg(r, NULL, "https://bob:a:b@c@h?x=1", "https://bob:<redacted>@h?x=1");
+	check_arg(r, NULL, "ftp://u:p@h#frag@x", "ftp://u:<redacted>@h#frag@x");
+	check_arg(r, NULL, "curl http://a@b:c@h/ x", "curl http://a@b:<redacted>@h/ x");
+	check_arg(r, NULL, "http://u:p@h/ http://v:q@@k/",
+		  "http://u:<redacted>@h/ http://v:<redacted>@k/");
+	/* an '@' after the authority is no userinfo; no password, no redaction */
+	check_arg(r, NULL, "http://h:80/x@y:z@w", "http://h:80/x@y:z@w");
+	check_arg(r, NULL, "http://bob@h/", "http://bob@h/");
+	check_arg(r, NULL, "http://bob:@h/", "http://bob:@h/");
+	check_arg(r, NULL, "ssh -p 22 git@host:repo", "ssh -p 22 git@host:repo");
+}
+
+/* Token shapes glued after other characters of a word; "sk-" only when long. */
+static void test_redact_token_shapes_glued(void **state)
+{
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	check_arg(r, NULL, "xghp_Zs1a2b3c4d5e6f7g8h9i0jKLMNOPQRSTUV", "x<redacted>");
+	check_arg(r, NULL, "a=xgithub_pat_11ABCDEFG0123456789abcd", "a=x<redacted>");
+	check_arg(r, NULL, "Xglpat-abcdefghij0123456789", "X<redacted>");
+	check_arg(r, NULL, "1xoxp-1234567890-abc", "1<redacted>");
+	check_arg(r, NULL, "idAKIAIOSFODNN7EXAMPLE", "id<redacted>");
+	check_arg(r, NULL, "zASIAIOSFODNN7EXAMPLE", "z<redacted>");
+	check_arg(r, NULL, "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2ln", "x<redacted>");
+	check_arg(r, NULL, "echo xsk-0123456789abcdefghijklmnopqrstuv; true",
+		  "echo x<redacted>; true");
+	check_arg(r, NULL, "sk-0123456789abcdefghij", "<redacted>");
+	/* ordinary words with "sk-", and glued "sk-" with fewer than 32 characters, stay */
+	check_arg(r, NULL, "desk-top task-1 risk-0123456789abcdefghijklmnopqrstu",
+		  "desk-top task-1 risk-0123456789abcdefghijklmnopqrstu");
+	check_arg(r, NULL, "xghp_short xeyJa.b AKIAlower", "xghp_short xeyJa.b AKIAlower");
+}
+
 /* A secret environment value is redacted wherever an argument carries it. */
 static void test_redact_learned_env_values(void **state)
 {
@@ -329,6 +411,35 @@ static void test_redact_large_every_secret(void **state)
 
 		assert_string_equal(out, want);
 		assert_no_secret(out);
+	}
+}
+
+/*
+ * 1 MiB of the shapes above one after the other: none survives; and runs
+ * that start a JWT again and again without being one stay, in linear time.
+ */
+static void test_redact_large_new_shapes(void **state)
+{
+	static const char *const units[] = {
+		" --password 's3cr3t s3cr3t' -ubob:s3cr3t http://u:s3cr3t@s3cr3t@h/"
+		" xghp_s3cr3t0123456789abcdef xsk-s3cr3t0123456789abcdefghijklmnopqrstu"
+		" xeyJs3cr3t.s3cr3t.s3cr3t",
+	};
+	static const char *const untouched[] = { "eyJ", "eyJa-xsk-!a@'a b'" };
+	cleanup_redact struct rec_redact *r = rec_redact_new(NULL, NULL, NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		cleanup_free char *in = repeat(units[i], NULL);
+		cleanup_free char *out = rec_redact_arg(r, in, NULL);
+
+		assert_no_secret(out);
+	}
+	for (size_t i = 0; i < sizeof(untouched) / sizeof(untouched[0]); i++) {
+		cleanup_free char *in = repeat(untouched[i], NULL);
+		cleanup_free char *out = rec_redact_arg(r, in, NULL);
+
+		assert_string_equal(out, in);
 	}
 }
 
@@ -660,6 +771,11 @@ int main(void)
 		cmocka_unit_test(test_redact_env_planted),
 		cmocka_unit_test(test_redact_token_shapes),
 		cmocka_unit_test(test_redact_more_shapes),
+		cmocka_unit_test(test_redact_inline_quoted_value),
+		cmocka_unit_test(test_redact_user_glued),
+		cmocka_unit_test(test_redact_url_userinfo),
+		cmocka_unit_test(test_redact_token_shapes_glued),
+		cmocka_unit_test(test_redact_large_new_shapes),
 		cmocka_unit_test(test_redact_learned_env_values),
 		cmocka_unit_test(test_redact_argv_planted),
 		cmocka_unit_test(test_redact_keep_env),

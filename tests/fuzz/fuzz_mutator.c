@@ -4,9 +4,12 @@
  * A bundle is a zstd-compressed tar: a byte flipped in it almost always
  * breaks the zstd frame, so libFuzzer's own mutations would test little
  * beyond the decompressor.  This mutator opens the archive (zstd or plain
- * tar, with libarchive), changes one thing about its members -- the bytes
- * of one member through LLVMFuzzerMutate() (which uses the -dict= words),
- * a member's name, a member dropped, doubled or moved -- and packs them
+ * tar, with libarchive), changes one thing about its members -- one value
+ * of one JSON line (replaced by a value of another type, a boundary
+ * integer, a string the readers compare with, or another part of the
+ * line; a key added or removed), so that the line still parses; the bytes
+ * of one member through LLVMFuzzerMutate() (which uses the -dict= words);
+ * a member's name; a member dropped, doubled or moved -- and packs them
  * again as a pax tar, zstd-compressed except now and then.  One mutation
  * in ten, and every input that is not an archive, gets LLVMFuzzerMutate()
  * on its raw bytes instead, so the archive layer is fuzzed as well.  A
@@ -19,6 +22,8 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +192,188 @@ static void mutate_name(struct member *m, unsigned int *state)
 	free(name);
 }
 
+/* ---- JSON-aware mutation: one value of one line changed, the line still JSON ---- */
+
+/* clang-format off */
+/* Keys the readers look up (replayer/), for keys added to an object. */
+static const char *const keys[] = {
+	"pid", "ppid", "execs", "argv", "env", "exit", "code", "signal", "core_dumped",
+	"left_running", "t_ns", "start_ns", "end_ns", "dur_ns", "seq", "syscall", "path",
+	"newpath", "ret", "errno", "addr", "family", "ip", "port", "abstract", "fd", "flags",
+	"mode", "target", "meta", "type", "uid", "gid", "size", "hash", "before", "ancestors",
+	"mount", "mount_point", "fstype", "options", "super_options", "ops", "first", "last",
+	"calls", "kind", "outcome", "name", "qtype", "answers", "tries", "transport", "server",
+	"injected", "result_unseen", "unseen_reason", "denied_by_filter", "truncated",
+	"unfinished", "euid", "egid", "fsuid", "fsgid", "groups", "capabilities", "effective",
+	"environment", "HOME", "cwd", "counts", "events", "failed", "processes", "warnings",
+	"format", "version", "argv", "filesystems", "free_bytes", "free_inodes", "resolv_conf",
+	"nameservers", "rlimits",
+};
+
+/* Strings the readers compare values with. */
+static const char *const strings[] = {
+	"openat", "execve", "connect", "setresuid", "setuid", "chdir", "newfstatat", "access",
+	"mkdir", "unlink", "rename", "socket", "bind", "sendto", "recvfrom", "clone", "wait4",
+	"seccomp", "prctl", "ENOENT", "EACCES", "EPERM", "ENOTDIR", "ELOOP", "EROFS", "ENOSPC",
+	"ENOEXEC", "ECONNREFUSED", "ENETUNREACH", "ETIMEDOUT", "EINPROGRESS", "EAGAIN",
+	"ERESTARTSYS", "SIGSEGV", "SIGKILL", "AF_INET", "AF_INET6", "AF_UNIX", "dns", "connect",
+	"bind", "ok", "refused", "timed_out", "nxdomain", "answered", "abandoned", "file", "dir",
+	"symlink", "0755", "04755", "0000", "xxh3:ffffffffffffffff", "/", "", "/a/../b",
+	"relative", "/proc/self/fd/3", "/tmp/tmpabcdefgh", "127.0.0.1", "::1",
+	"x\033[2J\302\233\x7f", "ro", "noexec", "kernel_walk",
+};
+
+static const json_int_t ints[] = {
+	0, -1, 1, 2, 53, 443, 65535, 65536, INT32_MAX, INT32_MIN, (json_int_t)INT32_MAX + 1,
+	INT64_MAX, INT64_MIN, INT64_MAX - 1, 1000000000,
+};
+/* clang-format on */
+
+#define PICK(arr) (arr)[next(state) % (sizeof(arr) / sizeof((arr)[0]))]
+
+static json_t *random_value(json_t *root, unsigned int *state);
+
+/* A node of root: a walk down that stops at each level with odds 1 in 3. */
+static json_t *random_node(json_t *root, unsigned int *state)
+{
+	json_t *n = root;
+
+	for (int depth = 0; depth < 16; depth++) {
+		size_t size = json_is_object(n)	 ? json_object_size(n)
+			      : json_is_array(n) ? json_array_size(n)
+						 : 0;
+		size_t i;
+		void *it;
+
+		if (size == 0 || next(state) % 3 == 0)
+			break;
+		i = next(state) % size;
+		if (json_is_array(n)) {
+			n = json_array_get(n, i);
+			continue;
+		}
+		for (it = json_object_iter(n); i > 0 && it != NULL; i--)
+			it = json_object_iter_next(n, it);
+		n = json_object_iter_value(it);
+	}
+	return n;
+}
+
+static json_t *random_value(json_t *root, unsigned int *state)
+{
+	switch (next(state) % 10) {
+	case 0:
+	case 1: return json_string(PICK(strings));
+	case 2:
+	case 3: return json_integer(PICK(ints));
+	case 4: return json_integer((json_int_t)(int32_t)next(state));
+	case 5: return json_deep_copy(random_node(root, state)); /* another part of the line */
+	case 6: return json_object();
+	case 7: return json_array();
+	case 8: return next(state) % 2 ? json_null() : json_true();
+	default: return json_real(-1.5);
+	}
+}
+
+/* One change in the container c: a value replaced, a key added or removed, an element added. */
+static void mutate_container(json_t *root, json_t *c, unsigned int *state)
+{
+	size_t size = json_is_object(c) ? json_object_size(c) : json_array_size(c);
+	size_t i = size ? next(state) % size : 0;
+	unsigned int what = next(state) % 4;
+	void *it;
+
+	if (json_is_array(c)) {
+		if (size == 0 || what == 0)
+			json_array_append_new(c, random_value(root, state));
+		else if (what == 1)
+			json_array_remove(c, i);
+		else
+			json_array_set_new(c, i, random_value(root, state));
+		return;
+	}
+	if (size == 0 || what == 0) {
+		json_object_set_new(c, PICK(keys), random_value(root, state));
+		return;
+	}
+	for (it = json_object_iter(c); i > 0 && it != NULL; i--)
+		it = json_object_iter_next(c, it);
+	if (what == 1)
+		json_object_del(c, json_object_iter_key(it));
+	else
+		json_object_iter_set_new(c, it, random_value(root, state));
+}
+
+/* Find line k (from 0) of data: its start and length; false when there are fewer lines. */
+static bool find_line(const uint8_t *data, size_t len, size_t k, size_t *start, size_t *n)
+{
+	size_t at = 0;
+
+	for (;;) {
+		const uint8_t *nl = memchr(data + at, '\n', len - at);
+		size_t end = nl != NULL ? (size_t)(nl - data) : len;
+
+		if (k-- == 0) {
+			*start = at;
+			*n = end - at;
+			return true;
+		}
+		if (nl == NULL)
+			return false;
+		at = end + 1;
+	}
+}
+
+static size_t count_lines(const uint8_t *data, size_t len)
+{
+	size_t n = 1;
+
+	for (const uint8_t *p = data; (p = memchr(p, '\n', len - (size_t)(p - data))) != NULL; p++)
+		n++;
+	return n;
+}
+
+/*
+ * Change one value of one line of m (a .jsonl member; a .json member is one
+ * line).  Returns false when that line is not JSON: the caller mutates bytes.
+ */
+static bool mutate_json(struct member *m, unsigned int *state)
+{
+	size_t start = 0, n = m->len, k;
+	json_t *root, *c;
+	char *text;
+	size_t tlen;
+	uint8_t *out;
+
+	if (m->len == 0)
+		return false;
+	k = next(state) % count_lines(m->data, m->len);
+	if (strstr(m->name, ".jsonl") != NULL && !find_line(m->data, m->len, k, &start, &n))
+		return false;
+	root = json_loadb((const char *)m->data + start, n, 0, NULL);
+	if (root == NULL)
+		return false;
+	c = random_node(root, state);
+	if (!json_is_object(c) && !json_is_array(c))
+		c = root;
+	if (json_is_object(c) || json_is_array(c))
+		mutate_container(root, c, state);
+	text = json_dumps(root, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(root);
+	if (text == NULL)
+		return false;
+	tlen = strlen(text);
+	out = repro_xmalloc(m->len - n + tlen + 1);
+	memcpy(out, m->data, start);
+	memcpy(out + start, text, tlen);
+	memcpy(out + start + tlen, m->data + start + n, m->len - start - n);
+	free(text);
+	free(m->data);
+	m->data = out;
+	m->len = m->len - n + tlen;
+	return true;
+}
+
 /* One change to the members, chosen by state. */
 static void mutate_members(struct members *ms, unsigned int *state)
 {
@@ -194,7 +381,9 @@ static void mutate_members(struct members *ms, unsigned int *state)
 	size_t i = next(state) % ms->n, j = next(state) % ms->n;
 	struct member tmp;
 
-	if (what < 75) {
+	if (what < 45 && mutate_json(&ms->m[i], state)) {
+		return;
+	} else if (what < 75) {
 		mutate_bytes(&ms->m[i].data, &ms->m[i].len, ms->m[i].len / 4 + 256);
 	} else if (what < 83) {
 		mutate_name(&ms->m[i], state);

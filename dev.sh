@@ -9,6 +9,13 @@
 #                    build-san/ + ctest; fails if either fails
 #   ./dev.sh bench   build, then bench/bench.py: repro against strace
 #                    (docs/performance.md; takes several minutes)
+#   ./dev.sh fuzz [TARGET] [SECONDS]
+#                    deps; a clang libFuzzer build in build-fuzz/, then fuzz
+#                    TARGET (reader, show, explain, diff; default all, one
+#                    after another) for SECONDS each (default 300) from
+#                    tests/fuzz/corpus/TARGET/; new inputs go to
+#                    build-fuzz/corpus/TARGET/, crashes to
+#                    build-fuzz/crashes/TARGET/ (docs/fuzzing.md)
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -17,7 +24,7 @@ PACKAGES=(
 	build-essential cmake pkg-config
 	libseccomp-dev libcap-dev libarchive-dev libzstd-dev liburing-dev
 	libjansson-dev libcmocka-dev libxxhash-dev
-	strace curl python3 git jq zstd clang-format
+	strace curl python3 git jq zstd clang-format clang libclang-rt-dev
 	passwd util-linux iproute2 procps file nginx-light iputils-ping
 	postgresql redis-server sqlite3 python3-venv
 )
@@ -103,12 +110,56 @@ cmd_bench() {
 	/usr/bin/python3 bench/bench.py --repro build/cli/repro
 }
 
+FUZZ_TARGETS=(reader show explain diff)
+
+# fuzz_one TARGET SECONDS: one libFuzzer run, its findings kept out of the
+# tree; FUZZ_FLAGS adds libFuzzer options (e.g. '-jobs=2 -workers=2')
+fuzz_one() {
+	local target=$1 seconds=$2 new=build-fuzz/corpus/$1 crashes=build-fuzz/crashes/$1/
+	mkdir -p "$new" "$crashes"
+	log "fuzzing $target for ${seconds} s: new inputs in $new/, crashes in $crashes"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		nice build-fuzz/tests/fuzz/fuzz_"$target" -max_total_time="$seconds" \
+		-timeout=30 -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 \
+		-dict=tests/fuzz/bundle.dict -artifact_prefix="$crashes" ${FUZZ_FLAGS:-} \
+		"$new" tests/fuzz/corpus/"$target"
+}
+
+cmd_fuzz() {
+	local targets=("${FUZZ_TARGETS[@]}") seconds=${2:-300} target status=0
+	if [ $# -ge 1 ] && [ "$1" != all ]; then
+		[[ " ${FUZZ_TARGETS[*]} " == *" $1 "* ]] || {
+			log "unknown fuzz target '$1' (${FUZZ_TARGETS[*]})"
+			exit 2
+		}
+		targets=("$1")
+	fi
+	[[ $seconds =~ ^[0-9]+$ ]] || usage
+	cmd_deps
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DREPRO_FUZZ=ON -DREPRO_WERROR=ON
+	cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
+	for target in "${targets[@]}"; do
+		fuzz_one "$target" "$seconds" || status=1
+	done
+	if [ "$status" -ne 0 ]; then
+		log "fuzzing found a crash: see build-fuzz/crashes/ (docs/fuzzing.md)"
+	fi
+	return "$status"
+}
+
 usage() {
-	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
 main() {
+	[ $# -ge 1 ] || usage
+	if [ "$1" = fuzz ]; then
+		[ $# -le 3 ] || usage
+		shift
+		cmd_fuzz "$@"
+		return
+	fi
 	[ $# -eq 1 ] || usage
 	case $1 in
 	deps) cmd_deps ;;

@@ -328,23 +328,35 @@ static la_ssize_t member_read(struct bndl_reader *r, void *buf, size_t len, stru
 	return n;
 }
 
-/* The whole of a small member (at most max bytes) in a buffer the caller frees. */
+/*
+ * The whole of a small member (at most max bytes) in a buffer the caller
+ * frees.  The buffer grows as the member is read, rather than being max + 1
+ * bytes from the start: every open reads manifest.json, whose limit is
+ * 64 MiB, and under AddressSanitizer each such allocation costs its
+ * shadow's page faults.
+ */
 static char *read_small_member(struct bndl_reader *r, const char *name, size_t max, size_t *len_out,
 			       struct repro_err **err)
 {
-	cleanup_free char *buf = repro_xmalloc(max + 1);
-	size_t len = 0;
+	cleanup_free char *buf = NULL;
+	size_t len = 0, cap = 0;
 	la_ssize_t n;
 
 	if (member_require(r, name, err) < 0)
 		return NULL;
-	while ((n = member_read(r, buf + len, max + 1 - len, err)) > 0) {
-		len += (size_t)n;
+	do {
+		if (len == cap) {
+			cap = cap == 0 ? CHUNK_SIZE : cap > (max + 1) / 2 ? max + 1 : 2 * cap;
+			buf = repro_xrealloc(buf, cap);
+		}
+		n = member_read(r, buf + len, cap - len, err);
+		if (n > 0)
+			len += (size_t)n;
 		if (len > max)
 			return repro_err_set(err, EPROTO, "'%s': %s is larger than %zu bytes",
 					     r->path, name, max),
 			       NULL;
-	}
+	} while (n > 0);
 	if (n < 0)
 		return NULL;
 	*len_out = len;

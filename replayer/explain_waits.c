@@ -38,8 +38,9 @@ void xp_waits_add(struct xp_waits *ws, json_t *w)
 	json_t *into = cut ? ws->interrupted : ws->long_waits;
 
 	/* a sleep is chosen, and a wait for a child is explained by the child */
-	if (!cut && (bndl_json_int(w, "dur_ns", 0) < XP_WAIT_LONG_NS ||
-		     is(bndl_json_str(w, "what"), "sleep") || is(bndl_json_str(w, "what"), "child")))
+	if (!cut &&
+	    (bndl_json_int(w, "dur_ns", 0) < XP_WAIT_LONG_NS ||
+	     is(bndl_json_str(w, "what"), "sleep") || is(bndl_json_str(w, "what"), "child")))
 		return;
 	if (json_array_size(into) < XP_WAITS_MAX)
 		json_array_append(into, w);

@@ -126,8 +126,8 @@ fi
 "$repro" show sleep.repro >sleep.show
 check "show has a Time section" has sleep.show "Time (wall 2."
 check "the shell's wait4 for sleep is among the longest waits" \
-	grep -qE "^    2\.0 s  pid [0-9]+ at [0-9.]+ s in wait4 for a child to end, then pid [0-9]+ ended" sleep.show
-check "the shell is listed as waiting" grep -qE "^  pid [0-9]+ sh -c sleep 2; echo done: 2\.0 s, waiting 2\.0 s" sleep.show
+	grep -qE "^    [12]\.[0-9] s  pid [0-9]+ at [0-9.]+ s in wait4 for a child to end, then pid [0-9]+ ended" sleep.show
+check "the shell is listed as waiting" grep -qE "^  pid [0-9]+ sh -c sleep 2; echo done: [23]\.[0-9] s, waiting [12]\.[0-9] s" sleep.show
 "$repro" explain sleep.repro >sleep.explain
 check "a run that succeeded has no wait findings" sh -c "grep -q \"nothing that matters failed\" sleep.explain && ! grep -q waited sleep.explain"
 exit $fail

@@ -130,9 +130,11 @@ umount full
 # 3. and 4. /tmp and /var/tmp full too: the spool is kept for 'repro pack';
 # the work directory stays in sight at /mnt while tmpfs hide /tmp and /var/tmp
 mkdir c
+# the tmpfs over /tmp may hide the build tree too (a checkout under /tmp): run a copy
+cp "$repro" c/repro
 mount --bind "$work/c" /mnt || exit 1
 unshare --mount --propagation private bash -c '
-repro=$1 stats=$2
+repro=/mnt/repro stats=$2
 mount -t tmpfs -o size=1m tmpfs /tmp && mount -t tmpfs -o size=64k tmpfs /var/tmp || exit 1
 head -c 1M /dev/zero >/var/tmp/fill 2>/dev/null
 cd /tmp || exit 1

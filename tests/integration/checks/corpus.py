@@ -123,9 +123,14 @@ CASES = {
         any_of(net_cause(("dns",), "pypi.org"),
                lambda f: f.get("kind") == "connect" and said(f, "pypi.org")),
         lambda s: s != 0, ["requests"], None),
+    # a machine that keeps apt's caches (not a docker-clean image) has the
+    # user fail first to remove /var/cache/apt/*.bin: the same cause, not root
     "apt_update_user": (
-        "/var/lib/apt/lists/lock may not be opened by a user: EACCES",
-        file_cause("/var/lib/apt/lists/lock", "EACCES"),
+        "apt's root-owned state may not be changed by a user: EACCES (the lists' lock,"
+        " or the package caches apt removes first)",
+        any_of(file_cause("/var/lib/apt/lists/lock", "EACCES"),
+               file_cause("/var/cache/apt/srcpkgcache.bin", "EACCES"),
+               file_cause("/var/cache/apt/pkgcache.bin", "EACCES")),
         lambda s: s != 0, ["lock"], None),
     "sqlite_readonly_dir": (
         "app.db cannot be created in the root-owned 0755 dir: EACCES",

@@ -451,6 +451,7 @@ static int on_record(struct pack_state *st, const struct bndl_event *ev, struct 
 	case BNDL_REC_END: on_end(st, ev); return 0;
 	case BNDL_REC_OUTPUT: return on_output(st, ev, err);
 	case BNDL_REC_WAIT: return 0; /* waits.jsonl is derived from the spool (recorder/waits.c) */
+	case BNDL_REC_SOCK: return 0; /* so is network.jsonl (recorder/network.c) */
 	}
 	return 0;
 }

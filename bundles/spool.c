@@ -792,7 +792,7 @@ static int check_rec_hdr(const struct bndl_spool_reader *r, const struct bndl_sp
 	if (rh->len < min || rh->len > BNDL_SPOOL_REC_MAX || rh->len % 8 != 0)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: bad length %u", r->path,
 				     (unsigned long long)recno, rh->len);
-	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_WAIT)
+	if (rh->type < BNDL_REC_SYSCALL || rh->type > BNDL_REC_SOCK)
 		return repro_err_set(err, EPROTO, "'%s' record %llu: unknown type %u", r->path,
 				     (unsigned long long)recno, (unsigned)rh->type);
 	if (rh->nblobs > BNDL_EVENT_MAX_BLOBS)

@@ -93,6 +93,13 @@ enum bndl_rec_type {
 	 * argi 10+i / 20+i a socket's own and peer address
 	 */
 	BNDL_REC_WAIT = 9,
+	/*
+	 * the data phase of a connected socket, once the program let go of it
+	 * (docs/bundle-format.md "network.jsonl"): pid, t_ns = when (its
+	 * close, its process's end, 0 when the recording stopped first),
+	 * args[0] = the fd; a BNDL_BLOB_STRUCT struct bndl_sock_info
+	 */
+	BNDL_REC_SOCK = 10,
 };
 
 /* Which fds a BNDL_REC_OUTPUT record's bytes came from: bits of its args[0]. */
@@ -137,6 +144,36 @@ struct bndl_wait_info {
 	uint32_t end; /* enum bndl_wait_end */
 	int32_t status; /* SIGNALED: the signal; EXITED: the wait status */
 	char wchan[48]; /* /proc/TID/wchan, NUL-terminated, "" unknown */
+};
+
+/* How a connected socket's data phase ended (struct bndl_sock_info.end). */
+enum bndl_sock_end {
+	BNDL_SOCK_CLOSED = 0, /* the program closed it */
+	BNDL_SOCK_PEER_CLOSED = 1, /* a receive returned 0, or a send failed with EPIPE */
+	BNDL_SOCK_RESET = 2, /* a send or receive failed with ECONNRESET */
+	BNDL_SOCK_TIMED_OUT = 3, /* a send or receive failed with ETIMEDOUT */
+	BNDL_SOCK_OPEN_AT_EXIT = 4, /* still open when its process ended */
+	BNDL_SOCK_LEFT_OPEN = 5, /* still open when the recording stopped */
+};
+
+/* What the first bytes the program sent on a socket look like (struct bndl_sock_info.proto). */
+enum bndl_sock_proto {
+	BNDL_PROTO_UNKNOWN = 0,
+	BNDL_PROTO_HTTP = 1, /* an HTTP/1 request line: "GET ", "POST " … */
+	BNDL_PROTO_TLS = 2, /* a TLS handshake record: 0x16 0x03 */
+	BNDL_PROTO_SSH = 3, /* "SSH-" */
+	BNDL_PROTO_HTTP2 = 4, /* the HTTP/2 preface "PRI * HTTP/2.0" */
+	BNDL_PROTO_REDIS = 5, /* a RESP array: "*N\r\n" */
+};
+
+/* The facts of a BNDL_REC_SOCK beside the event fields, host layout. */
+struct bndl_sock_info {
+	uint64_t sent; /* bytes the send calls (sendto, sendmsg) sent */
+	uint64_t received; /* bytes the receive calls (recvfrom, recvmsg) received */
+	uint64_t first_rx_ns; /* when the first byte was received (since the start), 0: none */
+	uint64_t end_ns; /* when end was seen (since the start), 0: as the record's t_ns */
+	uint32_t end; /* enum bndl_sock_end */
+	uint32_t proto; /* enum bndl_sock_proto */
 };
 
 enum bndl_blob_kind {

@@ -115,6 +115,15 @@ void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int
 			  enum rec_arg_kind kind);
 
 /*
+ * rec_net_count - at the exit stop of a send or receive (sendto, sendmsg,
+ * recvfrom, recvmsg) on a socket whose data phase is counted
+ * (recorder/socks.h): add the bytes it moved, the time of the first byte
+ * received, and how the connection ended when the call says (0 from a
+ * receive, EPIPE, ECONNRESET, ETIMEDOUT).  Nothing for other calls.  O(1).
+ */
+void rec_net_count(struct rec_capture *c, const struct lnch_stop *st);
+
+/*
  * rec_net_after - at the exit stop of a call with a net_role: update the
  * watched-socket set (a new fd or two, a connect to port 53 or one in
  * progress, a send to port 53, a close).

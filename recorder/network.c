@@ -28,6 +28,13 @@ struct sock {
 	json_t *pending; /* a connect that returned EINPROGRESS, owned */
 	uint64_t pending_t0;
 	json_t *peer; /* owned: the address of the last connect that succeeded or is pending */
+	/*
+	 * owned: a connect that worked, written once its data phase is known
+	 * (a BNDL_REC_SOCK record), or when the fd or its process goes
+	 */
+	json_t *conn;
+	/* owned: the data phase, when it came while the connect was still pending */
+	json_t *data;
 	/* DNS over TCP: bytes of a message not complete yet, per direction (0 sent, 1 received) */
 	uint8_t *stream[2]; /* owned */
 	size_t stream_len[2];
@@ -116,6 +123,40 @@ static int emit(struct net_state *ns, json_t *o, struct repro_err **err)
 	return 0;
 }
 
+/* A held connect, with what is known of its data phase, is written now. */
+static int flush_conn(struct net_state *ns, struct sock *s, struct repro_err **err)
+{
+	json_t *o = s->conn;
+
+	s->conn = NULL;
+	json_decref(s->data);
+	s->data = NULL;
+	return o != NULL ? emit(ns, o, err) : 0;
+}
+
+static void add_first_byte(json_t *o);
+
+/* A connect that worked waits for its data phase, unless it came already. */
+static int hold_conn(struct net_state *ns, struct sock *s, json_t *o, struct repro_err **err)
+{
+	json_t *data = s->data;
+
+	s->data = NULL;
+	if (flush_conn(ns, s, err) < 0) {
+		json_decref(o);
+		json_decref(data);
+		return -1;
+	}
+	if (data == NULL) {
+		s->conn = o;
+		return 0;
+	}
+	json_object_update(o, data);
+	json_decref(data);
+	add_first_byte(o);
+	return emit(ns, o, err);
+}
+
 /* The name behind o's "ip": the last DNS answer that gave it, else /etc/hosts. */
 static void add_name(const struct net_state *ns, json_t *o)
 {
@@ -187,6 +228,10 @@ static int settle(struct net_state *ns, struct sock *s, int64_t ret, uint64_t t_
 				    ? json_integer((json_int_t)(t_end - s->pending_t0))
 				    : json_null());
 	json_object_set_new(o, "nonblocking", json_true());
+	if (ret == 0)
+		return hold_conn(ns, s, o, err);
+	json_decref(s->data);
+	s->data = NULL;
 	return emit(ns, o, err);
 }
 
@@ -197,7 +242,8 @@ static int on_socket(struct net_state *ns, const struct bndl_event *ev, struct r
 	if (ev->ret < 0)
 		return 0;
 	s = sock_find(ns, ev->pid, (int32_t)ev->ret, true);
-	if (settle(ns, s, -EINPROGRESS, ev->t_ns, err) < 0) /* the fd was closed and reused */
+	if (settle(ns, s, -EINPROGRESS, ev->t_ns, err) < 0 || /* the fd was closed and reused */
+	    flush_conn(ns, s, err) < 0)
 		return -1;
 	s->domain = (int32_t)ev->args[0];
 	s->type = (int32_t)ev->args[1];
@@ -229,10 +275,16 @@ static int on_connect(struct net_state *ns, const struct bndl_event *ev, const c
 		s->peer = json_deep_copy(o);
 	}
 	if (ev->ret == -EINPROGRESS && strcmp(name, "connect") == 0) {
+		if (flush_conn(ns, s, err) < 0) {
+			json_decref(o);
+			return -1;
+		}
 		s->pending = o;
 		s->pending_t0 = ev->t_ns;
 		return 0;
 	}
+	if (strcmp(name, "connect") == 0 && ev->ret == 0)
+		return hold_conn(ns, s, o, err);
 	return emit(ns, o, err);
 }
 
@@ -437,7 +489,8 @@ static int on_gone(struct net_state *ns, int32_t pid, int32_t fd, uint64_t t,
 {
 	for (size_t i = 0; i < ns->n; i++)
 		if (ns->socks[i].pid == pid && (fd < 0 || ns->socks[i].fd == fd) &&
-		    settle(ns, &ns->socks[i], -EINPROGRESS, t, err) < 0)
+		    (settle(ns, &ns->socks[i], -EINPROGRESS, t, err) < 0 ||
+		     flush_conn(ns, &ns->socks[i], err) < 0))
 			return -1;
 	for (size_t i = ns->nq; i-- > 0;)
 		if (ns->qs[i].pid == pid && (fd < 0 || ns->qs[i].fd == fd) &&
@@ -489,6 +542,87 @@ static int on_event(struct net_state *ns, const struct bndl_event *ev, struct re
 	return 0;
 }
 
+static const char *sock_end_word(uint32_t end)
+{
+	switch (end) {
+	case BNDL_SOCK_CLOSED: return "closed";
+	case BNDL_SOCK_PEER_CLOSED: return "peer_closed";
+	case BNDL_SOCK_RESET: return "reset";
+	case BNDL_SOCK_TIMED_OUT: return "timed_out";
+	case BNDL_SOCK_OPEN_AT_EXIT: return "open_at_exit";
+	case BNDL_SOCK_LEFT_OPEN: return "left_open";
+	default: return "unknown";
+	}
+}
+
+static const char *proto_word(uint32_t proto)
+{
+	switch (proto) {
+	case BNDL_PROTO_HTTP: return "http";
+	case BNDL_PROTO_TLS: return "tls";
+	case BNDL_PROTO_SSH: return "ssh";
+	case BNDL_PROTO_HTTP2: return "http2";
+	case BNDL_PROTO_REDIS: return "redis";
+	default: return NULL;
+	}
+}
+
+/* The keys a data phase adds to its connect (docs/bundle-format.md "network.jsonl"). */
+static json_t *data_json(const struct bndl_sock_info *in)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "sent", json_integer((json_int_t)in->sent));
+	json_object_set_new(o, "received", json_integer((json_int_t)in->received));
+	if (in->first_rx_ns != 0)
+		json_object_set_new(o, "first_byte_t_ns",
+				    json_integer((json_int_t)in->first_rx_ns));
+	json_object_set_new(o, "end", json_string(sock_end_word(in->end)));
+	json_object_set_new(o, "end_ns",
+			    in->end_ns != 0 ? json_integer((json_int_t)in->end_ns) : json_null());
+	if (proto_word(in->proto) != NULL)
+		json_object_set_new(o, "proto", json_string(proto_word(in->proto)));
+	return o;
+}
+
+/* Time to first byte: from the connect's end to the first byte received. */
+static void add_first_byte(json_t *o)
+{
+	json_t *t = json_object_get(o, "first_byte_t_ns");
+	int64_t done = bndl_json_int(o, "t_ns", 0) + bndl_json_int(o, "dur_ns", 0);
+
+	if (json_is_integer(t))
+		json_object_set_new(o, "first_byte_ns",
+				    json_integer(json_integer_value(t) > done
+							 ? json_integer_value(t) - done
+							 : 0));
+	json_object_del(o, "first_byte_t_ns");
+}
+
+/* A BNDL_REC_SOCK record: the data phase of the socket's connect. */
+static int on_sock(struct net_state *ns, const struct bndl_event *ev, struct repro_err **err)
+{
+	const struct bndl_blob *b = bndl_event_blob(ev, BNDL_BLOB_STRUCT, 0);
+	struct sock *s = sock_find(ns, ev->pid, (int32_t)ev->args[0], false);
+	struct bndl_sock_info in;
+	json_t *o;
+
+	if (s == NULL || b == NULL || b->len < sizeof(in) ||
+	    (s->conn == NULL && s->pending == NULL))
+		return 0;
+	memcpy(&in, b->data, sizeof(in));
+	if (s->conn == NULL) { /* still pending: kept for the connect's end */
+		json_decref(s->data);
+		s->data = data_json(&in);
+		return 0;
+	}
+	o = s->conn;
+	s->conn = NULL;
+	json_object_update_new(o, data_json(&in));
+	add_first_byte(o);
+	return emit(ns, o, err);
+}
+
 static int read_all(struct net_state *ns, const char *spool_dir, struct repro_err **err)
 {
 	struct bndl_spool_reader *r = bndl_spool_reader_open(spool_dir, err);
@@ -500,6 +634,8 @@ static int read_all(struct net_state *ns, const char *spool_dir, struct repro_er
 	while (rc == 0 && (got = bndl_spool_reader_next(r, &ev, err)) == 1) {
 		if (ev.type == BNDL_REC_SYSCALL)
 			rc = on_event(ns, &ev, err);
+		else if (ev.type == BNDL_REC_SOCK)
+			rc = on_sock(ns, &ev, err);
 		else if (ev.type == BNDL_REC_PROC_EXIT && ev.tid == ev.pid)
 			rc = on_gone(ns, ev.pid, -1, ev.t_ns, err);
 	}
@@ -529,7 +665,8 @@ static int finish(struct net_state *ns, struct repro_err **err)
 {
 	/* connects still in progress when the program ended: abandoned, no known duration */
 	for (size_t i = 0; i < ns->n; i++)
-		if (settle(ns, &ns->socks[i], -EINPROGRESS, ns->socks[i].pending_t0, err) < 0)
+		if (settle(ns, &ns->socks[i], -EINPROGRESS, ns->socks[i].pending_t0, err) < 0 ||
+		    flush_conn(ns, &ns->socks[i], err) < 0)
 			return -1;
 	while (ns->nq > 0)
 		if (query_end(ns, &ns->qs[ns->nq - 1], NULL, 0, err) < 0)
@@ -542,6 +679,8 @@ static void state_free(struct net_state *ns)
 	for (size_t i = 0; i < ns->n; i++) {
 		json_decref(ns->socks[i].pending);
 		json_decref(ns->socks[i].peer);
+		json_decref(ns->socks[i].conn);
+		json_decref(ns->socks[i].data);
 		free(ns->socks[i].stream[0]);
 		free(ns->socks[i].stream[1]);
 	}

@@ -5,6 +5,7 @@
 #include "launcher/abi.h"
 #include "common/xalloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,60 @@ static void append_unfinished(struct rec_recorder *r, struct rec_capture *c)
 	append_syscall(r, c);
 }
 
+/*
+ * The program let go of a counted socket (recorder/socks.h) at t_ns (0:
+ * unknown), as how says unless a send or receive already told how the
+ * connection ended: its data phase as a BNDL_REC_SOCK record.  O(1).
+ */
+static void sock_release(struct rec_recorder *r, pid_t pid, int32_t fd, uint64_t t_ns,
+			 enum bndl_sock_end how)
+{
+	struct rec_sockstat ss;
+	struct bndl_sock_info info;
+	struct bndl_event ev = { .type = BNDL_REC_SOCK, .t_ns = t_ns, .pid = pid, .tid = pid };
+
+	if (!rec_socks_data_end(&r->socks, pid, fd, &ss))
+		return;
+	info = (struct bndl_sock_info){ .sent = ss.sent,
+					.received = ss.received,
+					.first_rx_ns = ss.first_rx_ns,
+					.end_ns = ss.end_ns != 0 ? ss.end_ns : t_ns,
+					.end = ss.end_ns != 0 ? ss.end : (uint32_t)how,
+					.proto = ss.proto };
+	ev.args[0] = (uint64_t)(uint32_t)fd;
+	ev.nblobs = 1;
+	ev.blobs[0] =
+		(struct bndl_blob){ .kind = BNDL_BLOB_STRUCT, .len = sizeof(info), .data = &info };
+	append(r, &ev);
+}
+
+/* Every counted socket of pid, let go of at t_ns as how.  Linear in their number. */
+static void socks_release_pid(struct rec_recorder *r, pid_t pid, uint64_t t_ns,
+			      enum bndl_sock_end how)
+{
+	for (int32_t fd; (fd = rec_socks_data_first(&r->socks, pid)) >= 0;)
+		sock_release(r, pid, fd, t_ns, how);
+}
+
+/*
+ * At a network call's exit: a new socket on a counted fd number means the
+ * old one was let go of unseen (close_range, dup2); a connect that worked
+ * or is in progress starts a data phase, except to a DNS server.
+ */
+static void sock_track(struct rec_recorder *r, const struct rec_capture *c,
+		       const struct lnch_stop *st)
+{
+	int32_t fd = (int32_t)c->ev.args[0];
+
+	if (c->sys->net_role == REC_NET_NEWFD && st->ret >= 0)
+		sock_release(r, st->pid, (int32_t)st->ret, st->t_ns, BNDL_SOCK_CLOSED);
+	if (c->sys->net_role != REC_NET_CONNECT || (st->ret != 0 && st->ret != -EINPROGRESS) ||
+	    (rec_socks_get(&r->socks, st->pid, fd) & REC_SOCK_DNS))
+		return;
+	sock_release(r, st->pid, fd, st->t_ns, BNDL_SOCK_CLOSED); /* connected again */
+	rec_socks_data_begin(&r->socks, st->pid, fd);
+}
+
 struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec_systab *tab,
 				      pid_t main_pid)
 {
@@ -147,6 +202,8 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
 		return LNCH_WANT_NOTHING;
 	}
+	if (c->sys != NULL && c->sys->net_role == REC_NET_CLOSE)
+		sock_release(r, st->pid, (int32_t)st->args[0], st->t_ns, BNDL_SOCK_CLOSED);
 	c->failure_only = c->sys != NULL && c->sys->is_failure_only;
 	c->ev.type = BNDL_REC_SYSCALL;
 	c->ev.t_ns = st->t_ns;
@@ -186,6 +243,8 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 
 	if (c == NULL || !c->active)
 		return;
+	if (c->sys != NULL && c->sys->is_failure_only)
+		rec_net_count(c, st);
 	if (c->failure_only && !(st->ret < 0 && st->ret >= -4095)) {
 		c->active = false; /* a send or receive that worked: nothing to keep */
 		return;
@@ -202,8 +261,10 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->ev.flags |= BNDL_EV_FILTER_SIGSYS;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
-	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE)
+	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE) {
 		rec_net_after(c, st);
+		sock_track(r, c, st);
+	}
 	/* a directory may now name something else: resolve afresh */
 	if (c->sys != NULL && c->sys->reshapes && (st->ret >= 0 || st->result_unseen))
 		rec_pathcache_clear(&r->paths);
@@ -319,6 +380,8 @@ static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t
 	capture_drop(r, tid);
 	if (tid == pid)
 		append_output(r, pid);
+	if (tid == pid)
+		socks_release_pid(r, pid, t_ns, BNDL_SOCK_OPEN_AT_EXIT);
 	if (tid == pid && !r->stopping)
 		append(r, &ev);
 }
@@ -329,6 +392,8 @@ static void on_left_running(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns)
 	struct bndl_event ev = { .type = BNDL_REC_PROC_LEFT, .t_ns = t_ns, .pid = pid, .tid = tid };
 
 	r->stopping = true;
+	if (tid == pid)
+		socks_release_pid(r, pid, t_ns, BNDL_SOCK_LEFT_OPEN);
 	if (tid == pid)
 		append(r, &ev);
 }
@@ -374,6 +439,18 @@ uint64_t rec_recorder_count(const struct rec_recorder *r)
 	return r->count;
 }
 
+/* Sockets still counted when the recording ends: left open, when unknown.  O(table). */
+static void release_all_socks(struct rec_recorder *r)
+{
+	size_t n;
+	uint64_t *keys = rec_socks_data_list(&r->socks, &n);
+
+	for (size_t i = 0; i < n; i++)
+		sock_release(r, (pid_t)(keys[i] >> 32), (int32_t)(uint32_t)keys[i], 0,
+			     BNDL_SOCK_LEFT_OPEN);
+	free(keys);
+}
+
 int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err)
 {
 	for (uint32_t hi = 0; hi < PAGES; hi++) {
@@ -386,6 +463,7 @@ int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err)
 	}
 	for (pid_t pid; (pid = rec_output_next_pid(r->out)) != 0;)
 		append_output(r, pid);
+	release_all_socks(r);
 	if (r->first_err == NULL)
 		(void)bndl_spool_flush(r->spool, &r->first_err);
 	if (r->first_err != NULL) {

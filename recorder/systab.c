@@ -111,6 +111,8 @@ static enum rec_net_role net_role(const char *name)
 		return REC_NET_CLOSE;
 	if (strcmp(name, "socketpair") == 0)
 		return REC_NET_NEWPAIR;
+	if (strncmp(name, "recv", 4) == 0)
+		return REC_NET_RECV;
 	return REC_NET_NONE;
 }
 

@@ -100,6 +100,7 @@ enum rec_net_role {
 	REC_NET_SEND, /* sendto, sendmsg, sendmmsg: may name a destination */
 	REC_NET_CLOSE, /* close */
 	REC_NET_NEWPAIR, /* socketpair: two new sockets */
+	REC_NET_RECV, /* recvfrom, recvmsg, recvmmsg: counted on a connected socket */
 };
 
 struct rec_sys {

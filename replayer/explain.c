@@ -8,6 +8,7 @@
 #include "replayer/explain_said.h"
 #include "replayer/normalize.h"
 #include "replayer/show_internal.h"
+#include "replayer/sockidx.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "bundles/reader.h"
@@ -51,6 +52,7 @@ struct xp_state {
 	size_t unseen[3];
 	struct xp_said_set *said; /* owned: output.jsonl, what each process said */
 	struct xp_waits waits; /* waits.jsonl (explain_waits.c) */
+	struct rpl_sockidx socks; /* network.jsonl connects, for the waits on their sockets */
 };
 
 /* ---- the ok map ---- */
@@ -150,6 +152,7 @@ static void state_release(struct xp_state *st)
 		json_decref(x->wait);
 		json_decref(x->reason);
 	}
+	rpl_sockidx_release(&st->socks);
 	json_decref(st->waits.interrupted);
 	json_decref(st->waits.long_waits);
 	free(st->f);
@@ -473,6 +476,7 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		return 0;
 	}
 	xp_netidx_add(&st->net, n);
+	bndl_reader_charge(st->r, rpl_sockidx_add(&st->socks, n));
 	if (dns && bndl_json_str(n, "name") != NULL) {
 		char pid[24];
 
@@ -514,6 +518,7 @@ static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
 
 	(void)lineno;
 	(void)err;
+	rpl_sockidx_join(&st->socks, w);
 	xp_waits_add(&st->waits, w);
 	return 0;
 }
@@ -1048,6 +1053,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 	int rc = -1;
 
 	st.waits.add_ctx = &st;
+	rpl_sockidx_init(&st.socks);
 	st.facts.proc_of = proc_for_waits;
 	st.facts.proc_ctx = &st;
 	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);

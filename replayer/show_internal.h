@@ -7,6 +7,7 @@
 #include "common/err.h"
 #include "common/term.h"
 #include "replayer/show.h"
+#include "replayer/sockidx.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ struct rpl_time {
 	json_t *longest[RPL_TIME_LONGEST]; /* owned: the longest waits, longest first */
 	size_t nlongest;
 	size_t total; /* waits read */
+	struct rpl_sockidx socks; /* network.jsonl connects, read first (rpl_views_failed) */
 };
 
 /*

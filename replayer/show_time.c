@@ -39,6 +39,7 @@ static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
 	(void)lineno;
 	(void)err;
 	t->total++;
+	rpl_sockidx_join(&t->socks, w);
 	keep_longest(t, w);
 	/* the time of the process's main thread, so that threads waiting together count once */
 	if (bndl_json_int(w, "tid", 0) != pid)
@@ -59,6 +60,8 @@ int rpl_time_load(struct bndl_reader *r, struct rpl_time *t, struct repro_err **
 	t->present = has > 0;
 	if (t->by_pid == NULL)
 		t->by_pid = json_object();
+	if (t->socks.by_fd == NULL)
+		rpl_sockidx_init(&t->socks);
 	return has ? bndl_reader_foreach(r, "waits.jsonl", on_wait, t, err) : 0;
 }
 
@@ -67,6 +70,7 @@ void rpl_time_release(struct rpl_time *t)
 	for (size_t i = 0; i < t->nlongest; i++)
 		json_decref(t->longest[i]);
 	json_decref(t->by_pid);
+	rpl_sockidx_release(&t->socks);
 	*t = (struct rpl_time){ .nlongest = 0 };
 }
 

@@ -116,6 +116,7 @@ struct lines {
 	size_t later_len, nlater, later_total;
 	size_t *later_end; /* end offset of each held line (repro_xgrow) */
 	FILE *later_f;
+	struct rpl_sockidx *socks; /* or NULL: connects learnt for the Time section */
 };
 
 /* Whether a line (errno e, NULL when it succeeded) is shown: counted, and not past the limit. */
@@ -295,6 +296,8 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 			    : bndl_json_str(n, "errno");
 	json_t *dur = json_object_get(n, "dur_ns");
 
+	if (l->socks != NULL)
+		(void)rpl_sockidx_add(l->socks, n);
 	if (!take(l, e))
 		return 0;
 	if (dns)
@@ -339,6 +342,9 @@ int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 			       .lookups_last = true },
 		     net = { .out = out, .color = color, .failed_only = true, .limit = limit };
 
+	if (time != NULL && time->socks.by_fd == NULL)
+		rpl_sockidx_init(&time->socks);
+	net.socks = time != NULL ? &time->socks : NULL;
 	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
 		return -1;
 	if (time != NULL && rpl_time_load(r, time, err) < 0)

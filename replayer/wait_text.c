@@ -43,16 +43,97 @@ static bool put_addr(FILE *f, json_t *a)
 	return false;
 }
 
-/* What fd record d is: "a reply from PEER", "data on a pipe" … for a read-like wait. */
-static void put_fd_source(FILE *f, json_t *d)
+/* "HTTP over TCP", "TCP" … of a connect record c (network.jsonl); false when neither is known. */
+static bool put_transport(FILE *f, json_t *c)
+{
+	static const char *const protos[][2] = { { "http", "HTTP" },
+						 { "http2", "HTTP/2" },
+						 { "tls", "TLS" },
+						 { "ssh", "SSH" },
+						 { "redis", "Redis" } };
+	const char *proto = bndl_json_str(c, "proto"), *type = bndl_json_str(c, "type");
+	const char *fam = bndl_json_str(c, "family"), *word = NULL, *over = NULL;
+
+	for (size_t i = 0; proto != NULL && i < sizeof(protos) / sizeof(protos[0]); i++)
+		if (strcmp(proto, protos[i][0]) == 0)
+			word = protos[i][1];
+	if (is(fam, "AF_INET") || is(fam, "AF_INET6"))
+		over = is(type, "SOCK_STREAM") ? "TCP" : is(type, "SOCK_DGRAM") ? "UDP" : NULL;
+	else if (is(fam, "AF_UNIX"))
+		over = "a unix socket";
+	if (word != NULL && over != NULL)
+		fprintf(f, "%s over %s", word, over);
+	else if (word != NULL || over != NULL)
+		fputs(word != NULL ? word : over, f);
+	return word != NULL || over != NULL;
+}
+
+/* Whether connect c was still in progress when the wait w began. */
+static bool still_connecting(json_t *c, json_t *w)
+{
+	json_t *dur = json_object_get(c, "dur_ns");
+
+	if (!json_is_true(json_object_get(c, "nonblocking")))
+		return false;
+	if (!is(bndl_json_str(c, "outcome"), "connected"))
+		return true; /* it never connected */
+	return json_is_integer(dur) &&
+	       bndl_json_int(c, "t_ns", 0) + json_integer_value(dur) > bndl_json_int(w, "t_ns", 0);
+}
+
+/* " (HTTP over TCP, connected in 0.1 ms)" of the connect c a socket was on. */
+static void put_conn_detail(FILE *f, json_t *c, const char *call)
+{
+	bool any;
+
+	fputs(" (", f);
+	any = put_transport(f, c);
+	if (is(bndl_json_str(c, "outcome"), "connected") &&
+	    json_is_integer(json_object_get(c, "dur_ns"))) {
+		int64_t ns = bndl_json_int(c, "dur_ns", 0);
+
+		fputs(any ? ", connected in " : "connected in ", f);
+		if (ns < 10000000)
+			fprintf(f, "%.1f ms", (double)ns / 1e6);
+		else
+			rpl_wait_put_secs(f, ns);
+		any = true;
+	}
+	if (call != NULL)
+		fprintf(f, "%s%s", any ? "; " : "", call);
+	fputc(')', f);
+}
+
+/*
+ * What fd record d of wait w is: "a reply from PEER", "data on a pipe" …
+ * for a read-like wait; call (or NULL) goes in the parenthesis.
+ */
+static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call)
 {
 	const char *kind = bndl_json_str(d, "kind");
 	json_t *peer = json_object_get(d, "peer");
+	json_t *c = d == json_array_get(json_object_get(w, "fds"), 0) ? json_object_get(w, "socket")
+								      : NULL;
 
-	if (is(kind, "socket") && peer != NULL && bndl_json_str(peer, "ip") != NULL) {
+	if (is(kind, "socket") && c != NULL && still_connecting(c, w)) {
+		fputs("the connection to ", f);
+		if (!put_addr(f, c))
+			fputs("an address", f);
+		fputs(" to complete", f);
+		put_conn_detail(f, c, call);
+		return;
+	}
+	if (is(kind, "socket") && ((peer != NULL && bndl_json_str(peer, "ip") != NULL) ||
+				   (c != NULL && bndl_json_str(c, "ip") != NULL))) {
 		fputs("a reply from ", f);
-		put_addr(f, peer);
-	} else if (is(kind, "socket")) {
+		put_addr(f, peer != NULL && bndl_json_str(peer, "ip") != NULL ? peer : c);
+		if (c != NULL)
+			put_conn_detail(f, c, call);
+		else if (call != NULL)
+			fprintf(f, " (%s)", call);
+		return;
+	}
+	if (is(kind, "socket")) {
 		fputs("data on a socket", f);
 		if (json_object_get(d, "local") != NULL && bndl_json_str(peer, "path") == NULL) {
 			fputs(" (", f);
@@ -70,6 +151,8 @@ static void put_fd_source(FILE *f, json_t *d)
 		if (bndl_json_str(d, "link") != NULL)
 			fprintf(f, " (%s)", bndl_json_str(d, "link"));
 	}
+	if (call != NULL)
+		fprintf(f, " (%s)", call);
 }
 
 /* "in connect to X", "for a reply from X", "for its child pid N" … */
@@ -90,15 +173,17 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "read")) {
 		fputs("for ", f);
 		if (fd0 != NULL)
-			put_fd_source(f, fd0);
+			put_fd_source(f, w, fd0, sc);
 		else
-			fputs("data", f);
-		fprintf(f, " (%s)", sc);
+			fprintf(f, "data (%s)", sc);
+	} else if (is(what, "poll") && nfds == 1 && fd0 != NULL) {
+		fputs("for ", f);
+		put_fd_source(f, w, fd0, sc);
 	} else if (is(what, "poll")) {
 		fprintf(f, "in %s on %" PRId64 " fd%s", sc, nfds, nfds == 1 ? "" : "s");
 		if (fd0 != NULL) {
 			fputs(", first ", f);
-			put_fd_source(f, fd0);
+			put_fd_source(f, w, fd0, NULL);
 		}
 	} else if (is(what, "child")) {
 		if (child > 0)
@@ -108,10 +193,38 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "lock")) {
 		fprintf(f, "in %s for a lock on ", sc);
 		if (fd0 != NULL)
-			put_fd_source(f, fd0);
+			put_fd_source(f, w, fd0, NULL);
 	} else {
 		fprintf(f, "in %s", sc);
 	}
+}
+
+/*
+ * How the connection of connect c ended, when it ended during wait w (from
+ * its start to a second after its end): ", then the peer closed the
+ * connection without sending anything" …; false when it did not.
+ */
+static bool put_conn_end(FILE *f, json_t *c, json_t *w)
+{
+	const char *end = bndl_json_str(c, "end");
+	int64_t at = bndl_json_int(c, "end_ns", -1), t0 = bndl_json_int(w, "t_ns", 0);
+	int64_t t1 = t0 + bndl_json_int(w, "dur_ns", 0);
+	int64_t got = bndl_json_int(c, "received", -1);
+
+	if (end == NULL || at < t0 || at > t1 + 1000000000)
+		return false;
+	if (is(end, "peer_closed") && got == 0)
+		fputs(", then the peer closed the connection without sending anything", f);
+	else if (is(end, "peer_closed") && got > 0)
+		fprintf(f, ", then the peer closed the connection after sending %" PRId64 " bytes",
+			got);
+	else if (is(end, "reset"))
+		fputs(", then the peer reset the connection", f);
+	else if (is(end, "timed_out"))
+		fputs(", then the connection timed out", f);
+	else
+		return false;
+	return true;
 }
 
 /* How the wait ended: "then the peer closed the connection" … */
@@ -119,7 +232,7 @@ void rpl_wait_put_end(FILE *f, json_t *w)
 {
 	const char *end = bndl_json_str(w, "end"), *what = bndl_json_str(w, "what");
 	const char *kind = bndl_json_str(json_array_get(json_object_get(w, "fds"), 0), "kind");
-	json_t *ret = json_object_get(w, "ret");
+	json_t *ret = json_object_get(w, "ret"), *c = json_object_get(w, "socket");
 
 	if (is(end, "signal")) {
 		fprintf(f, ", then %s interrupted it", bndl_json_str(w, "signal"));
@@ -127,6 +240,8 @@ void rpl_wait_put_end(FILE *f, json_t *w)
 		fputs(", and the thread ended in it", f);
 	} else if (is(end, "left_running")) {
 		fputs(", and it was still waiting when the recording stopped", f);
+	} else if (c != NULL && (is(what, "read") || is(what, "poll")) && put_conn_end(f, c, w)) {
+		return;
 	} else if (bndl_json_str(w, "errno") != NULL) {
 		fprintf(f, ", then it failed with %s", bndl_json_str(w, "errno"));
 	} else if (json_is_integer(ret) && is(what, "read") && json_integer_value(ret) == 0) {

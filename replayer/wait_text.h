@@ -3,8 +3,11 @@
 
 /*
  * Words for a waits.jsonl record (docs/bundle-format.md), shared by
- * `repro explain` and `repro show`.  Strings from the bundle are written as
- * they are: callers print the result through the terminal sanitiser.
+ * `repro explain` and `repro show`.  A record may carry "socket": the
+ * network.jsonl connect its first fd was on (rpl_sockidx_join()), which
+ * names the peer of a socket still connecting, the protocol, and how the
+ * connection ended.  Strings from the bundle are written as they are:
+ * callers print the result through the terminal sanitiser.
  */
 
 #include <jansson.h>
@@ -16,13 +19,16 @@ void rpl_wait_put_secs(FILE *f, int64_t ns);
 
 /*
  * rpl_wait_put_on - what wait record w waited on: "in connect to 10.0.0.1:443",
- * "for a reply from 127.0.0.1:8080 (recvfrom)", "in wait4 for its child pid 12" …
+ * "for a reply from 127.0.0.1:8080 (HTTP over TCP, connected in 0.2 ms; recvfrom)",
+ * "for the connection to 10.0.0.1:443 to complete (TCP; poll)",
+ * "in wait4 for its child pid 12" …
  */
 void rpl_wait_put_on(FILE *f, json_t *w);
 
 /*
  * rpl_wait_put_end - how w ended, after a comma: ", then the peer closed
- * the connection (recvfrom returned 0)", ", then SIGINT interrupted it" …;
+ * the connection without sending anything", ", then the peer closed the
+ * connection (recvfrom returned 0)", ", then SIGINT interrupted it" …;
  * nothing when the record does not say.
  */
 void rpl_wait_put_end(FILE *f, json_t *w);

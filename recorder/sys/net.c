@@ -155,6 +155,68 @@ static void capture_iov(struct rec_capture *c, const struct lnch_stop *st, int i
 		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
 }
 
+/* What the first bytes a program sends look like (enum bndl_sock_proto); nothing is kept. */
+static uint8_t proto_of(const uint8_t *p, size_t n)
+{
+	static const char *const methods[] = { "GET ",	 "POST ",    "PUT ",	 "HEAD ", "DELETE ",
+					       "PATCH ", "OPTIONS ", "CONNECT ", NULL };
+
+	if (n >= 14 && memcmp(p, "PRI * HTTP/2.0", 14) == 0)
+		return BNDL_PROTO_HTTP2;
+	for (const char *const *m = methods; *m != NULL; m++)
+		if (n >= strlen(*m) && memcmp(p, *m, strlen(*m)) == 0)
+			return BNDL_PROTO_HTTP;
+	if (n >= 3 && p[0] == 0x16 && p[1] == 0x03 && p[2] <= 0x04)
+		return BNDL_PROTO_TLS;
+	if (n >= 4 && memcmp(p, "SSH-", 4) == 0)
+		return BNDL_PROTO_SSH;
+	if (n >= 4 && p[0] == '*' && p[1] >= '1' && p[1] <= '9' && memchr(p, '\r', n) != NULL)
+		return BNDL_PROTO_REDIS;
+	return BNDL_PROTO_UNKNOWN;
+}
+
+/*
+ * At the first send on a counted socket: what its first bytes (at addr,
+ * len of them) look like, read from the tracee (16 bytes at most).  O(1).
+ */
+static void sniff(struct rec_capture *c, const struct lnch_stop *st, uint64_t addr, uint64_t len)
+{
+	struct rec_sockstat *ss =
+		c->socks != NULL ? rec_socks_data(c->socks, st->pid, (int32_t)st->args[0]) : NULL;
+	uint8_t buf[16];
+	size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+	if (ss == NULL || ss->sniffed || n == 0)
+		return;
+	ss->sniffed = true;
+	if (lnch_mem_read(st->tid, addr, buf, n) == 0)
+		ss->proto = proto_of(buf, n);
+}
+
+/* The first iovec's base and length of a msghdr's iov array at iov. */
+static bool first_iov(const struct lnch_stop *st, uint64_t iov, uint64_t iovlen, uint64_t *base,
+		      uint64_t *len)
+{
+	if (iovlen == 0)
+		return false;
+	if (lnch_arch_is_compat(st->arch)) {
+		uint32_t v[2];
+
+		if (lnch_mem_read(st->tid, iov, v, sizeof(v)) < 0)
+			return false;
+		*base = v[0];
+		*len = v[1];
+		return true;
+	}
+	struct iovec v;
+
+	if (lnch_mem_read(st->tid, iov, &v, sizeof(v)) < 0)
+		return false;
+	*base = (uint64_t)(uintptr_t)v.iov_base;
+	*len = v.iov_len;
+	return true;
+}
+
 /* sendto: the address when there is one; the payload when it goes to a DNS server. */
 static bool capture_sendto(struct rec_capture *c, const struct lnch_stop *st)
 {
@@ -164,6 +226,8 @@ static bool capture_sendto(struct rec_capture *c, const struct lnch_stop *st)
 
 	if (dns)
 		capture_payload(c, st->tid, 1, st->args[1], st->args[2]);
+	else
+		sniff(c, st, st->args[1], st->args[2]);
 	/* a send on a connected socket teaches nothing unless it is DNS */
 	return dns || sa != NULL;
 }
@@ -179,8 +243,14 @@ static bool capture_sendmsg(struct rec_capture *c, const struct lnch_stop *st, i
 	sa = capture_sockaddr_at(c, st->tid, i, m.name, m.namelen);
 	dns = (watched(c, st) & REC_SOCK_DNS) ||
 	      (sa != NULL && is_dns_addr(sa, c->ev.blobs[c->ev.nblobs - 1].len));
-	if (dns)
+	if (dns) {
 		capture_iov(c, st, i, m.iov, m.iovlen, DNS_PAYLOAD_MAX);
+	} else if (c->socks != NULL && rec_socks_data(c->socks, st->pid, (int32_t)st->args[0])) {
+		uint64_t base, len;
+
+		if (first_iov(st, m.iov, m.iovlen, &base, &len))
+			sniff(c, st, base, len);
+	}
 	return dns || sa != NULL;
 }
 
@@ -264,7 +334,7 @@ bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 	case RA_RECVBUF:
 	case RA_RMSGHDR:
 	case RA_RMMSGHDR: keep_if(c, (watched(c, st) & REC_SOCK_DNS) != 0); return true;
-	case RA_CLOSEFD: return watched(c, st) != 0;
+	case RA_CLOSEFD: return (watched(c, st) & (REC_SOCK_DNS | REC_SOCK_PENDING)) != 0;
 	case RA_SOCKOPTIN: capture_sockopt_in(c, st, i); return true;
 	default: return true;
 	}
@@ -388,5 +458,36 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 				      rec_socks_get(c->socks, st->pid, fd) | REC_SOCK_DNS);
 		return;
 	default: return;
+	}
+}
+
+void rec_net_count(struct rec_capture *c, const struct lnch_stop *st)
+{
+	enum rec_arg_kind k = c->sys->args[1].kind;
+	bool rx = k == RA_RECVBUF || k == RA_RMSGHDR, tx = k == RA_SENDBUF || k == RA_MSGHDR;
+	struct rec_sockstat *ss;
+	uint8_t end = 0;
+
+	if (c->socks == NULL || (!rx && !tx) ||
+	    (ss = rec_socks_data(c->socks, c->ev.pid, (int32_t)c->ev.args[0])) == NULL)
+		return;
+	if (st->ret > 0 && tx) {
+		ss->sent += (uint64_t)st->ret;
+	} else if (st->ret > 0) {
+		ss->received += (uint64_t)st->ret;
+		if (ss->first_rx_ns == 0)
+			ss->first_rx_ns = st->t_ns;
+	} else if (st->ret == 0 && rx) {
+		end = BNDL_SOCK_PEER_CLOSED; /* an orderly shutdown (a datagram of 0 bytes is rare) */
+	} else if (st->ret == -EPIPE) {
+		end = BNDL_SOCK_PEER_CLOSED;
+	} else if (st->ret == -ECONNRESET) {
+		end = BNDL_SOCK_RESET;
+	} else if (st->ret == -ETIMEDOUT) {
+		end = BNDL_SOCK_TIMED_OUT;
+	}
+	if (end != 0 && ss->end_ns == 0) {
+		ss->end = end;
+		ss->end_ns = st->t_ns;
 	}
 }

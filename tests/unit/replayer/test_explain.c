@@ -4,6 +4,7 @@
  * from hand-made files.jsonl / host.json / network.jsonl records.
  */
 #include "replayer/explain_internal.h"
+#include "replayer/sockidx.h"
 
 #include <jansson.h>
 #include <setjmp.h>
@@ -498,6 +499,74 @@ static void test_wait_sentences(void **state)
 	json_decref(f.wait);
 }
 
+/* A wait on a socket joined to its connect (replayer/sockidx.h): peer, protocol, data phase. */
+static void test_wait_socket_sentences(void **state)
+{
+	struct rpl_sockidx idx;
+	struct xp_finding f = { .kind = XP_WAIT,
+				.pid = 10,
+				.syscall = (char *)"poll",
+				.errname = (char *)"returned",
+				.count = 1,
+				.t_ns = 12001000000,
+				.wait_dominant = true };
+	json_t *conn = json_loads(
+		"{\"kind\":\"attempt\",\"pid\":10,\"fd\":3,\"t_ns\":0,\"dur_ns\":150000,"
+		"\"syscall\":\"connect\",\"type\":\"SOCK_STREAM\",\"family\":\"AF_INET\","
+		"\"ip\":\"127.0.0.1\",\"port\":18081,\"outcome\":\"connected\","
+		"\"nonblocking\":true,\"sent\":120,\"received\":0,\"end\":\"peer_closed\","
+		"\"end_ns\":12000500000,\"proto\":\"http\"}",
+		0, NULL);
+	json_t *pending = json_loads(
+		"{\"kind\":\"attempt\",\"pid\":11,\"fd\":5,\"t_ns\":1000,\"dur_ns\":2000000000,"
+		"\"syscall\":\"connect\",\"type\":\"SOCK_STREAM\",\"family\":\"AF_INET\","
+		"\"ip\":\"127.0.0.1\",\"port\":8080,\"outcome\":\"abandoned\","
+		"\"errno\":\"EINPROGRESS\",\"nonblocking\":true}",
+		0, NULL);
+
+	(void)state;
+	rpl_sockidx_init(&idx);
+	assert_true(rpl_sockidx_add(&idx, conn) > 0);
+	assert_true(rpl_sockidx_add(&idx, pending) > 0);
+	f.wait = json_loads("{\"pid\":10,\"tid\":10,\"syscall\":\"poll\",\"what\":\"poll\","
+			    "\"t_ns\":1000000,\"dur_ns\":12000000000,\"end\":\"returned\","
+			    "\"nfds\":1,\"fds\":[{\"fd\":3,\"kind\":\"socket\",\"peer\":{"
+			    "\"family\":\"AF_INET\",\"ip\":\"127.0.0.1\",\"port\":18081}}]}",
+			    0, NULL);
+	rpl_sockidx_join(&idx, f.wait);
+	build(&f, NULL, USER_HOST);
+	assert_non_null(strstr(f.sentence,
+			       "waited 12 s for a reply from 127.0.0.1:18081 (HTTP over TCP, "
+			       "connected in 0.1 ms; poll), then the peer closed the connection "
+			       "without sending anything"));
+	release(&f);
+	json_decref(f.wait);
+	/* a socket still connecting has no peer of its own: the connect names it */
+	f.wait_interrupted = true;
+	f.pid = 11;
+	f.wait = json_loads("[{\"pid\":11,\"tid\":11,\"syscall\":\"poll\",\"what\":\"poll\","
+			    "\"t_ns\":2000,\"dur_ns\":2000000000,\"end\":\"signal\","
+			    "\"signal\":\"SIGINT\",\"at_stop\":true,\"stop_ns\":2000000000,"
+			    "\"nfds\":2,\"fds\":[{\"fd\":5,\"kind\":\"socket\",\"local\":{"
+			    "\"family\":\"AF_INET\",\"ip\":\"127.0.0.1\",\"port\":40000}}]}]",
+			    0, NULL);
+	rpl_sockidx_join(&idx, json_array_get(f.wait, 0));
+	build(&f, NULL, USER_HOST);
+	assert_non_null(strstr(f.sentence, "in poll on 2 fds, first the connection to "
+					   "127.0.0.1:8080 to complete (TCP)"));
+	release(&f);
+	json_decref(f.wait);
+	/* no connect of that fd before the wait: nothing is joined */
+	f.wait = json_loads("{\"pid\":10,\"t_ns\":0,\"fds\":[{\"fd\":4,\"kind\":\"socket\"}]}", 0,
+			    NULL);
+	rpl_sockidx_join(&idx, f.wait);
+	assert_null(json_object_get(f.wait, "socket"));
+	json_decref(f.wait);
+	json_decref(conn);
+	json_decref(pending);
+	rpl_sockidx_release(&idx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_change_not_owner),
 		cmocka_unit_test(test_resolver_unreachable),
 		cmocka_unit_test(test_wait_sentences),
+		cmocka_unit_test(test_wait_socket_sentences),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,8 +43,81 @@ static bool put_addr(FILE *f, json_t *a)
 	return false;
 }
 
+/* "pid 12 (sleep 30)", or "pid 12" when names does not know it. */
+static void put_holder(FILE *f, int64_t pid, const struct rpl_wait_names *names)
+{
+	const char *label = names != NULL && names->label != NULL ? names->label(names->ctx, pid)
+								  : NULL;
+
+	fprintf(f, "pid %" PRId64, pid);
+	if (label != NULL && label[0] != '\0' && strncmp(label, "pid ", 4) != 0)
+		fprintf(f, " (%s)", label);
+}
+
+/* How many holders in other_end are not the waiting process self. */
+static size_t others(json_t *other, int64_t self)
+{
+	size_t n = 0, i;
+	json_t *h;
+
+	json_array_foreach (other, i, h)
+		n += bndl_json_int(h, "pid", 0) != self;
+	return n;
+}
+
+/* The holders in other_end but the waiting process self: "pid 1 (a), pid 2 (b) and pid 3 (c)". */
+static void put_holders(FILE *f, json_t *other, int64_t self, bool more,
+			  const struct rpl_wait_names *names)
+{
+	size_t n = others(other, self), i, k = 0;
+	json_t *h;
+
+	json_array_foreach (other, i, h) {
+		int64_t pid = bndl_json_int(h, "pid", 0);
+
+		if (pid == self)
+			continue;
+		if (k > 0)
+			fputs(k + 1 == n && !more ? " and " : ", ", f);
+		put_holder(f, pid, names);
+		k++;
+	}
+	if (more)
+		fputs(" and others", f);
+}
+
+/*
+ * A pipe fd record d with other_end, of a wait of process self: "data on a
+ * pipe from pid 12 (sleep 30)", "room on a pipe read by …", "… nobody else
+ * holds open (its own fd 4 is the write end)", "… whose writer is outside
+ * the recording".
+ */
+static void put_pipe_end(FILE *f, json_t *d, int64_t self, const struct rpl_wait_names *names)
+{
+	bool write = is(bndl_json_str(d, "pipe_end"), "write");
+	const char *cut = bndl_json_str(d, "other_end_cut");
+	json_t *other = json_object_get(d, "other_end"), *own = json_array_get(other, 0);
+
+	fputs(write ? "room on a pipe" : "data on a pipe", f);
+	if (others(other, self) > 0) {
+		fputs(write ? " read by " : " from ", f);
+		put_holders(f, other, self, is(cut, "holders"), names);
+		return;
+	}
+	if (own != NULL) { /* only the waiting process holds the other end */
+		fprintf(f, " nobody else holds open (its own fd %" PRId64 " is the %s end)",
+			bndl_json_int(own, "fd", 0), write ? "read" : "write");
+		return;
+	}
+	if (is(cut, "fds"))
+		fprintf(f, " whose %s was not found (a process had over 1024 fds)",
+			write ? "reader" : "writer");
+	else
+		fprintf(f, " whose %s is outside the recording", write ? "reader" : "writer");
+}
+
 /* What fd record d is: "a reply from PEER", "data on a pipe" … for a read-like wait. */
-static void put_fd_source(FILE *f, json_t *d)
+static void put_fd_source(FILE *f, json_t *d, int64_t self, const struct rpl_wait_names *names)
 {
 	const char *kind = bndl_json_str(d, "kind");
 	json_t *peer = json_object_get(d, "peer");
@@ -60,6 +133,8 @@ static void put_fd_source(FILE *f, json_t *d)
 				fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
 			fputc(')', f);
 		}
+	} else if (is(kind, "pipe") && json_is_array(json_object_get(d, "other_end"))) {
+		put_pipe_end(f, d, self, names);
 	} else if (is(kind, "pipe")) {
 		fprintf(f, "data on a pipe (fd %" PRId64 ", %s)", bndl_json_int(d, "fd", 0),
 			bndl_json_str(d, "link") ? bndl_json_str(d, "link") : "?");
@@ -73,11 +148,12 @@ static void put_fd_source(FILE *f, json_t *d)
 }
 
 /* "in connect to X", "for a reply from X", "for its child pid N" … */
-void rpl_wait_put_on(FILE *f, json_t *w)
+void rpl_wait_put_on(FILE *f, json_t *w, const struct rpl_wait_names *names)
 {
 	const char *what = bndl_json_str(w, "what"), *sc = bndl_json_str(w, "syscall");
 	json_t *fd0 = json_array_get(json_object_get(w, "fds"), 0);
 	int64_t child = bndl_json_int(w, "child", 0), nfds = bndl_json_int(w, "nfds", 0);
+	int64_t self = bndl_json_int(w, "pid", 0);
 
 	if (is(what, "connect")) {
 		fputs("in connect to ", f);
@@ -90,7 +166,7 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "read")) {
 		fputs("for ", f);
 		if (fd0 != NULL)
-			put_fd_source(f, fd0);
+			put_fd_source(f, fd0, self, names);
 		else
 			fputs("data", f);
 		fprintf(f, " (%s)", sc);
@@ -98,7 +174,7 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 		fprintf(f, "in %s on %" PRId64 " fd%s", sc, nfds, nfds == 1 ? "" : "s");
 		if (fd0 != NULL) {
 			fputs(", first ", f);
-			put_fd_source(f, fd0);
+			put_fd_source(f, fd0, self, names);
 		}
 	} else if (is(what, "child")) {
 		if (child > 0)
@@ -108,7 +184,7 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "lock")) {
 		fprintf(f, "in %s for a lock on ", sc);
 		if (fd0 != NULL)
-			put_fd_source(f, fd0);
+			put_fd_source(f, fd0, self, names);
 	} else {
 		fprintf(f, "in %s", sc);
 	}

@@ -15,10 +15,23 @@
 void rpl_wait_put_secs(FILE *f, int64_t ns);
 
 /*
- * rpl_wait_put_on - what wait record w waited on: "in connect to 10.0.0.1:443",
- * "for a reply from 127.0.0.1:8080 (recvfrom)", "in wait4 for its child pid 12" …
+ * How a caller names the traced processes: label(ctx, pid) is the program
+ * of pid ("sleep 30", from processes.jsonl), borrowed until the next call,
+ * or NULL when it is not known.
  */
-void rpl_wait_put_on(FILE *f, json_t *w);
+struct rpl_wait_names {
+	const char *(*label)(void *ctx, int64_t pid);
+	void *ctx;
+};
+
+/*
+ * rpl_wait_put_on - what wait record w waited on: "in connect to 10.0.0.1:443",
+ * "for a reply from 127.0.0.1:8080 (recvfrom)", "in wait4 for its child pid 12",
+ * "for data on a pipe from pid 4242 (sleep 30) (read)" …; names (NULL: pids
+ * only) labels the processes holding a pipe's other end.  Cost: linear in
+ * the record's fds and holders (at most 2 and 4 each), plus the labels.
+ */
+void rpl_wait_put_on(FILE *f, json_t *w, const struct rpl_wait_names *names);
 
 /*
  * rpl_wait_put_end - how w ended, after a comma: ", then the peer closed

@@ -67,7 +67,7 @@ static size_t others(json_t *other, int64_t self)
 
 /* The holders in other_end but the waiting process self: "pid 1 (a), pid 2 (b) and pid 3 (c)". */
 static void put_holders(FILE *f, json_t *other, int64_t self, bool more,
-			  const struct rpl_wait_names *names)
+			const struct rpl_wait_names *names)
 {
 	size_t n = others(other, self), i, k = 0;
 	json_t *h;

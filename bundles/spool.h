@@ -135,7 +135,30 @@ enum bndl_wait_end {
 	BNDL_WAIT_LEFT = 3, /* still waiting when the recording stopped */
 };
 
-/* The facts of a BNDL_REC_WAIT beside the event fields, host layout. */
+/* What was found of a pipe's other end (struct bndl_wait_other_end.flags). */
+enum bndl_wait_end_flags {
+	BNDL_WAIT_END_LOOKED = 1u << 0, /* the fd is a pipe and its other end was looked for */
+	BNDL_WAIT_END_WRITE = 1u << 1, /* the fd is the pipe's write end (else its read end) */
+	BNDL_WAIT_END_MORE = 1u << 2, /* more processes hold it than listed */
+	BNDL_WAIT_END_FDS_CUT = 1u << 3, /* a process had too many fds to look at all of them */
+};
+
+/* Most holders of a pipe's other end in a struct bndl_wait_other_end. */
+#define BNDL_WAIT_HOLDERS 4
+
+/* The traced processes holding the other end of a pipe fd of a wait. */
+struct bndl_wait_other_end {
+	uint32_t flags; /* enum bndl_wait_end_flags; 0: not a pipe, or not looked for */
+	uint32_t n; /* entries of pid and fd */
+	int32_t pid[BNDL_WAIT_HOLDERS];
+	int32_t fd[BNDL_WAIT_HOLDERS]; /* an fd of pid[i] on that end */
+};
+
+/*
+ * The facts of a BNDL_REC_WAIT beside the event fields, host layout.
+ * Spools written before other_end existed end their blob there
+ * (BNDL_WAIT_INFO_V1_SIZE bytes): read them as if other_end were zero.
+ */
 struct bndl_wait_info {
 	uint64_t stop_ns; /* with BNDL_EV_WAIT_AT_STOP: when the stop was asked for */
 	int32_t child; /* wait4/waitid: the pid waited for, -1 any, 0 none */
@@ -144,7 +167,11 @@ struct bndl_wait_info {
 	uint32_t end; /* enum bndl_wait_end */
 	int32_t status; /* SIGNALED: the signal; EXITED: the wait status */
 	char wchan[48]; /* /proc/TID/wchan, NUL-terminated, "" unknown */
+	struct bndl_wait_other_end other_end[2]; /* of fds[i], when a pipe */
 };
+
+/* The size of a struct bndl_wait_info before other_end (older spools). */
+#define BNDL_WAIT_INFO_V1_SIZE offsetof(struct bndl_wait_info, other_end)
 
 /* How a connected socket's data phase ended (struct bndl_sock_info.end). */
 enum bndl_sock_end {

@@ -69,6 +69,25 @@ enum lnch_wait_end {
 /* Most fds of one wait described (poll, select, epoll_wait wait on several). */
 #define LNCH_WAIT_FDS 2
 
+/* Most holders of a pipe's other end kept for one fd of a wait. */
+#define LNCH_WAIT_HOLDERS 4
+/* Most fds of one traced process looked at for a pipe's other end. */
+#define LNCH_WAIT_SCAN_FDS 1024
+
+/* What was found of a pipe's other end (struct lnch_wait_fd.end_flags). */
+enum lnch_wait_end_flags {
+	LNCH_WAIT_END_LOOKED = 1u << 0, /* the fd is a pipe and its other end was looked for */
+	LNCH_WAIT_END_WRITE = 1u << 1, /* the fd is the pipe's write end (else its read end) */
+	LNCH_WAIT_END_MORE = 1u << 2, /* more processes hold it than LNCH_WAIT_HOLDERS */
+	LNCH_WAIT_END_FDS_CUT = 1u << 3, /* a process had more fds than LNCH_WAIT_SCAN_FDS */
+};
+
+/* A traced process holding a pipe's other end open, and one fd it holds it by. */
+struct lnch_wait_holder {
+	pid_t pid;
+	int fd;
+};
+
 /* One fd a wait was on, as seen when the wait was found. */
 struct lnch_wait_fd {
 	int fd;
@@ -77,6 +96,10 @@ struct lnch_wait_fd {
 	uint32_t local_len, peer_len; /* bytes of local and peer (0: none) */
 	uint8_t local[128]; /* a socket's own address (getsockname(2)) */
 	uint8_t peer[128]; /* a socket's peer (getpeername(2)) */
+	/* a pipe: the traced processes holding its other end (the waiting one too) */
+	uint32_t end_flags; /* enum lnch_wait_end_flags */
+	uint32_t nholders; /* entries of holders */
+	struct lnch_wait_holder holders[LNCH_WAIT_HOLDERS];
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "launcher/syscalls.h"
 #include "launcher/taint.h"
 #include "launcher/tasks.h"
+#include "launcher/wait_pipes.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -193,8 +194,8 @@ static void fds_of_epoll(struct lnch_wait *w, int *out, size_t *n)
 	}
 }
 
-/* What the call of w waits on: its fds, connect's address, the child. */
-static void describe(struct lnch_wait *w, enum lnch_wait_kind kind)
+/* What the call of w waits on: its fds (a pipe's other end among tasks), connect's address, the child. */
+static void describe(struct lnch_wait *w, enum lnch_wait_kind kind, const struct lnch_tasks *tasks)
 {
 	int fds[LNCH_WAIT_FDS], pidfd = -2;
 	size_t n = 0;
@@ -217,8 +218,10 @@ static void describe(struct lnch_wait *w, enum lnch_wait_kind kind)
 	case LNCH_WAITK_WAITID: w->child = w->args[0] == P_PID ? (pid_t)w->args[1] : -1; break;
 	case LNCH_WAITK_SLEEP: break;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		describe_fd(w->pid, &pidfd, &w->fds[i], fds[i]);
+		lnch_wait_pipe_ends(tasks, w->pid, &w->fds[i]);
+	}
 	if (pidfd >= 0)
 		close(pidfd);
 	if (lnch_proc_read(w->tid, "wchan", w->wchan, sizeof(w->wchan)) <= 0 ||
@@ -239,7 +242,7 @@ static void open_wait(struct lnch_loop *loop, struct lnch_task *task, int ci, in
 	memcpy(w->args, args, sizeof(w->args));
 	w->start_ns = start_ns;
 	w->start_exact = task->last_entry_nr == nr && task->seen_out_ns <= task->last_stop_ns;
-	describe(w, loop->wait_calls.kind[ci]);
+	describe(w, loop->wait_calls.kind[ci], &loop->tasks);
 	task->wait = w;
 }
 

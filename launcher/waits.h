@@ -8,7 +8,8 @@
  * one in a blocking call (connect, accept, reads and receives, poll,
  * select, epoll_wait, wait4, waitid, flock, fcntl locks, sleeps) opens a
  * wait, described once (the fds' /proc/PID/fd links, a socket's endpoints
- * through a pidfd_getfd(2) copy, connect's address, the child).  The wait
+ * through a pidfd_getfd(2) copy, the traced processes holding a pipe's
+ * other end (launcher/wait_pipes.h), connect's address, the child).  The wait
  * ends at the task's next stop, at the first tick that finds it out of the
  * call, or when it ends; observers' on_wait gets it when it lasted
  * LNCH_WAIT_LONG_NS or more, or when a signal, the task's end or a stop of
@@ -36,7 +37,8 @@ struct lnch_task;
  * task that has not stopped for LNCH_WAIT_QUIET_NS, opening or ending its
  * wait.  Cost: one read of /proc/TID/syscall per quiet task (linear in the
  * task table); a new wait costs a few more reads and a pidfd_getfd(2) per
- * socket it waits on (at most LNCH_WAIT_FDS).
+ * socket it waits on (at most LNCH_WAIT_FDS), and per pipe it waits on a
+ * readlink of each traced process's fds (at most LNCH_WAIT_SCAN_FDS each).
  */
 void lnch_waits_sample(struct lnch_loop *loop);
 

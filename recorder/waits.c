@@ -25,6 +25,23 @@ static void add_blob(struct bndl_event *ev, uint16_t kind, uint16_t argi, const 
 		(struct bndl_blob){ .kind = kind, .argi = argi, .len = len, .data = data };
 }
 
+_Static_assert(BNDL_WAIT_INFO_V1_SIZE == 80, "older spools' wait info is 80 bytes");
+_Static_assert(BNDL_WAIT_HOLDERS == LNCH_WAIT_HOLDERS, "one bound for the holders of a pipe");
+
+/* The spool's form of what f's wait found of a pipe's other end. */
+static void other_end_of(const struct lnch_wait_fd *f, struct bndl_wait_other_end *o)
+{
+	o->flags = (f->end_flags & LNCH_WAIT_END_LOOKED ? BNDL_WAIT_END_LOOKED : 0) |
+		   (f->end_flags & LNCH_WAIT_END_WRITE ? BNDL_WAIT_END_WRITE : 0) |
+		   (f->end_flags & LNCH_WAIT_END_MORE ? BNDL_WAIT_END_MORE : 0) |
+		   (f->end_flags & LNCH_WAIT_END_FDS_CUT ? BNDL_WAIT_END_FDS_CUT : 0);
+	o->n = f->nholders < BNDL_WAIT_HOLDERS ? f->nholders : BNDL_WAIT_HOLDERS;
+	for (uint32_t i = 0; i < o->n; i++) {
+		o->pid[i] = f->holders[i].pid;
+		o->fd[i] = f->holders[i].fd;
+	}
+}
+
 void rec_wait_event(const struct lnch_wait *w, struct bndl_wait_info *info, struct bndl_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -56,6 +73,7 @@ void rec_wait_event(const struct lnch_wait *w, struct bndl_wait_info *info, stru
 		info->fds[i] = i < w->nfds && f->link[0] != '\0' ? f->fd : -1;
 		if (info->fds[i] < 0)
 			continue;
+		other_end_of(f, &info->other_end[i]);
 		add_blob(ev, BNDL_BLOB_STR, 10 + i, f->link, (uint32_t)strlen(f->link));
 		add_blob(ev, BNDL_BLOB_SOCKADDR, 10 + i, f->local, f->local_len);
 		add_blob(ev, BNDL_BLOB_SOCKADDR, 20 + i, f->peer, f->peer_len);
@@ -97,7 +115,32 @@ static const char *link_kind(const char *link, size_t len)
 	return "other";
 }
 
-static json_t *fd_json(const struct bndl_event *ev, uint16_t i, int fd)
+/* fd entry o's pipe_end, other_end, other_end_cut from oe (docs/bundle-format.md "waits.jsonl"). */
+static void add_other_end(json_t *o, const struct bndl_wait_other_end *oe)
+{
+	json_t *holders;
+
+	if (!(oe->flags & BNDL_WAIT_END_LOOKED))
+		return;
+	holders = json_array();
+	json_object_set_new(o, "pipe_end",
+			    json_string(oe->flags & BNDL_WAIT_END_WRITE ? "write" : "read"));
+	for (uint32_t i = 0; i < oe->n && i < BNDL_WAIT_HOLDERS; i++) {
+		json_t *h = json_object();
+
+		json_object_set_new(h, "pid", json_integer(oe->pid[i]));
+		json_object_set_new(h, "fd", json_integer(oe->fd[i]));
+		json_array_append_new(holders, h);
+	}
+	json_object_set_new(o, "other_end", holders);
+	if (oe->flags & (BNDL_WAIT_END_MORE | BNDL_WAIT_END_FDS_CUT))
+		json_object_set_new(
+			o, "other_end_cut",
+			json_string(oe->flags & BNDL_WAIT_END_MORE ? "holders" : "fds"));
+}
+
+static json_t *fd_json(const struct bndl_event *ev, uint16_t i, int fd,
+		       const struct bndl_wait_other_end *oe)
 {
 	const struct bndl_blob *link = bndl_event_blob(ev, BNDL_BLOB_STR, 10 + i);
 	const struct bndl_blob *local = bndl_event_blob(ev, BNDL_BLOB_SOCKADDR, 10 + i);
@@ -109,6 +152,7 @@ static json_t *fd_json(const struct bndl_event *ev, uint16_t i, int fd)
 		json_object_set_new(o, "kind", json_string(link_kind(link->data, link->len)));
 		json_object_set_new(o, "link", bndl_json_bytes(link->data, link->len));
 	}
+	add_other_end(o, oe);
 	if (local != NULL)
 		json_object_set_new(o, "local", rec_sockaddr_json(local->data, local->len));
 	if (peer != NULL)
@@ -158,8 +202,8 @@ static json_t *wait_json(const struct bndl_event *ev)
 	cleanup_free char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, ev->nr);
 	json_t *o = json_object(), *fds = json_array();
 
-	if (ib != NULL && ib->len == sizeof(info))
-		memcpy(&info, ib->data, sizeof(info));
+	if (ib != NULL && ib->len >= BNDL_WAIT_INFO_V1_SIZE && ib->len <= sizeof(info))
+		memcpy(&info, ib->data, ib->len); /* older spools: other_end stays zero */
 	json_object_set_new(o, "pid", json_integer(ev->pid));
 	json_object_set_new(o, "tid", json_integer(ev->tid));
 	json_object_set_new(o, "syscall", json_string(name != NULL ? name : "unknown"));
@@ -180,7 +224,7 @@ static json_t *wait_json(const struct bndl_event *ev)
 		json_object_set_new(o, "nfds", json_integer(info.nfds));
 	for (uint16_t i = 0; i < 2; i++)
 		if (info.fds[i] >= 0 && i < info.nfds)
-			json_array_append_new(fds, fd_json(ev, i, info.fds[i]));
+			json_array_append_new(fds, fd_json(ev, i, info.fds[i], &info.other_end[i]));
 	json_object_set_new(o, "fds", fds);
 	info.wchan[sizeof(info.wchan) - 1] = '\0';
 	if (info.wchan[0] != '\0')

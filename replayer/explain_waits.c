@@ -154,8 +154,25 @@ double xp_wait_score(const struct xp_finding *x, const struct xp_proc *p, bool r
 	return child ? 5 : 15;
 }
 
+/* explain's names of processes, for wait_text.h: proc_of(ctx, pid)'s label. */
+struct xp_wait_names {
+	const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid);
+	const void *ctx;
+};
+
+static const char *label_of(void *ctx, int64_t pid)
+{
+	const struct xp_wait_names *n = ctx;
+	const struct xp_proc *p = n->proc_of != NULL && pid > 0 && pid <= INT32_MAX
+					  ? n->proc_of(n->ctx, (int32_t)pid)
+					  : NULL;
+
+	return p != NULL ? p->label : NULL;
+}
+
 /* "python3 x.py (pid 5) had been waiting 2.2 s in connect to 10.0.0.1:443" */
-static void put_one_interrupted(FILE *f, json_t *w, const struct xp_proc *p)
+static void put_one_interrupted(FILE *f, json_t *w, const struct xp_proc *p,
+				const struct rpl_wait_names *names)
 {
 	if (p != NULL)
 		fprintf(f, "%s (pid %" PRId64 ")", p->label, bndl_json_int(w, "pid", 0));
@@ -164,7 +181,7 @@ static void put_one_interrupted(FILE *f, json_t *w, const struct xp_proc *p)
 	fputs(" had been waiting ", f);
 	rpl_wait_put_secs(f, waited_ns(w));
 	fputc(' ', f);
-	rpl_wait_put_on(f, w);
+	rpl_wait_put_on(f, w, names);
 }
 
 void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
@@ -172,6 +189,8 @@ void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struc
 		     const void *ctx)
 {
 	json_t *w = x->wait_interrupted ? json_array_get(x->wait, 0) : x->wait;
+	struct xp_wait_names by_pid = { .proc_of = proc_of, .ctx = ctx };
+	const struct rpl_wait_names names = { .label = label_of, .ctx = &by_pid };
 	size_t i;
 	json_t *e;
 
@@ -185,7 +204,7 @@ void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struc
 		fputs(" waited ", f);
 		rpl_wait_put_secs(f, bndl_json_int(w, "dur_ns", 0));
 		fputc(' ', f);
-		rpl_wait_put_on(f, w);
+		rpl_wait_put_on(f, w, &names);
 		rpl_wait_put_end(f, w);
 		return;
 	}
@@ -203,6 +222,7 @@ void xp_wait_explain(FILE *f, json_t *r, const struct xp_finding *x, const struc
 		}
 		put_one_interrupted(
 			f, e,
-			proc_of != NULL ? proc_of(ctx, (int32_t)bndl_json_int(e, "pid", 0)) : NULL);
+			proc_of != NULL ? proc_of(ctx, (int32_t)bndl_json_int(e, "pid", 0)) : NULL,
+			&names);
 	}
 }

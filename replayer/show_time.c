@@ -88,11 +88,18 @@ static int by_waiting(const void *a, const void *b)
 	return x->wall > y->wall ? -1 : x->wall < y->wall;
 }
 
+/* The argv of proc's last exec (borrowed; NULL without one). */
+static json_t *last_argv(json_t *proc)
+{
+	json_t *execs = json_object_get(proc, "execs");
+
+	return json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
+}
+
 /* "python3 webui.py" from the last exec's argv (at most 3 words), or "(fork)". */
 static void put_label(FILE *f, json_t *proc)
 {
-	json_t *execs = json_object_get(proc, "execs");
-	json_t *argv = json_object_get(json_array_get(execs, json_array_size(execs) - 1), "argv");
+	json_t *argv = last_argv(proc);
 	size_t i;
 	json_t *a;
 
@@ -141,7 +148,34 @@ static void put_proc(FILE *out, const struct proc_time *pt)
 	flush_line(out, f, &buf);
 }
 
-static void put_longest(FILE *out, json_t *w)
+/* Names of processes for wait_text.h: the label of a pid of procs. */
+struct show_names {
+	json_t *procs; /* borrowed: processes.jsonl's records */
+	char buf[160]; /* the last label */
+};
+
+/* The label of pid, as the process list shows it; NULL without an exec.  Linear in procs. */
+static const char *label_of(void *ctx, int64_t pid)
+{
+	struct show_names *n = ctx;
+	FILE *f;
+	size_t i;
+	json_t *p;
+
+	json_array_foreach (n->procs, i, p) {
+		if (bndl_json_int(p, "pid", 0) != pid || json_array_size(last_argv(p)) == 0)
+			continue;
+		memset(n->buf, 0, sizeof(n->buf));
+		if ((f = fmemopen(n->buf, sizeof(n->buf) - 1, "w")) == NULL)
+			return NULL;
+		put_label(f, p);
+		fclose(f);
+		return n->buf;
+	}
+	return NULL;
+}
+
+static void put_longest(FILE *out, json_t *w, const struct rpl_wait_names *names)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -153,7 +187,7 @@ static void put_longest(FILE *out, json_t *w)
 	rpl_wait_put_secs(f, bndl_json_int(w, "dur_ns", 0));
 	fprintf(f, "  pid %" PRId64 " at %.2f s ", bndl_json_int(w, "pid", 0),
 		(double)bndl_json_int(w, "t_ns", 0) / 1e9);
-	rpl_wait_put_on(f, w);
+	rpl_wait_put_on(f, w, names);
 	rpl_wait_put_end(f, w);
 	flush_line(out, f, &buf);
 }
@@ -162,6 +196,8 @@ void rpl_time_put(FILE *out, bool color, const struct rpl_time *t, json_t *procs
 {
 	size_t n = json_array_size(procs), shown = 0;
 	cleanup_free struct proc_time *pt = repro_xcalloc(n + 1, sizeof(*pt));
+	struct show_names by_pid = { .procs = procs };
+	const struct rpl_wait_names names = { .label = label_of, .ctx = &by_pid };
 	size_t i;
 	json_t *p;
 
@@ -192,7 +228,7 @@ void rpl_time_put(FILE *out, bool color, const struct rpl_time *t, json_t *procs
 	}
 	fputs("  Longest waits\n", out);
 	for (i = 0; i < t->nlongest; i++)
-		put_longest(out, t->longest[i]);
+		put_longest(out, t->longest[i], &names);
 	if (t->total > t->nlongest)
 		fprintf(out, "    ... %zu more (waits.jsonl)\n", t->total - t->nlongest);
 }

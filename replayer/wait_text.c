@@ -104,11 +104,86 @@ static void put_conn_detail(FILE *f, json_t *c, const char *call)
 	fputc(')', f);
 }
 
+/* "pid 12 (sleep 30)", or "pid 12" when names does not know it. */
+static void put_holder(FILE *f, int64_t pid, const struct rpl_wait_names *names)
+{
+	const char *label = names != NULL && names->label != NULL ? names->label(names->ctx, pid)
+								  : NULL;
+
+	fprintf(f, "pid %" PRId64, pid);
+	if (label != NULL && label[0] != '\0' && strncmp(label, "pid ", 4) != 0)
+		fprintf(f, " (%s)", label);
+}
+
+/* How many holders in other_end are not the waiting process self. */
+static size_t others(json_t *other, int64_t self)
+{
+	size_t n = 0, i;
+	json_t *h;
+
+	json_array_foreach (other, i, h)
+		n += bndl_json_int(h, "pid", 0) != self;
+	return n;
+}
+
+/* The holders in other_end but the waiting process self: "pid 1 (a), pid 2 (b) and pid 3 (c)". */
+static void put_holders(FILE *f, json_t *other, int64_t self, bool more,
+			const struct rpl_wait_names *names)
+{
+	size_t n = others(other, self), i, k = 0;
+	json_t *h;
+
+	json_array_foreach (other, i, h) {
+		int64_t pid = bndl_json_int(h, "pid", 0);
+
+		if (pid == self)
+			continue;
+		if (k > 0)
+			fputs(k + 1 == n && !more ? " and " : ", ", f);
+		put_holder(f, pid, names);
+		k++;
+	}
+	if (more)
+		fputs(" and others", f);
+}
+
 /*
- * What fd record d of wait w is: "a reply from PEER", "data on a pipe" …
- * for a read-like wait; call (or NULL) goes in the parenthesis.
+ * A pipe fd record d with other_end, of a wait of process self: "data on a
+ * pipe from pid 12 (sleep 30)", "room on a pipe read by …", "… nobody else
+ * holds open (its own fd 4 is the write end)", "… whose writer is outside
+ * the recording".
  */
-static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call)
+static void put_pipe_end(FILE *f, json_t *d, int64_t self, const struct rpl_wait_names *names)
+{
+	bool write = is(bndl_json_str(d, "pipe_end"), "write");
+	const char *cut = bndl_json_str(d, "other_end_cut");
+	json_t *other = json_object_get(d, "other_end"), *own = json_array_get(other, 0);
+
+	fputs(write ? "room on a pipe" : "data on a pipe", f);
+	if (others(other, self) > 0) {
+		fputs(write ? " read by " : " from ", f);
+		put_holders(f, other, self, is(cut, "holders"), names);
+		return;
+	}
+	if (own != NULL) { /* only the waiting process holds the other end */
+		fprintf(f, " nobody else holds open (its own fd %" PRId64 " is the %s end)",
+			bndl_json_int(own, "fd", 0), write ? "read" : "write");
+		return;
+	}
+	if (is(cut, "fds"))
+		fprintf(f, " whose %s was not found (a process had over 1024 fds)",
+			write ? "reader" : "writer");
+	else
+		fprintf(f, " whose %s is outside the recording", write ? "reader" : "writer");
+}
+
+/*
+ * What fd record d of wait w is: "a reply from PEER", "data on a pipe from
+ * pid 12 (sleep 30)" … for a read-like wait; call (or NULL) goes in the
+ * parenthesis; names labels a pipe's other end.
+ */
+static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call,
+			  const struct rpl_wait_names *names)
 {
 	const char *kind = bndl_json_str(d, "kind");
 	json_t *peer = json_object_get(d, "peer");
@@ -141,6 +216,8 @@ static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call)
 				fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
 			fputc(')', f);
 		}
+	} else if (is(kind, "pipe") && json_is_array(json_object_get(d, "other_end"))) {
+		put_pipe_end(f, d, bndl_json_int(w, "pid", 0), names);
 	} else if (is(kind, "pipe")) {
 		fprintf(f, "data on a pipe (fd %" PRId64 ", %s)", bndl_json_int(d, "fd", 0),
 			bndl_json_str(d, "link") ? bndl_json_str(d, "link") : "?");
@@ -156,7 +233,7 @@ static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call)
 }
 
 /* "in connect to X", "for a reply from X", "for its child pid N" … */
-void rpl_wait_put_on(FILE *f, json_t *w)
+void rpl_wait_put_on(FILE *f, json_t *w, const struct rpl_wait_names *names)
 {
 	const char *what = bndl_json_str(w, "what"), *sc = bndl_json_str(w, "syscall");
 	json_t *fd0 = json_array_get(json_object_get(w, "fds"), 0);
@@ -173,17 +250,17 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "read")) {
 		fputs("for ", f);
 		if (fd0 != NULL)
-			put_fd_source(f, w, fd0, sc);
+			put_fd_source(f, w, fd0, sc, names);
 		else
 			fprintf(f, "data (%s)", sc);
 	} else if (is(what, "poll") && nfds == 1 && fd0 != NULL) {
 		fputs("for ", f);
-		put_fd_source(f, w, fd0, sc);
+		put_fd_source(f, w, fd0, sc, names);
 	} else if (is(what, "poll")) {
 		fprintf(f, "in %s on %" PRId64 " fd%s", sc, nfds, nfds == 1 ? "" : "s");
 		if (fd0 != NULL) {
 			fputs(", first ", f);
-			put_fd_source(f, w, fd0, NULL);
+			put_fd_source(f, w, fd0, NULL, names);
 		}
 	} else if (is(what, "child")) {
 		if (child > 0)
@@ -193,7 +270,7 @@ void rpl_wait_put_on(FILE *f, json_t *w)
 	} else if (is(what, "lock")) {
 		fprintf(f, "in %s for a lock on ", sc);
 		if (fd0 != NULL)
-			put_fd_source(f, w, fd0, NULL);
+			put_fd_source(f, w, fd0, NULL, names);
 	} else {
 		fprintf(f, "in %s", sc);
 	}

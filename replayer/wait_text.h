@@ -18,12 +18,25 @@
 void rpl_wait_put_secs(FILE *f, int64_t ns);
 
 /*
+ * How a caller names the traced processes: label(ctx, pid) is the program
+ * of pid ("sleep 30", from processes.jsonl), borrowed until the next call,
+ * or NULL when it is not known.
+ */
+struct rpl_wait_names {
+	const char *(*label)(void *ctx, int64_t pid);
+	void *ctx;
+};
+
+/*
  * rpl_wait_put_on - what wait record w waited on: "in connect to 10.0.0.1:443",
  * "for a reply from 127.0.0.1:8080 (HTTP over TCP, connected in 0.2 ms; recvfrom)",
  * "for the connection to 10.0.0.1:443 to complete (TCP; poll)",
- * "in wait4 for its child pid 12" …
+ * "in wait4 for its child pid 12",
+ * "for data on a pipe from pid 4242 (sleep 30) (read)" …; names (NULL: pids
+ * only) labels the processes holding a pipe's other end.  Cost: linear in
+ * the record's fds and holders (at most 2 and 4 each), plus the labels.
  */
-void rpl_wait_put_on(FILE *f, json_t *w);
+void rpl_wait_put_on(FILE *f, json_t *w, const struct rpl_wait_names *names);
 
 /*
  * rpl_wait_put_end - how w ended, after a comma: ", then the peer closed

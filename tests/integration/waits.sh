@@ -8,7 +8,11 @@
 #     to 10.98.0.0/24 loops back into nothing, so the SYN is dropped),
 #     interrupted by SIGINT sent to repro: explain's #1 says "interrupted
 #     after N s: … had been waiting … in connect to 10.98.0.2:443";
-#  3. a shell waiting 2 s for `sleep`: show's Time section has the wait4.
+#  3. a shell waiting 2 s for `sleep`: show's Time section has the wait4;
+#  4. a reader waiting on a pipe whose only writer is a `sleep 2`
+#     (`sleep 2 | python3 …`, then the reader fails): waits.jsonl's fd entry
+#     names the sleep's pid in other_end, explain's stall and show's Time
+#     section say "for data on a pipe from pid N (sleep 2)".
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
 repro=$(readlink -f "$1")
@@ -130,4 +134,35 @@ check "the shell's wait4 for sleep is among the longest waits" \
 check "the shell is listed as waiting" grep -qE "^  pid [0-9]+ sh -c sleep 2; echo done: [23]\.[0-9] s, waiting [12]\.[0-9] s" sleep.show
 "$repro" explain sleep.repro >sleep.explain
 check "a run that succeeded has no wait findings" sh -c "grep -q \"nothing that matters failed\" sleep.explain && ! grep -q waited sleep.explain"
+
+# 4. a reader waiting on a pipe: who was supposed to write
+"$repro" record -o pipe.repro -- sh -c "sleep 2 | $py -c 'import sys; sys.exit(3 if not sys.stdin.read() else 0)'"
+rc=$?
+check "the reader failed (status 3, got $rc)" test "$rc" = 3
+tar --zstd -xOf pipe.repro waits.jsonl >pipe.waits
+tar --zstd -xOf pipe.repro processes.jsonl >pipe.procs
+$py - pipe.waits pipe.procs >pipe.check <<'PY' || fail=1
+import json, sys
+ws = [json.loads(l) for l in open(sys.argv[1])]
+ps = [json.loads(l) for l in open(sys.argv[2])]
+sleeps = [p["pid"] for p in ps if p["execs"] and p["execs"][-1]["argv"] == ["sleep", "2"]]
+reads = [w for w in ws if w["what"] == "read" and w["dur_ns"] >= 1_000_000_000
+         and w["fds"] and w["fds"][0].get("kind") == "pipe"]
+print("ok: one sleep 2" if len(sleeps) == 1 else "FAIL: sleeps %s" % sleeps)
+print("ok: waits.jsonl has the reader's wait on the pipe" if reads else "FAIL: no such wait: %s" % ws)
+if reads and sleeps:
+    f = reads[0]["fds"][0]
+    ok = f.get("pipe_end") == "read" and [h["pid"] for h in f.get("other_end", [])] == sleeps \
+        and "other_end_cut" not in f
+    print("ok: its other_end is the sleep, pid %d" % sleeps[0] if ok else "FAIL: fd %s" % f)
+    print("SLEEP=%d" % sleeps[0])
+PY
+cat pipe.check; grep -q FAIL pipe.check && fail=1
+spid=$(sed -n 's/^SLEEP=//p' pipe.check)
+"$repro" explain pipe.repro >pipe.explain
+check "explain's stall names the writer, pid $spid (sleep 2)" \
+	grep -qE "^[0-9]+\. .*waited [0-9.]+ s for data on a pipe from pid $spid \(sleep 2\) \(read\)" pipe.explain
+"$repro" show pipe.repro >pipe.show
+check "show's longest waits name the writer" \
+	grep -qE "^    [12]\.[0-9] s  pid [0-9]+ at [0-9.]+ s for data on a pipe from pid $spid \(sleep 2\) \(read\)" pipe.show
 exit $fail

@@ -205,10 +205,86 @@ static void test_dns_udp_tcp_and_abandoned(void **state)
 	json_decref(all);
 }
 
+/* A BNDL_REC_SOCK record of pid 7's fd at t (ms). */
+static void sock_record(struct fixture *fx, uint64_t t_ms, int32_t fd, struct bndl_sock_info info)
+{
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_event ev = { .type = BNDL_REC_SOCK,
+				 .t_ns = t_ms * 1000000,
+				 .pid = 7,
+				 .tid = 7,
+				 .args = { (uint64_t)fd },
+				 .nblobs = 1 };
+
+	ev.blobs[0] = (struct bndl_blob){ BNDL_BLOB_STRUCT, 0, sizeof(info), &info };
+	assert_int_equal(bndl_spool_append(fx->sp, &ev, &err), 0);
+}
+
+/*
+ * The data phase joins its connect: a blocking connect, then a
+ * non-blocking one whose data phase ends before SO_ERROR tells it
+ * connected, and a connect whose process ended before any record came.
+ */
+static void test_data_phase(void **state)
+{
+	struct fixture *fx = *state;
+	struct sockaddr_in web = sin_of("192.0.2.9", 80), api = sin_of("192.0.2.10", 443);
+	struct bndl_blob wa = { BNDL_BLOB_SOCKADDR, 1, sizeof(web), &web };
+	struct bndl_blob aa = { BNDL_BLOB_SOCKADDR, 1, sizeof(api), &api };
+	int32_t so_error = 0;
+	struct bndl_blob ok = { BNDL_BLOB_OUT, 3, sizeof(so_error), &so_error };
+	json_t *all, *o;
+
+	call(fx, 1, "socket", 3, AF_INET, SOCK_STREAM, 0, NULL, NULL);
+	call(fx, 2, "connect", 0, 3, 0, sizeof(web), &wa, NULL); /* ends at 3 ms */
+	sock_record(fx, 3000, 3,
+		    (struct bndl_sock_info){ .sent = 78,
+					     .received = 0,
+					     .end = BNDL_SOCK_PEER_CLOSED,
+					     .end_ns = 2500000000,
+					     .proto = BNDL_PROTO_HTTP });
+	call(fx, 4000, "socket", 4, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0, NULL, NULL);
+	call(fx, 4001, "connect", -EINPROGRESS, 4, 0, sizeof(api), &aa, NULL);
+	/* the record came first (an odd order, but a spool may hold it) */
+	sock_record(fx, 4500, 4,
+		    (struct bndl_sock_info){ .sent = 517,
+					     .received = 1200,
+					     .first_rx_ns = 4010000000,
+					     .end = BNDL_SOCK_CLOSED,
+					     .end_ns = 4500000000,
+					     .proto = BNDL_PROTO_TLS });
+	call(fx, 4002, "getsockopt", 0, 4, SOL_SOCKET, SO_ERROR, &ok, NULL);
+	/* a spool of an older repro: no record, the connect is written at the process's end */
+	call(fx, 5000, "socket", 5, AF_INET, SOCK_STREAM, 0, NULL, NULL);
+	call(fx, 5001, "connect", 0, 5, 0, sizeof(web), &wa, NULL);
+
+	all = run(fx);
+	assert_int_equal(json_array_size(all), 3);
+	o = find(all, "attempt", "proto", "http");
+	assert_int_equal(json_integer_value(json_object_get(o, "sent")), 78);
+	assert_int_equal(json_integer_value(json_object_get(o, "received")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "end")), "peer_closed");
+	assert_int_equal(json_integer_value(json_object_get(o, "end_ns")), 2500000000);
+	assert_null(json_object_get(o, "first_byte_ns"));
+	o = find(all, "attempt", "proto", "tls");
+	assert_string_equal(json_string_value(json_object_get(o, "outcome")), "connected");
+	assert_true(json_is_true(json_object_get(o, "nonblocking")));
+	assert_int_equal(json_integer_value(json_object_get(o, "received")), 1200);
+	/* connected at 4002 + 1 ms, first byte at 4010 ms */
+	assert_int_equal(json_integer_value(json_object_get(o, "first_byte_ns")), 7000000);
+	assert_null(json_object_get(o, "first_byte_t_ns"));
+	o = json_array_get(all, 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "fd")), 5);
+	assert_string_equal(json_string_value(json_object_get(o, "outcome")), "connected");
+	assert_null(json_object_get(o, "end"));
+	json_decref(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_dns_udp_tcp_and_abandoned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_data_phase, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

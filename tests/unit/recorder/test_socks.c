@@ -1,0 +1,87 @@
+/*
+ * Unit tests of recorder/socks.h: the watched-socket table's flags, and
+ * the data phases chained per process (begin, end in any order, a
+ * process's end walking its chain, the list at the recording's end), also
+ * across the table's growth and backward-shift deletions.
+ */
+#include "recorder/socks.h"
+#include "bundles/spool.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+static void test_flags_keep_data(void **state)
+{
+	struct rec_socks s = { 0 };
+	struct rec_sockstat out;
+
+	(void)state;
+	rec_socks_set(&s, 5, 3, REC_SOCK_DNS);
+	assert_int_equal(rec_socks_get(&s, 5, 3), REC_SOCK_DNS);
+	rec_socks_data_begin(&s, 5, 3);
+	assert_int_equal(rec_socks_get(&s, 5, 3), REC_SOCK_DNS | REC_SOCK_DATA);
+	/* clearing the watch flags leaves the data phase */
+	rec_socks_set(&s, 5, 3, 0);
+	assert_int_equal(rec_socks_get(&s, 5, 3), REC_SOCK_DATA);
+	rec_socks_data(&s, 5, 3)->sent = 42;
+	assert_true(rec_socks_data_end(&s, 5, 3, &out));
+	assert_int_equal(out.sent, 42);
+	assert_int_equal(rec_socks_get(&s, 5, 3), 0);
+	assert_false(rec_socks_data_end(&s, 5, 3, &out));
+	assert_int_equal(rec_socks_data_first(&s, 5), -1);
+	assert_int_equal(s.n, 0); /* the head went with its last socket */
+	rec_socks_release(&s);
+}
+
+/* Many processes with many sockets: every chain stays whole through growth and deletions. */
+static void test_chains(void **state)
+{
+	struct rec_socks s = { 0 };
+	struct rec_sockstat out;
+	size_t n;
+	uint64_t *all;
+
+	(void)state;
+	for (int32_t pid = 100; pid < 140; pid++)
+		for (int32_t fd = 3; fd < 53; fd++) {
+			rec_socks_data_begin(&s, pid, fd);
+			rec_socks_data(&s, pid, fd)->received = (uint64_t)(pid * 1000 + fd);
+		}
+	/* end the odd fds of every process, middle of the chain first */
+	for (int32_t pid = 100; pid < 140; pid++)
+		for (int32_t fd = 51; fd >= 3; fd -= 2) {
+			assert_true(rec_socks_data_end(&s, pid, fd, &out));
+			assert_int_equal(out.received, (uint64_t)(pid * 1000 + fd));
+		}
+	all = rec_socks_data_list(&s, &n);
+	assert_int_equal(n, 40 * 25);
+	free(all);
+	/* a process's end: its chain gives exactly its even fds */
+	for (int32_t pid = 100; pid < 140; pid++) {
+		unsigned seen = 0;
+
+		for (int32_t fd; (fd = rec_socks_data_first(&s, pid)) >= 0; seen++) {
+			assert_true(fd % 2 == 0);
+			assert_true(rec_socks_data_end(&s, pid, fd, &out));
+			assert_int_equal(out.received, (uint64_t)(pid * 1000 + fd));
+		}
+		assert_int_equal(seen, 25);
+	}
+	assert_int_equal(s.n, 0);
+	rec_socks_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flags_keep_data),
+		cmocka_unit_test(test_chains),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -144,6 +144,7 @@ static void state_release(struct xp_state *st)
 
 		free(x->syscall);
 		free(x->path);
+		free(x->path_as_written);
 		free(x->errname);
 		free(x->sentence);
 		json_decref(x->net);
@@ -161,6 +162,7 @@ static void state_release(struct xp_state *st)
 	json_decref(st->facts.host);
 	json_decref(st->facts.files);
 	json_decref(st->facts.dns_names);
+	json_decref(st->facts.url_hosts);
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
 	xp_said_free(st->said);
@@ -379,6 +381,23 @@ static void ids_inherit(struct xp_state *st)
 	}
 }
 
+/*
+ * A lookup of a path written as a URL (the url_as_path probe): remember
+ * its host as what process pid was about to resolve (explain_reason.c
+ * names it when the resolver cannot be reached).  O(strlen(written)).
+ */
+static void note_url_host(struct xp_state *st, int32_t pid, const char *written)
+{
+	char host[256], key[24];
+
+	if (xp_url_host(written, host, sizeof(host)) == NULL)
+		return;
+	snprintf(key, sizeof(key), "%d", (int)pid);
+	if (json_object_get(st->facts.url_hosts, key) == NULL)
+		bndl_reader_charge(st->r, strlen(host) + sizeof(key));
+	json_object_set_new(st->facts.url_hosts, key, json_string(host));
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -390,6 +409,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	enum xp_op op;
 	bool denied;
 	const char *path_key = path, *tag;
+	const char *written = path != NULL ? bndl_json_str(ev, "path_as_written") : NULL;
 	char *key;
 
 	if (sc == NULL)
@@ -414,12 +434,16 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	}
 	if (xp_is_net_call(sc))
 		return 0;
-	if (path != NULL && strlen(path) > XP_PATH_MAX) {
+	if ((path != NULL && strlen(path) > XP_PATH_MAX) ||
+	    (written != NULL && strlen(written) > XP_PATH_MAX)) {
 		st->dropped++; /* no real path is this long (PATH_MAX): a hostile bundle */
 		return 0;
 	}
 	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
 			  : XP_OP_OTHER;
+	if (written != NULL && (op == XP_OP_FIND || op == XP_OP_READ) &&
+	    (strcmp(e, "ENOENT") == 0 || strcmp(e, "ENOTDIR") == 0))
+		note_url_host(st, pid, written);
 	denied = json_is_true(json_object_get(ev, "denied_by_filter"));
 	tag = denied ? "\x1f"
 		       "F" /* a separate finding: not the file system's answer */
@@ -440,7 +464,9 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->pid = pid;
 		x->syscall = repro_xstrdup(sc);
 		x->path = path != NULL ? repro_xstrdup(path) : NULL;
-		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) + 2);
+		x->path_as_written = written != NULL ? repro_xstrdup(written) : NULL;
+		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) +
+						  (written != NULL ? strlen(written) : 0) + 2);
 		x->errname = repro_xstrdup(e);
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
@@ -1038,7 +1064,9 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.by_pid = bndl_pidmap_new(),
 		.index = json_object(),
 		.wanted = json_object(),
-		.facts = { .files = json_object(), .dns_names = json_object() },
+		.facts = { .files = json_object(),
+			   .dns_names = json_object(),
+			   .url_hosts = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 		.said = xp_said_new(),
 		.waits = { .interrupted = json_array(),

@@ -613,8 +613,9 @@ static const char *host_word(const char *label, char *buf, size_t cap)
 /*
  * A failed connect to the resolver (port 53 of a resolv.conf server): name
  * resolution failed.  The name is the last one the process looked up
- * (network.jsonl), else a host name in its command; none when neither
- * says it (a UDP connect that fails sends no query).
+ * (network.jsonl), else the host of a URL it looked up as a path, else a
+ * host name in its command; none when none says it (a UDP connect that
+ * fails sends no query).
  */
 static void explain_resolver(FILE *f, json_t *r, const struct xp_finding *x,
 			     const struct xp_proc *p, const struct xp_facts *facts)
@@ -624,6 +625,8 @@ static void explain_resolver(FILE *f, json_t *r, const struct xp_finding *x,
 
 	snprintf(pid, sizeof(pid), "%d", (int)x->pid);
 	name = json_string_value(json_object_get(facts->dns_names, pid));
+	if (name == NULL)
+		name = json_string_value(json_object_get(facts->url_hosts, pid));
 	if (name == NULL)
 		name = host_word(p != NULL ? p->label : NULL, buf, sizeof(buf));
 	fputs("name resolution failed", f);

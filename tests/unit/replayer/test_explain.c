@@ -147,6 +147,51 @@ static void test_noise_cases(void **state)
 	}
 }
 
+/*
+ * Rules that look at the path as the program wrote it (events.jsonl
+ * path_as_written), beside the canonical path the cases above give.
+ */
+static const struct {
+	const char *rule; /* expected rule id, NULL: not noise */
+	const char *sc, *path, *as_written, *err;
+	enum xp_op op;
+} written_cases[] = {
+	{ "url_as_path", "newfstatat", "/srv/run/https:/pypi.org/simple/requests",
+	  "https://pypi.org/simple/requests/", "ENOENT", XP_OP_FIND },
+	{ "url_as_path", "openat", "/srv/run/git+ssh:/example.com/r.git",
+	  "git+ssh://example.com/r.git", "ENOTDIR", XP_OP_READ },
+	{ "url_as_path", "access", "/srv/run/file:/srv/wheels", "file:///srv/wheels", "ENOENT",
+	  XP_OP_FIND },
+	/* written to, refused, not written as a URL, or no scheme: not a probe */
+	{ NULL, "openat", "/srv/run/https:/x.org/a", "https://x.org/a", "ENOENT", XP_OP_CREATE },
+	{ NULL, "access", "/srv/run/https:/x.org/a", "https://x.org/a", "ENOENT", XP_OP_WRITE },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", "https://x.org/a", "EACCES", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", "https:/x.org/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", NULL, "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/1http:/x/a", "1http://x/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/:/x/a", "://x/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/a/https:/x/a", "a/https://x/a", "ENOENT", XP_OP_FIND },
+};
+
+static void test_noise_written(void **state)
+{
+	for (size_t i = 0; i < sizeof(written_cases) / sizeof(written_cases[0]); i++) {
+		struct xp_finding f = file_finding(written_cases[i].sc, written_cases[i].op,
+						   written_cases[i].path, written_cases[i].err);
+		const char *want = written_cases[i].rule;
+
+		f.path_as_written = (char *)written_cases[i].as_written;
+		xp_noise_classify(&f, NULL);
+		if (f.noise != (want != NULL) ||
+		    (want != NULL && (f.noise_rule == NULL || strcmp(f.noise_rule, want) != 0)))
+			fail_msg("%s %s (%s) %s: rule %s, want %s", written_cases[i].sc,
+				 written_cases[i].path,
+				 written_cases[i].as_written ? written_cases[i].as_written : "-",
+				 written_cases[i].err, f.noise_rule ? f.noise_rule : "none",
+				 want ? want : "none");
+	}
+}
+
 /* Every rule of the table has a case above (or in test_net_noise), and a reason. */
 static void test_noise_rules(void **state)
 {
@@ -163,6 +208,9 @@ static void test_noise_rules(void **state)
 		for (size_t k = 0; k < sizeof(noise_cases) / sizeof(noise_cases[0]); k++)
 			seen |= noise_cases[k].rule != NULL &&
 				strcmp(noise_cases[k].rule, r[i].id) == 0;
+		for (size_t k = 0; k < sizeof(written_cases) / sizeof(written_cases[0]); k++)
+			seen |= written_cases[k].rule != NULL &&
+				strcmp(written_cases[k].rule, r[i].id) == 0;
 		for (size_t k = 0; k < sizeof(net_rules) / sizeof(net_rules[0]); k++)
 			seen |= strcmp(net_rules[k], r[i].id) == 0;
 		if (!seen)
@@ -420,10 +468,43 @@ static void test_resolver_unreachable(void **state)
 	xp_reason_build(&f, &p, &facts);
 	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test"));
 	release(&f);
+	/* nor in the command: the host of a URL the process looked up as a path (pip) */
+	facts.url_hosts = json_pack("{s:s}", "10", "pypi.org");
+	p.label = (char *)"pip install --retries …";
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for pypi.org"));
+	release(&f);
 	json_decref(f.net);
 	json_decref(facts.host);
 	json_decref(facts.files);
 	json_decref(facts.dns_names);
+	json_decref(facts.url_hosts);
+}
+
+/* The host of a URL: without user, password or port; none for file:/// or a non-URL. */
+static void test_url_host(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "https://pypi.org/simple/requests/", "pypi.org" },
+		{ "git+ssh://git@example.com:22/r.git", "example.com" },
+		{ "http://u:pw@[::1]:8080/x", "[::1]" },
+		{ "https://host.test", "host.test" },
+		{ "file:///srv/wheels", NULL },
+		{ "https:/pypi.org/simple", NULL },
+		{ "/srv/https://x/y", NULL },
+		{ "Https://x/y", NULL },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *h = xp_url_host(cases[i][0], buf, sizeof(buf));
+
+		if (cases[i][1] == NULL ? h != NULL : h == NULL || strcmp(h, cases[i][1]) != 0)
+			fail_msg("%s: host %s, want %s", cases[i][0], h ? h : "none",
+				 cases[i][1] ? cases[i][1] : "none");
+	}
+	assert_null(
+		xp_url_host("https://a-very-long-host-name-that-does-not-fit.example/", buf, 8));
 }
 
 static void test_network_sentences(void **state)
@@ -502,6 +583,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_noise_cases),
+		cmocka_unit_test(test_noise_written),
 		cmocka_unit_test(test_noise_rules),
 		cmocka_unit_test(test_net_noise),
 		cmocka_unit_test(test_denied_create),
@@ -511,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_exec_shebang_and_directory),
 		cmocka_unit_test(test_change_not_owner),
 		cmocka_unit_test(test_resolver_unreachable),
+		cmocka_unit_test(test_url_host),
 		cmocka_unit_test(test_wait_sentences),
 	};
 

@@ -596,10 +596,28 @@ static void mark_passed_on(struct xp_state *st)
 	}
 }
 
+/*
+ * The files.jsonl records x's reason may need: its path's, and, for a
+ * denied call that adds or removes a name, its directory's (when the
+ * path's own record has no ancestors: its last call worked).  O(path).
+ */
+static void want_paths(struct xp_state *st, const struct xp_finding *x)
+{
+	size_t n = xp_parent_len(x->path);
+	char hex[33], *dir;
+
+	json_object_set_new(st->wanted, hash_key(x->path, hex), json_true());
+	if ((x->op != XP_OP_CREATE && x->op != XP_OP_DELETE) || n == 0 ||
+	    (strcmp(x->errname, "EACCES") != 0 && strcmp(x->errname, "EPERM") != 0))
+		return;
+	dir = repro_xstrndup(x->path, n);
+	json_object_set_new(st->wanted, hash_key(dir, hex), json_true());
+	free(dir);
+}
+
 /* The members in the order the bundle holds them: one pass over the archive. */
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
-	char hex[33];
 	int has;
 
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
@@ -624,7 +642,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
-			json_object_set_new(st->wanted, hash_key(st->f[i].path, hex), json_true());
+			want_paths(st, &st->f[i]);
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
 		return -1;

@@ -231,6 +231,13 @@ enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode);
 /* xp_is_net_call - a socket call, whose failures network.jsonl follows to their end. */
 bool xp_is_net_call(const char *sc);
 
+/*
+ * xp_parent_len - the length of the directory part of path ("/var/cache"
+ * of "/var/cache/apt", 1 for "/x"); 0 when path is NULL or has no slash.
+ * O(strlen(path)).
+ */
+size_t xp_parent_len(const char *path);
+
 /* xp_op_word - "create", "read" … as used in sentences and JSON. */
 const char *xp_op_word(enum xp_op op);
 

@@ -348,12 +348,60 @@ static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json
 	}
 }
 
+size_t xp_parent_len(const char *path)
+{
+	const char *s = path != NULL ? strrchr(path, '/') : NULL;
+
+	if (s == NULL)
+		return 0;
+	return s == path ? 1 : (size_t)(s - path);
+}
+
+/*
+ * Whether x adds or removes a name in its directory (unlink, rmdir,
+ * rename, link, symlink, mkdir, mknod, creat or open O_CREAT of a file
+ * that did not exist), which needs write and search on the directory.  An
+ * open with O_CREAT of a file that existed before the call (files.jsonl
+ * "before") only opens it.
+ */
+static bool changes_entry(const struct xp_finding *x, json_t *rec)
+{
+	if (x->op == XP_OP_DELETE)
+		return true;
+	if (x->op != XP_OP_CREATE)
+		return false;
+	if (strncmp(x->syscall, "open", 4) == 0 || strcmp(x->syscall, "creat") == 0)
+		return !json_is_object(json_object_get(rec, "before"));
+	return true;
+}
+
+/*
+ * The directory that holds x->path, as {"path","meta"}: the first of its
+ * files.jsonl ancestors, else the directory's own files.jsonl record (the
+ * run named it); NULL when the bundle has neither, or no metadata of it.
+ */
+static json_t *parent_of(const struct xp_finding *x, json_t *rec, const struct xp_facts *facts)
+{
+	json_t *a = json_array_get(json_object_get(rec, "ancestors"), 0);
+	size_t n = xp_parent_len(x->path);
+	char dir[XP_PATH_MAX + 1];
+
+	if (json_is_object(json_object_get(a, "meta")))
+		return a;
+	if (n == 0 || n > XP_PATH_MAX)
+		return NULL;
+	memcpy(dir, x->path, n);
+	dir[n] = '\0';
+	a = json_object_get(facts->files, dir);
+	return json_is_object(json_object_get(a, "meta")) ? a : NULL;
+}
+
 /* The directory or file whose mode bits deny the access op needs, or NULL. */
 static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *rec,
-		      const char **how)
+		      const struct xp_facts *facts, const char **how)
 {
 	json_t *anc = json_object_get(rec, "ancestors"), *meta = json_object_get(rec, "meta");
-	json_t *parent = json_array_get(anc, 0);
+	json_t *parent = parent_of(x, rec, facts);
 	size_t n = json_array_size(anc);
 
 	for (size_t i = n; i-- > 0;) { /* from / down: search permission */
@@ -364,10 +412,9 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 			return json_array_get(anc, i);
 		}
 	}
-	if ((x->op == XP_OP_CREATE || x->op == XP_OP_DELETE ||
-	     (x->op == XP_OP_WRITE && !json_is_object(meta))) &&
-	    json_is_object(json_object_get(parent, "meta")) &&
-	    !allowed(w, json_object_get(parent, "meta"), 2)) {
+	/* adding or removing a name: write and search on the directory */
+	if ((changes_entry(x, rec) || (x->op == XP_OP_WRITE && !json_is_object(meta))) &&
+	    parent != NULL && !allowed(w, json_object_get(parent, "meta"), 3)) {
 		*how = x->op == XP_OP_DELETE ? "remove entries in" : "create entries in";
 		return parent;
 	}
@@ -411,12 +458,68 @@ static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, js
 	return true;
 }
 
+/*
+ * A sticky directory (mode 1777, /tmp): only the owner of the entry, of
+ * the directory, or CAP_FOWNER may remove or rename an entry in it
+ * (unlink(2), rename(2) EPERM).  False when that does not explain x.
+ */
+static bool explain_sticky(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
+			   json_t *parent, const struct who *w)
+{
+	json_t *pm = json_object_get(parent, "meta"), *meta = json_object_get(rec, "meta");
+	unsigned long mode = strtoul(str(pm, "mode") ? str(pm, "mode") : "0", NULL, 8);
+	json_int_t owner = num(meta, "uid", -1);
+
+	if (!(x->op == XP_OP_DELETE || (x->op == XP_OP_CREATE && strstr(x->syscall, "rename"))) ||
+	    !json_is_object(meta) || (mode & 01000) == 0 || w->fowner || owner == w->uid ||
+	    num(pm, "uid", -1) == w->uid)
+		return false;
+	fprintf(f, "%s has the sticky bit (mode %s): only the owner of %s (", sq(parent, "path"),
+		sq(pm, "mode"), x->path);
+	owner_word(f, owner);
+	fputs("), of the directory (", f);
+	owner_word(f, num(pm, "uid", -1));
+	fprintf(f,
+		") or CAP_FOWNER may remove or rename it, and the process ran as uid %" JSON_INTEGER_FORMAT,
+		w->uid);
+	reason_set(r, "sticky_directory", str(parent, "path"), pm);
+	json_object_set_new(r, "owner_uid", json_integer(owner));
+	return true;
+}
+
+/*
+ * Nothing in the bundle explains a denial: say so, and when the call
+ * changes an entry of a directory whose metadata the bundle lacks, that
+ * the directory's mode is the part not known.
+ */
+static void explain_unexplained(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
+				json_t *parent)
+{
+	size_t n = xp_parent_len(x->path);
+
+	if (parent == NULL && changes_entry(x, rec) && n > 0) {
+		fprintf(f,
+			"the bundle has no metadata of %.*s, whose mode decides whether the process "
+			"may %s entries in it (write and search permission); no other mode bit in "
+			"the bundle explains it",
+			(int)n, x->path, x->op == XP_OP_DELETE ? "remove" : "create");
+		reason_set(r, "parent_unknown", NULL, NULL);
+		json_object_set_new(r, "path", json_stringn(x->path, n));
+		return;
+	}
+	fputs("no mode bit in the bundle explains it (an ACL, a security module such as "
+	      "AppArmor or SELinux, or a file of an owner the user namespace does not map)",
+	      f);
+	reason_set(r, "unexplained", x->path, json_object_get(rec, "meta"));
+}
+
 static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
-			   const struct who *w)
+			   const struct who *w, const struct xp_facts *facts)
 {
 	json_t *mount = json_object_get(rec, "mount"), *meta = json_object_get(rec, "meta");
+	json_t *parent = parent_of(x, rec, facts);
 	const char *how = NULL;
-	json_t *d = denier(w, x, rec, &how);
+	json_t *d = denier(w, x, rec, facts, &how);
 
 	if (x->op == XP_OP_RUN && is(str(meta, "type"), "dir")) {
 		fprintf(f, "%s is a directory, not a program", x->path);
@@ -432,15 +535,16 @@ static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_
 		fprintf(f, "%s has mode %s: no run bit (chmod +x)", x->path, sq(meta, "mode"));
 		reason_set(r, "no_run_bit", x->path, meta);
 	} else if (d != NULL) {
-		put_owner_mode(f, str(d, "path"), json_object_get(d, "meta"), w);
+		const char *dp = d == rec ? x->path : str(d, "path");
+
+		put_owner_mode(f, dp, json_object_get(d, "meta"), w);
 		fprintf(f, ": it may not %s it", how);
-		reason_set(r, "permission", str(d, "path"), json_object_get(d, "meta"));
+		reason_set(r, "permission", dp, json_object_get(d, "meta"));
 		json_object_set_new(r, "denied", json_string(how));
+	} else if (is(x->errname, "EPERM") && explain_sticky(f, r, x, rec, parent, w)) {
+		/* said */
 	} else {
-		fputs("no mode bit in the bundle explains it (an ACL, a security module such as "
-		      "AppArmor or SELinux, or a file of an owner the user namespace does not map)",
-		      f);
-		reason_set(r, "unexplained", x->path, meta);
+		explain_unexplained(f, r, x, rec, parent);
 	}
 	json_object_set_new(r, "process_uid", json_integer(w->uid));
 	json_object_set_new(r, "process_gid", json_integer(w->gid));
@@ -487,7 +591,7 @@ static void explain_file(FILE *f, json_t *r, const struct xp_finding *x, const s
 	if (is(x->errname, "ENOENT") || is(x->errname, "ENOTDIR")) {
 		explain_missing(f, r, x, rec);
 	} else if (is(x->errname, "EACCES") || is(x->errname, "EPERM")) {
-		explain_denied(f, r, x, rec, &w);
+		explain_denied(f, r, x, rec, &w, facts);
 	} else if (is(x->errname, "EROFS")) {
 		fprintf(f, "%s is mounted read-only (%s)",
 			str(mount, "mount_point") ? str(mount, "mount_point") : "its filesystem",

@@ -287,6 +287,22 @@ static void build(struct xp_finding *f, const char *file_rec, const char *host)
 	json_decref(facts.files);
 }
 
+/* build(), with a second files.jsonl record (the directory's own, when the run named it). */
+static void build2(struct xp_finding *f, const char *file_rec, const char *dir, const char *dir_rec,
+		   const char *host)
+{
+	struct xp_facts facts = { .host = json_loads(host, 0, NULL), .files = json_object() };
+	struct xp_proc p = { .pid = 10, .label = (char *)"apt-get update" };
+
+	json_object_set_new(facts.files, f->path, json_loads(file_rec, 0, NULL));
+	if (dir_rec != NULL)
+		json_object_set_new(facts.files, dir, json_loads(dir_rec, 0, NULL));
+	xp_reason_build(f, &p, &facts);
+	assert_non_null(f->sentence);
+	json_decref(facts.host);
+	json_decref(facts.files);
+}
+
 static const char *what(const struct xp_finding *f)
 {
 	return json_string_value(json_object_get(f->reason, "what"));
@@ -433,6 +449,86 @@ static void test_change_not_owner(void **state)
 	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":1000,\"gid\":1000}}",
 	      USER_HOST);
 	assert_string_not_equal(what(&f), "not_owner");
+	release(&f);
+}
+
+/* A root-owned file that exists at the end; its last call worked, so no ancestors. */
+#define ROOT_FILE                                                              \
+	"{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}," \
+	"\"before\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}}"
+
+static const char *rs(const struct xp_finding *f, const char *key)
+{
+	return json_string_value(json_object_get(f->reason, key));
+}
+
+/*
+ * Adding or removing a name needs write and search on the directory: its
+ * mode explains a denial even when the path's record has no ancestors,
+ * from the directory's own record; without it the sentence says so.
+ */
+static void test_entry_parent(void **state)
+{
+	struct xp_finding f =
+		file_finding("unlink", XP_OP_DELETE, "/var/cache/apt/pkgcache.bin", "EACCES");
+
+	build2(&f, ROOT_FILE, "/var/cache/apt",
+	       "{\"path\":\"/var/cache/apt\",\"meta\":" DIR("0755", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt");
+	assert_string_equal(rs(&f, "denied"), "remove entries in");
+	assert_non_null(strstr(f.sentence, "/var/cache/apt is owned by root:root, mode 0755, and "
+					   "the process ran as uid 1000 (gid 1000): it may not "
+					   "remove entries in it"));
+	assert_null(strstr(f.sentence, "no mode bit"));
+	release(&f);
+	/* write without search on the directory denies too */
+	f = file_finding("unlinkat", XP_OP_DELETE, "/srv/drop/x", "EACCES");
+	build2(&f, ROOT_FILE, "/srv/drop", "{\"path\":\"/srv/drop\",\"meta\":" DIR("0776", 0) "}",
+	       USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/srv/drop");
+	release(&f);
+	/* the directory is not in the bundle: say so */
+	f = file_finding("unlink", XP_OP_DELETE, "/var/cache/apt/pkgcache.bin", "EACCES");
+	build2(&f, ROOT_FILE, NULL, NULL, USER_HOST);
+	assert_string_equal(what(&f), "parent_unknown");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt");
+	assert_non_null(strstr(f.sentence, "the bundle has no metadata of /var/cache/apt"));
+	release(&f);
+	/* mkdir in a directory the user may write: the mode bits do not explain it */
+	f = file_finding("mkdir", XP_OP_CREATE, "/srv/open/new", "EACCES");
+	build2(&f, "{\"meta\":null}", "/srv/open",
+	       "{\"path\":\"/srv/open\",\"meta\":" DIR("0777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "unexplained");
+	release(&f);
+	/* O_CREAT of a file that existed: it only opens it, so the file's mode decides */
+	f = file_finding("openat", XP_OP_CREATE, "/var/cache/apt/pkgcache.bin", "EACCES");
+	build2(&f, ROOT_FILE, "/var/cache/apt",
+	       "{\"path\":\"/var/cache/apt\",\"meta\":" DIR("0755", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt/pkgcache.bin");
+	assert_string_equal(rs(&f, "denied"), "write");
+	release(&f);
+}
+
+/* unlink EPERM in a sticky directory: only the entry's or the directory's owner may. */
+static void test_entry_sticky(void **state)
+{
+	struct xp_finding f = file_finding("unlink", XP_OP_DELETE, "/tmp/other.lock", "EPERM");
+
+	build2(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":2000,\"gid\":2000}}",
+	       "/tmp", "{\"path\":\"/tmp\",\"meta\":" DIR("01777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "sticky_directory");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "owner_uid")), 2000);
+	assert_non_null(strstr(f.sentence, "/tmp has the sticky bit (mode 01777): only the owner "
+					   "of /tmp/other.lock (2000), of the directory (root)"));
+	release(&f);
+	/* its own file: the sticky bit does not explain it */
+	f = file_finding("unlink", XP_OP_DELETE, "/tmp/mine.lock", "EPERM");
+	build2(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":1000,\"gid\":1000}}",
+	       "/tmp", "{\"path\":\"/tmp\",\"meta\":" DIR("01777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "unexplained");
 	release(&f);
 }
 
@@ -592,6 +688,8 @@ int main(void)
 		cmocka_unit_test(test_network_sentences),
 		cmocka_unit_test(test_exec_shebang_and_directory),
 		cmocka_unit_test(test_change_not_owner),
+		cmocka_unit_test(test_entry_parent),
+		cmocka_unit_test(test_entry_sticky),
 		cmocka_unit_test(test_resolver_unreachable),
 		cmocka_unit_test(test_url_host),
 		cmocka_unit_test(test_wait_sentences),

@@ -297,7 +297,7 @@ static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 		st->f = repro_xreallocarray(st->f, st->capf, sizeof(*st->f));
 	}
 	x = &st->f[st->nf++];
-	*x = (struct xp_finding){ .count = 0 };
+	*x = (struct xp_finding){ .count = 0, .fd = -1 };
 	json_object_set_new(st->index, key, json_integer((json_int_t)st->nf));
 	bndl_reader_charge(st->r, sizeof(*x));
 	return x;
@@ -398,6 +398,21 @@ static void note_url_host(struct xp_state *st, int32_t pid, const char *written)
 	json_object_set_new(st->facts.url_hosts, key, json_string(host));
 }
 
+/*
+ * The descriptor a call without a path worked on (utimensat(fd, NULL, …)
+ * has it as "dirfd", calls on an fd as "fd"), or -1.  O(1).
+ */
+static int32_t fd_of(json_t *ev)
+{
+	json_t *v = json_object_get(ev, "dirfd");
+
+	if (!json_is_integer(v))
+		v = json_object_get(ev, "fd");
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
+		return -1;
+	return (int32_t)json_integer_value(v);
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -465,6 +480,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->syscall = repro_xstrdup(sc);
 		x->path = path != NULL ? repro_xstrdup(path) : NULL;
 		x->path_as_written = written != NULL ? repro_xstrdup(written) : NULL;
+		x->fd = path == NULL ? fd_of(ev) : -1;
 		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) +
 						  (written != NULL ? strlen(written) : 0) + 2);
 		x->errname = repro_xstrdup(e);

@@ -53,6 +53,8 @@ struct xp_finding {
 	char *path; /* owned: absolute path, or NULL */
 	/* owned: the path as the program passed it (events.jsonl path_as_written), or NULL */
 	char *path_as_written;
+	/* a call on a descriptor without a path (utimensat(fd, NULL, …)): its fd, else -1 */
+	int32_t fd;
 	char *errname; /* owned: errno name, or the outcome for network findings */
 	json_t *net; /* owned: the network.jsonl record, network findings only */
 	bool noise;

@@ -68,8 +68,9 @@ enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode)
 	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
 					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
 					      "renameat", "renameat2", NULL };
-	static const char *const change[] = { "chmod",	  "fchmodat", "chown",	   "lchown",
-					      "fchownat", "truncate", "utimensat", NULL };
+	static const char *const change[] = { "chmod",	  "fchmodat",  "chown",	    "lchown",
+					      "fchownat", "truncate",  "utimensat", "utime",
+					      "utimes",	  "futimesat", NULL };
 
 	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
 		/* access(2) asks for what the program means to do next */
@@ -429,19 +430,30 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 	return NULL;
 }
 
+/* utime, utimes, futimesat, utimensat: a call that sets a file's times. */
+static bool sets_times(const char *sc)
+{
+	return strstr(sc, "utime") != NULL;
+}
+
 /*
  * chmod, chown, utimensat EPERM: only the file's owner (or CAP_FOWNER) may
  * change its mode or set its times, only CAP_CHOWN may give it to another
- * user (chmod(2), chown(2), utimensat(2)).  False when ownership does not
- * explain it (then the mode bits and the rest are looked at).
+ * user; utimensat EACCES (times set to now): the process neither owns the
+ * file nor may write it (chmod(2), chown(2), utimensat(2)).  False when
+ * ownership does not explain it (then the mode bits and the rest are
+ * looked at).
  */
 static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, json_t *meta,
 			      const struct who *w)
 {
 	json_int_t owner = num(meta, "uid", -1);
 	bool is_chown = strstr(x->syscall, "chown") != NULL;
+	bool to_now = sets_times(x->syscall) && is(x->errname, "EACCES");
 
 	if (is_chown ? w->chown : (w->fowner || owner == w->uid))
+		return false;
+	if (to_now && allowed(w, meta, 2))
 		return false;
 	if (owner == 0)
 		fprintf(f, "%s is owned by root (uid 0)", x->path);
@@ -450,12 +462,48 @@ static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, js
 	fprintf(f, " and the process ran as uid %" JSON_INTEGER_FORMAT, w->uid);
 	if (is_chown)
 		fputs(": only root (CAP_CHOWN) may change a file's owner", f);
-	else if (owner != w->uid)
+	else if (to_now)
+		fprintf(f,
+			": it neither owns the file nor may write it (mode %s), and only the owner, "
+			"a process that may write it, or CAP_FOWNER may set its times to now",
+			sq(meta, "mode"));
+	else
 		fprintf(f, ": it does not own the file, and only the owner (or CAP_FOWNER) may %s",
-			strstr(x->syscall, "utime") != NULL ? "set its times" : "change its mode");
+			sets_times(x->syscall) ? "set its times" : "change its mode");
 	reason_set(r, "not_owner", x->path, meta);
 	json_object_set_new(r, "owner_uid", json_integer(owner));
 	return true;
+}
+
+/*
+ * utimensat(fd, NULL, …) EPERM or EACCES: a call on a descriptor, whose
+ * file the bundle does not name (the recorder gave no path).  The errno
+ * alone says what the process was not: EPERM, explicit times, only the
+ * owner or CAP_FOWNER may; EACCES, times set to now, the owner or one who
+ * may write it (utimensat(2)).  Nothing is said when the process had the
+ * capability that would have let it.
+ */
+static void explain_fd_times(FILE *f, json_t *r, const struct xp_finding *x, const struct who *w)
+{
+	bool to_now = is(x->errname, "EACCES");
+
+	if (w->fowner || (to_now && w->dac_override))
+		return;
+	fprintf(f,
+		" — it tried to set the times of fd %d, whose file the bundle does not name; the "
+		"process ran as uid %" JSON_INTEGER_FORMAT,
+		(int)x->fd, w->uid);
+	if (to_now)
+		fputs(", so it neither owns that file nor may write it: only the owner, a process "
+		      "that may write it, or CAP_FOWNER may set its times to now",
+		      f);
+	else
+		fputs(", so it does not own that file: only the owner (or CAP_FOWNER) may set its "
+		      "times",
+		      f);
+	reason_set(r, "not_owner", NULL, NULL);
+	json_object_set_new(r, "fd", json_integer(x->fd));
+	json_object_set_new(r, "process_uid", json_integer(w->uid));
 }
 
 /*
@@ -524,7 +572,8 @@ static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_
 	if (x->op == XP_OP_RUN && is(str(meta, "type"), "dir")) {
 		fprintf(f, "%s is a directory, not a program", x->path);
 		reason_set(r, "exec_directory", x->path, meta);
-	} else if (x->op == XP_OP_CHANGE && is(x->errname, "EPERM") && json_is_object(meta) &&
+	} else if (x->op == XP_OP_CHANGE && json_is_object(meta) &&
+		   (is(x->errname, "EPERM") || sets_times(x->syscall)) &&
 		   explain_not_owner(f, r, x, meta, w)) {
 		/* said */
 	} else if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
@@ -896,6 +945,17 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 		json_object_set_new(r, "filter_event", json_integer((json_int_t)facts->filter_seq));
 }
 
+/* A failed call without a path: a reason for those the bundle can explain, else none. */
+static void explain_other(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
+			  const struct xp_facts *facts)
+{
+	struct who w = who_of_proc(facts->host, p);
+
+	if (sets_times(x->syscall) && x->fd >= 0 &&
+	    (is(x->errname, "EPERM") || is(x->errname, "EACCES")))
+		explain_fd_times(f, r, x, &w);
+}
+
 void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct xp_facts *facts)
 {
 	char *buf = NULL;
@@ -926,7 +986,7 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		case XP_CONNECT: explain_connect(f, x->reason, x, p, facts); break;
 		case XP_BIND: explain_bind(f, x->reason, x); break;
 		case XP_DNS: explain_dns(f, x->reason, x); break;
-		case XP_OTHER:
+		case XP_OTHER: explain_other(f, x->reason, x, p, facts); break;
 		case XP_WAIT: break;
 		}
 	}

@@ -24,6 +24,7 @@ static struct xp_finding file_finding(const char *sc, enum xp_op op, const char 
 				    .syscall = (char *)sc,
 				    .path = (char *)path,
 				    .errname = (char *)err,
+				    .fd = -1,
 				    .count = 1 };
 }
 
@@ -532,6 +533,59 @@ static void test_entry_sticky(void **state)
 	release(&f);
 }
 
+/*
+ * utimensat EACCES (times set to now): neither the owner nor allowed to
+ * write; on a descriptor without a path, the same from the errno, naming
+ * the fd.
+ */
+static void test_times_not_owner(void **state)
+{
+	struct xp_finding f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/stamp", "EACCES");
+
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(
+		strstr(f.sentence, "it neither owns the file nor may write it (mode 0644)"));
+	release(&f);
+	/* one who may write it may set its times to now: not an ownership question */
+	f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/stamp", "EACCES");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_not_equal(what(&f), "not_owner");
+	release(&f);
+	/* utimensat(3, NULL, NULL, 0): no path, the fd */
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EACCES");
+	f.kind = XP_OTHER;
+	f.fd = 3;
+	build(&f, NULL, USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "fd")), 3);
+	assert_non_null(strstr(f.sentence,
+			       "utimensat failed with EACCES — it tried to set the "
+			       "times of fd 3, whose file the bundle does not name; the "
+			       "process ran as uid 1000, so it neither owns that file nor "
+			       "may write it"));
+	release(&f);
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EPERM");
+	f.kind = XP_OTHER;
+	f.fd = 5;
+	build(&f, NULL, USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(strstr(f.sentence, "fd 5"));
+	assert_non_null(strstr(f.sentence, "so it does not own that file: only the owner (or "
+					   "CAP_FOWNER) may set its times"));
+	release(&f);
+	/* with CAP_FOWNER ownership does not explain it: no reason */
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EPERM");
+	f.kind = XP_OTHER;
+	f.fd = 5;
+	build(&f, NULL, "{\"uid\":0,\"gid\":0,\"capabilities\":{\"effective\":\"cap_fowner\"}}");
+	assert_null(what(&f));
+	assert_null(strstr(f.sentence, "fd 5"));
+	release(&f);
+}
+
 /* A failed connect to port 53 of a resolv.conf server is name resolution failing. */
 static void test_resolver_unreachable(void **state)
 {
@@ -689,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_exec_shebang_and_directory),
 		cmocka_unit_test(test_change_not_owner),
 		cmocka_unit_test(test_entry_parent),
+		cmocka_unit_test(test_times_not_owner),
 		cmocka_unit_test(test_entry_sticky),
 		cmocka_unit_test(test_resolver_unreachable),
 		cmocka_unit_test(test_url_host),

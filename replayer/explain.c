@@ -146,6 +146,7 @@ static void state_release(struct xp_state *st)
 
 		free(x->syscall);
 		free(x->path);
+		free(x->path_as_written);
 		free(x->errname);
 		free(x->sentence);
 		json_decref(x->net);
@@ -164,6 +165,7 @@ static void state_release(struct xp_state *st)
 	json_decref(st->facts.host);
 	json_decref(st->facts.files);
 	json_decref(st->facts.dns_names);
+	json_decref(st->facts.url_hosts);
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
 	xp_said_free(st->said);
@@ -298,7 +300,7 @@ static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 		st->f = repro_xreallocarray(st->f, st->capf, sizeof(*st->f));
 	}
 	x = &st->f[st->nf++];
-	*x = (struct xp_finding){ .count = 0 };
+	*x = (struct xp_finding){ .count = 0, .fd = -1 };
 	json_object_set_new(st->index, key, json_integer((json_int_t)st->nf));
 	bndl_reader_charge(st->r, sizeof(*x));
 	return x;
@@ -382,6 +384,38 @@ static void ids_inherit(struct xp_state *st)
 	}
 }
 
+/*
+ * A lookup of a path written as a URL (the url_as_path probe): remember
+ * its host as what process pid was about to resolve (explain_reason.c
+ * names it when the resolver cannot be reached).  O(strlen(written)).
+ */
+static void note_url_host(struct xp_state *st, int32_t pid, const char *written)
+{
+	char host[256], key[24];
+
+	if (xp_url_host(written, host, sizeof(host)) == NULL)
+		return;
+	snprintf(key, sizeof(key), "%d", (int)pid);
+	if (json_object_get(st->facts.url_hosts, key) == NULL)
+		bndl_reader_charge(st->r, strlen(host) + sizeof(key));
+	json_object_set_new(st->facts.url_hosts, key, json_string(host));
+}
+
+/*
+ * The descriptor a call without a path worked on (utimensat(fd, NULL, …)
+ * has it as "dirfd", calls on an fd as "fd"), or -1.  O(1).
+ */
+static int32_t fd_of(json_t *ev)
+{
+	json_t *v = json_object_get(ev, "dirfd");
+
+	if (!json_is_integer(v))
+		v = json_object_get(ev, "fd");
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
+		return -1;
+	return (int32_t)json_integer_value(v);
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -393,6 +427,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	enum xp_op op;
 	bool denied;
 	const char *path_key = path, *tag;
+	const char *written = path != NULL ? bndl_json_str(ev, "path_as_written") : NULL;
 	char *key;
 
 	if (sc == NULL)
@@ -417,12 +452,16 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	}
 	if (xp_is_net_call(sc))
 		return 0;
-	if (path != NULL && strlen(path) > XP_PATH_MAX) {
+	if ((path != NULL && strlen(path) > XP_PATH_MAX) ||
+	    (written != NULL && strlen(written) > XP_PATH_MAX)) {
 		st->dropped++; /* no real path is this long (PATH_MAX): a hostile bundle */
 		return 0;
 	}
 	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
 			  : XP_OP_OTHER;
+	if (written != NULL && (op == XP_OP_FIND || op == XP_OP_READ) &&
+	    (strcmp(e, "ENOENT") == 0 || strcmp(e, "ENOTDIR") == 0))
+		note_url_host(st, pid, written);
 	denied = json_is_true(json_object_get(ev, "denied_by_filter"));
 	tag = denied ? "\x1f"
 		       "F" /* a separate finding: not the file system's answer */
@@ -443,7 +482,10 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->pid = pid;
 		x->syscall = repro_xstrdup(sc);
 		x->path = path != NULL ? repro_xstrdup(path) : NULL;
-		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) + 2);
+		x->path_as_written = written != NULL ? repro_xstrdup(written) : NULL;
+		x->fd = path == NULL ? fd_of(ev) : -1;
+		bndl_reader_charge(st->r, strlen(sc) + (path != NULL ? strlen(path) : 0) +
+						  (written != NULL ? strlen(written) : 0) + 2);
 		x->errname = repro_xstrdup(e);
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
@@ -575,10 +617,28 @@ static void mark_passed_on(struct xp_state *st)
 	}
 }
 
+/*
+ * The files.jsonl records x's reason may need: its path's, and, for a
+ * denied call that adds or removes a name, its directory's (when the
+ * path's own record has no ancestors: its last call worked).  O(path).
+ */
+static void want_paths(struct xp_state *st, const struct xp_finding *x)
+{
+	size_t n = xp_parent_len(x->path);
+	char hex[33], *dir;
+
+	json_object_set_new(st->wanted, hash_key(x->path, hex), json_true());
+	if ((x->op != XP_OP_CREATE && x->op != XP_OP_DELETE) || n == 0 ||
+	    (strcmp(x->errname, "EACCES") != 0 && strcmp(x->errname, "EPERM") != 0))
+		return;
+	dir = repro_xstrndup(x->path, n);
+	json_object_set_new(st->wanted, hash_key(dir, hex), json_true());
+	free(dir);
+}
+
 /* The members in the order the bundle holds them: one pass over the archive. */
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
-	char hex[33];
 	int has;
 
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
@@ -603,7 +663,7 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	/* then the files.jsonl records of the paths that failed */
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
-			json_object_set_new(st->wanted, hash_key(st->f[i].path, hex), json_true());
+			want_paths(st, &st->f[i]);
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
 		return -1;
@@ -1043,7 +1103,9 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		.by_pid = bndl_pidmap_new(),
 		.index = json_object(),
 		.wanted = json_object(),
-		.facts = { .files = json_object(), .dns_names = json_object() },
+		.facts = { .files = json_object(),
+			   .dns_names = json_object(),
+			   .url_hosts = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 		.said = xp_said_new(),
 		.waits = { .interrupted = json_array(),

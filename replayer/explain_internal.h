@@ -51,6 +51,10 @@ struct xp_finding {
 	size_t nseqs, count;
 	char *syscall; /* owned */
 	char *path; /* owned: absolute path, or NULL */
+	/* owned: the path as the program passed it (events.jsonl path_as_written), or NULL */
+	char *path_as_written;
+	/* a call on a descriptor without a path (utimensat(fd, NULL, …)): its fd, else -1 */
+	int32_t fd;
 	char *errname; /* owned: errno name, or the outcome for network findings */
 	json_t *net; /* owned: the network.jsonl record, network findings only */
 	bool noise;
@@ -100,6 +104,12 @@ struct xp_facts {
 	int32_t filter_pid;
 	/* "PID" -> the last name that process looked up (network.jsonl dns), owned; or NULL */
 	json_t *dns_names;
+	/*
+	 * "PID" -> the host of the last URL that process looked up as a local
+	 * path and missed (pip's stat of "https://pypi.org/simple/x/"), owned;
+	 * or NULL
+	 */
+	json_t *url_hosts;
 	/* the process of pid, or NULL (explain.c); proc_ctx is borrowed */
 	const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid);
 	const void *proc_ctx;
@@ -163,6 +173,14 @@ struct xp_netidx {
 /* xp_netidx_add - learn from one network.jsonl record (borrowed). */
 void xp_netidx_add(struct xp_netidx *idx, json_t *n);
 
+/*
+ * xp_url_host - when s (NUL-terminated) looks like a URL (a scheme
+ * [a-z][a-z0-9+.-]*, ":", "//"), its host without user or port copied into
+ * buf (cap bytes) and buf returned; NULL when s is no URL, names no host
+ * ("file:///x") or the host does not fit.  O(strlen(s)).
+ */
+const char *xp_url_host(const char *s, char *buf, size_t cap);
+
 /* What the noise rules may ask about the rest of the run (all borrowed). */
 struct xp_noise_ctx {
 	const struct xp_netidx *net; /* or NULL */
@@ -214,6 +232,13 @@ enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode);
 
 /* xp_is_net_call - a socket call, whose failures network.jsonl follows to their end. */
 bool xp_is_net_call(const char *sc);
+
+/*
+ * xp_parent_len - the length of the directory part of path ("/var/cache"
+ * of "/var/cache/apt", 1 for "/x"); 0 when path is NULL or has no slash.
+ * O(strlen(path)).
+ */
+size_t xp_parent_len(const char *path);
 
 /* xp_op_word - "create", "read" … as used in sentences and JSON. */
 const char *xp_op_word(enum xp_op op);

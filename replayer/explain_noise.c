@@ -136,6 +136,63 @@ static bool xattr_absent(const struct xp_finding *f, const struct xp_noise_ctx *
 	       has(f->syscall, "xattr");
 }
 
+/* ---- a URL taken for a path ---- */
+
+/* "https://…", "git+ssh://…", "file://…": a scheme ([a-z][a-z0-9+.-]*), a colon, then "//". */
+static bool looks_like_url(const char *s)
+{
+	const char *c = s;
+
+	if (s == NULL || *s < 'a' || *s > 'z')
+		return false;
+	while ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '+' || *c == '-' ||
+	       *c == '.')
+		c++;
+	return c[0] == ':' && c[1] == '/' && c[2] == '/';
+}
+
+const char *xp_url_host(const char *s, char *buf, size_t cap)
+{
+	const char *h, *at;
+	size_t n;
+
+	if (!looks_like_url(s))
+		return NULL;
+	h = strstr(s, "://") + 3;
+	n = strcspn(h, "/?#");
+	at = memchr(h, '@', n);
+	if (at != NULL) { /* user:password@host: the host only */
+		n -= (size_t)(at + 1 - h);
+		h = at + 1;
+	}
+	if (*h == '[') { /* [v6]:port */
+		const char *close = memchr(h, ']', n);
+
+		n = close != NULL ? (size_t)(close - h) + 1 : n;
+	} else {
+		n = strcspn(h, ":/?#");
+	}
+	if (n == 0 || n >= cap)
+		return NULL;
+	memcpy(buf, h, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * A find or read (stat, access, open without O_CREAT or write) that missed
+ * of a path the program wrote as a URL: pip, git, curl and others first ask
+ * whether an argument names a local file or directory ("https://pypi.org/
+ * simple/requests/" resolved under the cwd), then treat it as a URL.  The
+ * path as written when the recorder kept it, else the path (canonical
+ * paths have no "//", so only a path written so matches).
+ */
+static bool url_as_path(const struct xp_finding *f, const struct xp_noise_ctx *c)
+{
+	return f->path != NULL && (f->op == XP_OP_FIND || f->op == XP_OP_READ) && is_missing(f) &&
+	       looks_like_url(f->path_as_written != NULL ? f->path_as_written : f->path);
+}
+
 /* ---- the dynamic loader (ld.so(8)) ---- */
 
 /* Subdirectories ld.so tries under each library directory (hwcaps, legacy platforms). */
@@ -537,6 +594,9 @@ static const struct xp_noise_rule rules[] = {
 	  FOR_FILES, socket_query },
 	{ "xattr_absent", "an extended attribute the file does not have (ls -l, cp -a)", FOR_FILES,
 	  xattr_absent },
+	{ "url_as_path",
+	  "a URL looked up as a local path first (pip, git, curl ask whether it names a file)",
+	  FOR_FILES, url_as_path },
 	{ "loader_hwcaps",
 	  "the dynamic loader's search of hardware-capability subdirectories (ld.so(8))", FOR_FILES,
 	  loader_hwcaps },

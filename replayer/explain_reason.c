@@ -68,8 +68,9 @@ enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode)
 	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
 					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
 					      "renameat", "renameat2", NULL };
-	static const char *const change[] = { "chmod",	  "fchmodat", "chown",	   "lchown",
-					      "fchownat", "truncate", "utimensat", NULL };
+	static const char *const change[] = { "chmod",	  "fchmodat",  "chown",	    "lchown",
+					      "fchownat", "truncate",  "utimensat", "utime",
+					      "utimes",	  "futimesat", NULL };
 
 	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
 		/* access(2) asks for what the program means to do next */
@@ -348,12 +349,60 @@ static void explain_missing(FILE *f, json_t *r, const struct xp_finding *x, json
 	}
 }
 
+size_t xp_parent_len(const char *path)
+{
+	const char *s = path != NULL ? strrchr(path, '/') : NULL;
+
+	if (s == NULL)
+		return 0;
+	return s == path ? 1 : (size_t)(s - path);
+}
+
+/*
+ * Whether x adds or removes a name in its directory (unlink, rmdir,
+ * rename, link, symlink, mkdir, mknod, creat or open O_CREAT of a file
+ * that did not exist), which needs write and search on the directory.  An
+ * open with O_CREAT of a file that existed before the call (files.jsonl
+ * "before") only opens it.
+ */
+static bool changes_entry(const struct xp_finding *x, json_t *rec)
+{
+	if (x->op == XP_OP_DELETE)
+		return true;
+	if (x->op != XP_OP_CREATE)
+		return false;
+	if (strncmp(x->syscall, "open", 4) == 0 || strcmp(x->syscall, "creat") == 0)
+		return !json_is_object(json_object_get(rec, "before"));
+	return true;
+}
+
+/*
+ * The directory that holds x->path, as {"path","meta"}: the first of its
+ * files.jsonl ancestors, else the directory's own files.jsonl record (the
+ * run named it); NULL when the bundle has neither, or no metadata of it.
+ */
+static json_t *parent_of(const struct xp_finding *x, json_t *rec, const struct xp_facts *facts)
+{
+	json_t *a = json_array_get(json_object_get(rec, "ancestors"), 0);
+	size_t n = xp_parent_len(x->path);
+	char dir[XP_PATH_MAX + 1];
+
+	if (json_is_object(json_object_get(a, "meta")))
+		return a;
+	if (n == 0 || n > XP_PATH_MAX)
+		return NULL;
+	memcpy(dir, x->path, n);
+	dir[n] = '\0';
+	a = json_object_get(facts->files, dir);
+	return json_is_object(json_object_get(a, "meta")) ? a : NULL;
+}
+
 /* The directory or file whose mode bits deny the access op needs, or NULL. */
 static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *rec,
-		      const char **how)
+		      const struct xp_facts *facts, const char **how)
 {
 	json_t *anc = json_object_get(rec, "ancestors"), *meta = json_object_get(rec, "meta");
-	json_t *parent = json_array_get(anc, 0);
+	json_t *parent = parent_of(x, rec, facts);
 	size_t n = json_array_size(anc);
 
 	for (size_t i = n; i-- > 0;) { /* from / down: search permission */
@@ -364,10 +413,9 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 			return json_array_get(anc, i);
 		}
 	}
-	if ((x->op == XP_OP_CREATE || x->op == XP_OP_DELETE ||
-	     (x->op == XP_OP_WRITE && !json_is_object(meta))) &&
-	    json_is_object(json_object_get(parent, "meta")) &&
-	    !allowed(w, json_object_get(parent, "meta"), 2)) {
+	/* adding or removing a name: write and search on the directory */
+	if ((changes_entry(x, rec) || (x->op == XP_OP_WRITE && !json_is_object(meta))) &&
+	    parent != NULL && !allowed(w, json_object_get(parent, "meta"), 3)) {
 		*how = x->op == XP_OP_DELETE ? "remove entries in" : "create entries in";
 		return parent;
 	}
@@ -382,19 +430,30 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 	return NULL;
 }
 
+/* utime, utimes, futimesat, utimensat: a call that sets a file's times. */
+static bool sets_times(const char *sc)
+{
+	return strstr(sc, "utime") != NULL;
+}
+
 /*
  * chmod, chown, utimensat EPERM: only the file's owner (or CAP_FOWNER) may
  * change its mode or set its times, only CAP_CHOWN may give it to another
- * user (chmod(2), chown(2), utimensat(2)).  False when ownership does not
- * explain it (then the mode bits and the rest are looked at).
+ * user; utimensat EACCES (times set to now): the process neither owns the
+ * file nor may write it (chmod(2), chown(2), utimensat(2)).  False when
+ * ownership does not explain it (then the mode bits and the rest are
+ * looked at).
  */
 static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, json_t *meta,
 			      const struct who *w)
 {
 	json_int_t owner = num(meta, "uid", -1);
 	bool is_chown = strstr(x->syscall, "chown") != NULL;
+	bool to_now = sets_times(x->syscall) && is(x->errname, "EACCES");
 
 	if (is_chown ? w->chown : (w->fowner || owner == w->uid))
+		return false;
+	if (to_now && allowed(w, meta, 2))
 		return false;
 	if (owner == 0)
 		fprintf(f, "%s is owned by root (uid 0)", x->path);
@@ -403,25 +462,118 @@ static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, js
 	fprintf(f, " and the process ran as uid %" JSON_INTEGER_FORMAT, w->uid);
 	if (is_chown)
 		fputs(": only root (CAP_CHOWN) may change a file's owner", f);
-	else if (owner != w->uid)
+	else if (to_now)
+		fprintf(f,
+			": it neither owns the file nor may write it (mode %s), and only the owner, "
+			"a process that may write it, or CAP_FOWNER may set its times to now",
+			sq(meta, "mode"));
+	else
 		fprintf(f, ": it does not own the file, and only the owner (or CAP_FOWNER) may %s",
-			strstr(x->syscall, "utime") != NULL ? "set its times" : "change its mode");
+			sets_times(x->syscall) ? "set its times" : "change its mode");
 	reason_set(r, "not_owner", x->path, meta);
 	json_object_set_new(r, "owner_uid", json_integer(owner));
 	return true;
 }
 
+/*
+ * utimensat(fd, NULL, …) EPERM or EACCES: a call on a descriptor, whose
+ * file the bundle does not name (the recorder gave no path).  The errno
+ * alone says what the process was not: EPERM, explicit times, only the
+ * owner or CAP_FOWNER may; EACCES, times set to now, the owner or one who
+ * may write it (utimensat(2)).  Nothing is said when the process had the
+ * capability that would have let it.
+ */
+static void explain_fd_times(FILE *f, json_t *r, const struct xp_finding *x, const struct who *w)
+{
+	bool to_now = is(x->errname, "EACCES");
+
+	if (w->fowner || (to_now && w->dac_override))
+		return;
+	fprintf(f,
+		" — it tried to set the times of fd %d, whose file the bundle does not name; the "
+		"process ran as uid %" JSON_INTEGER_FORMAT,
+		(int)x->fd, w->uid);
+	if (to_now)
+		fputs(", so it neither owns that file nor may write it: only the owner, a process "
+		      "that may write it, or CAP_FOWNER may set its times to now",
+		      f);
+	else
+		fputs(", so it does not own that file: only the owner (or CAP_FOWNER) may set its "
+		      "times",
+		      f);
+	reason_set(r, "not_owner", NULL, NULL);
+	json_object_set_new(r, "fd", json_integer(x->fd));
+	json_object_set_new(r, "process_uid", json_integer(w->uid));
+}
+
+/*
+ * A sticky directory (mode 1777, /tmp): only the owner of the entry, of
+ * the directory, or CAP_FOWNER may remove or rename an entry in it
+ * (unlink(2), rename(2) EPERM).  False when that does not explain x.
+ */
+static bool explain_sticky(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
+			   json_t *parent, const struct who *w)
+{
+	json_t *pm = json_object_get(parent, "meta"), *meta = json_object_get(rec, "meta");
+	unsigned long mode = strtoul(str(pm, "mode") ? str(pm, "mode") : "0", NULL, 8);
+	json_int_t owner = num(meta, "uid", -1);
+
+	if (!(x->op == XP_OP_DELETE || (x->op == XP_OP_CREATE && strstr(x->syscall, "rename"))) ||
+	    !json_is_object(meta) || (mode & 01000) == 0 || w->fowner || owner == w->uid ||
+	    num(pm, "uid", -1) == w->uid)
+		return false;
+	fprintf(f, "%s has the sticky bit (mode %s): only the owner of %s (", sq(parent, "path"),
+		sq(pm, "mode"), x->path);
+	owner_word(f, owner);
+	fputs("), of the directory (", f);
+	owner_word(f, num(pm, "uid", -1));
+	fprintf(f,
+		") or CAP_FOWNER may remove or rename it, and the process ran as uid %" JSON_INTEGER_FORMAT,
+		w->uid);
+	reason_set(r, "sticky_directory", str(parent, "path"), pm);
+	json_object_set_new(r, "owner_uid", json_integer(owner));
+	return true;
+}
+
+/*
+ * Nothing in the bundle explains a denial: say so, and when the call
+ * changes an entry of a directory whose metadata the bundle lacks, that
+ * the directory's mode is the part not known.
+ */
+static void explain_unexplained(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
+				json_t *parent)
+{
+	size_t n = xp_parent_len(x->path);
+
+	if (parent == NULL && changes_entry(x, rec) && n > 0) {
+		fprintf(f,
+			"the bundle has no metadata of %.*s, whose mode decides whether the process "
+			"may %s entries in it (write and search permission); no other mode bit in "
+			"the bundle explains it",
+			(int)n, x->path, x->op == XP_OP_DELETE ? "remove" : "create");
+		reason_set(r, "parent_unknown", NULL, NULL);
+		json_object_set_new(r, "path", json_stringn(x->path, n));
+		return;
+	}
+	fputs("no mode bit in the bundle explains it (an ACL, a security module such as "
+	      "AppArmor or SELinux, or a file of an owner the user namespace does not map)",
+	      f);
+	reason_set(r, "unexplained", x->path, json_object_get(rec, "meta"));
+}
+
 static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_t *rec,
-			   const struct who *w)
+			   const struct who *w, const struct xp_facts *facts)
 {
 	json_t *mount = json_object_get(rec, "mount"), *meta = json_object_get(rec, "meta");
+	json_t *parent = parent_of(x, rec, facts);
 	const char *how = NULL;
-	json_t *d = denier(w, x, rec, &how);
+	json_t *d = denier(w, x, rec, facts, &how);
 
 	if (x->op == XP_OP_RUN && is(str(meta, "type"), "dir")) {
 		fprintf(f, "%s is a directory, not a program", x->path);
 		reason_set(r, "exec_directory", x->path, meta);
-	} else if (x->op == XP_OP_CHANGE && is(x->errname, "EPERM") && json_is_object(meta) &&
+	} else if (x->op == XP_OP_CHANGE && json_is_object(meta) &&
+		   (is(x->errname, "EPERM") || sets_times(x->syscall)) &&
 		   explain_not_owner(f, r, x, meta, w)) {
 		/* said */
 	} else if (x->op == XP_OP_RUN && json_is_object(meta) && has_option(mount, "noexec")) {
@@ -432,15 +584,16 @@ static void explain_denied(FILE *f, json_t *r, const struct xp_finding *x, json_
 		fprintf(f, "%s has mode %s: no run bit (chmod +x)", x->path, sq(meta, "mode"));
 		reason_set(r, "no_run_bit", x->path, meta);
 	} else if (d != NULL) {
-		put_owner_mode(f, str(d, "path"), json_object_get(d, "meta"), w);
+		const char *dp = d == rec ? x->path : str(d, "path");
+
+		put_owner_mode(f, dp, json_object_get(d, "meta"), w);
 		fprintf(f, ": it may not %s it", how);
-		reason_set(r, "permission", str(d, "path"), json_object_get(d, "meta"));
+		reason_set(r, "permission", dp, json_object_get(d, "meta"));
 		json_object_set_new(r, "denied", json_string(how));
+	} else if (is(x->errname, "EPERM") && explain_sticky(f, r, x, rec, parent, w)) {
+		/* said */
 	} else {
-		fputs("no mode bit in the bundle explains it (an ACL, a security module such as "
-		      "AppArmor or SELinux, or a file of an owner the user namespace does not map)",
-		      f);
-		reason_set(r, "unexplained", x->path, meta);
+		explain_unexplained(f, r, x, rec, parent);
 	}
 	json_object_set_new(r, "process_uid", json_integer(w->uid));
 	json_object_set_new(r, "process_gid", json_integer(w->gid));
@@ -487,7 +640,7 @@ static void explain_file(FILE *f, json_t *r, const struct xp_finding *x, const s
 	if (is(x->errname, "ENOENT") || is(x->errname, "ENOTDIR")) {
 		explain_missing(f, r, x, rec);
 	} else if (is(x->errname, "EACCES") || is(x->errname, "EPERM")) {
-		explain_denied(f, r, x, rec, &w);
+		explain_denied(f, r, x, rec, &w, facts);
 	} else if (is(x->errname, "EROFS")) {
 		fprintf(f, "%s is mounted read-only (%s)",
 			str(mount, "mount_point") ? str(mount, "mount_point") : "its filesystem",
@@ -613,8 +766,9 @@ static const char *host_word(const char *label, char *buf, size_t cap)
 /*
  * A failed connect to the resolver (port 53 of a resolv.conf server): name
  * resolution failed.  The name is the last one the process looked up
- * (network.jsonl), else a host name in its command; none when neither
- * says it (a UDP connect that fails sends no query).
+ * (network.jsonl), else the host of a URL it looked up as a path, else a
+ * host name in its command; none when none says it (a UDP connect that
+ * fails sends no query).
  */
 static void explain_resolver(FILE *f, json_t *r, const struct xp_finding *x,
 			     const struct xp_proc *p, const struct xp_facts *facts)
@@ -624,6 +778,8 @@ static void explain_resolver(FILE *f, json_t *r, const struct xp_finding *x,
 
 	snprintf(pid, sizeof(pid), "%d", (int)x->pid);
 	name = json_string_value(json_object_get(facts->dns_names, pid));
+	if (name == NULL)
+		name = json_string_value(json_object_get(facts->url_hosts, pid));
 	if (name == NULL)
 		name = host_word(p != NULL ? p->label : NULL, buf, sizeof(buf));
 	fputs("name resolution failed", f);
@@ -789,6 +945,17 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 		json_object_set_new(r, "filter_event", json_integer((json_int_t)facts->filter_seq));
 }
 
+/* A failed call without a path: a reason for those the bundle can explain, else none. */
+static void explain_other(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
+			  const struct xp_facts *facts)
+{
+	struct who w = who_of_proc(facts->host, p);
+
+	if (sets_times(x->syscall) && x->fd >= 0 &&
+	    (is(x->errname, "EPERM") || is(x->errname, "EACCES")))
+		explain_fd_times(f, r, x, &w);
+}
+
 void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct xp_facts *facts)
 {
 	char *buf = NULL;
@@ -819,7 +986,7 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		case XP_CONNECT: explain_connect(f, x->reason, x, p, facts); break;
 		case XP_BIND: explain_bind(f, x->reason, x); break;
 		case XP_DNS: explain_dns(f, x->reason, x); break;
-		case XP_OTHER:
+		case XP_OTHER: explain_other(f, x->reason, x, p, facts); break;
 		case XP_WAIT: break;
 		}
 	}

@@ -25,6 +25,7 @@ static struct xp_finding file_finding(const char *sc, enum xp_op op, const char 
 				    .syscall = (char *)sc,
 				    .path = (char *)path,
 				    .errname = (char *)err,
+				    .fd = -1,
 				    .count = 1 };
 }
 
@@ -148,6 +149,51 @@ static void test_noise_cases(void **state)
 	}
 }
 
+/*
+ * Rules that look at the path as the program wrote it (events.jsonl
+ * path_as_written), beside the canonical path the cases above give.
+ */
+static const struct {
+	const char *rule; /* expected rule id, NULL: not noise */
+	const char *sc, *path, *as_written, *err;
+	enum xp_op op;
+} written_cases[] = {
+	{ "url_as_path", "newfstatat", "/srv/run/https:/pypi.org/simple/requests",
+	  "https://pypi.org/simple/requests/", "ENOENT", XP_OP_FIND },
+	{ "url_as_path", "openat", "/srv/run/git+ssh:/example.com/r.git",
+	  "git+ssh://example.com/r.git", "ENOTDIR", XP_OP_READ },
+	{ "url_as_path", "access", "/srv/run/file:/srv/wheels", "file:///srv/wheels", "ENOENT",
+	  XP_OP_FIND },
+	/* written to, refused, not written as a URL, or no scheme: not a probe */
+	{ NULL, "openat", "/srv/run/https:/x.org/a", "https://x.org/a", "ENOENT", XP_OP_CREATE },
+	{ NULL, "access", "/srv/run/https:/x.org/a", "https://x.org/a", "ENOENT", XP_OP_WRITE },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", "https://x.org/a", "EACCES", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", "https:/x.org/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/https:/x.org/a", NULL, "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/1http:/x/a", "1http://x/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/:/x/a", "://x/a", "ENOENT", XP_OP_FIND },
+	{ NULL, "newfstatat", "/srv/run/a/https:/x/a", "a/https://x/a", "ENOENT", XP_OP_FIND },
+};
+
+static void test_noise_written(void **state)
+{
+	for (size_t i = 0; i < sizeof(written_cases) / sizeof(written_cases[0]); i++) {
+		struct xp_finding f = file_finding(written_cases[i].sc, written_cases[i].op,
+						   written_cases[i].path, written_cases[i].err);
+		const char *want = written_cases[i].rule;
+
+		f.path_as_written = (char *)written_cases[i].as_written;
+		xp_noise_classify(&f, NULL);
+		if (f.noise != (want != NULL) ||
+		    (want != NULL && (f.noise_rule == NULL || strcmp(f.noise_rule, want) != 0)))
+			fail_msg("%s %s (%s) %s: rule %s, want %s", written_cases[i].sc,
+				 written_cases[i].path,
+				 written_cases[i].as_written ? written_cases[i].as_written : "-",
+				 written_cases[i].err, f.noise_rule ? f.noise_rule : "none",
+				 want ? want : "none");
+	}
+}
+
 /* Every rule of the table has a case above (or in test_net_noise), and a reason. */
 static void test_noise_rules(void **state)
 {
@@ -164,6 +210,9 @@ static void test_noise_rules(void **state)
 		for (size_t k = 0; k < sizeof(noise_cases) / sizeof(noise_cases[0]); k++)
 			seen |= noise_cases[k].rule != NULL &&
 				strcmp(noise_cases[k].rule, r[i].id) == 0;
+		for (size_t k = 0; k < sizeof(written_cases) / sizeof(written_cases[0]); k++)
+			seen |= written_cases[k].rule != NULL &&
+				strcmp(written_cases[k].rule, r[i].id) == 0;
 		for (size_t k = 0; k < sizeof(net_rules) / sizeof(net_rules[0]); k++)
 			seen |= strcmp(net_rules[k], r[i].id) == 0;
 		if (!seen)
@@ -234,6 +283,22 @@ static void build(struct xp_finding *f, const char *file_rec, const char *host)
 
 	if (file_rec != NULL)
 		json_object_set_new(facts.files, f->path, json_loads(file_rec, 0, NULL));
+	xp_reason_build(f, &p, &facts);
+	assert_non_null(f->sentence);
+	json_decref(facts.host);
+	json_decref(facts.files);
+}
+
+/* build(), with a second files.jsonl record (the directory's own, when the run named it). */
+static void build2(struct xp_finding *f, const char *file_rec, const char *dir, const char *dir_rec,
+		   const char *host)
+{
+	struct xp_facts facts = { .host = json_loads(host, 0, NULL), .files = json_object() };
+	struct xp_proc p = { .pid = 10, .label = (char *)"apt-get update" };
+
+	json_object_set_new(facts.files, f->path, json_loads(file_rec, 0, NULL));
+	if (dir_rec != NULL)
+		json_object_set_new(facts.files, dir, json_loads(dir_rec, 0, NULL));
 	xp_reason_build(f, &p, &facts);
 	assert_non_null(f->sentence);
 	json_decref(facts.host);
@@ -389,6 +454,139 @@ static void test_change_not_owner(void **state)
 	release(&f);
 }
 
+/* A root-owned file that exists at the end; its last call worked, so no ancestors. */
+#define ROOT_FILE                                                              \
+	"{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}," \
+	"\"before\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}}"
+
+static const char *rs(const struct xp_finding *f, const char *key)
+{
+	return json_string_value(json_object_get(f->reason, key));
+}
+
+/*
+ * Adding or removing a name needs write and search on the directory: its
+ * mode explains a denial even when the path's record has no ancestors,
+ * from the directory's own record; without it the sentence says so.
+ */
+static void test_entry_parent(void **state)
+{
+	struct xp_finding f =
+		file_finding("unlink", XP_OP_DELETE, "/var/cache/apt/pkgcache.bin", "EACCES");
+
+	build2(&f, ROOT_FILE, "/var/cache/apt",
+	       "{\"path\":\"/var/cache/apt\",\"meta\":" DIR("0755", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt");
+	assert_string_equal(rs(&f, "denied"), "remove entries in");
+	assert_non_null(strstr(f.sentence, "/var/cache/apt is owned by root:root, mode 0755, and "
+					   "the process ran as uid 1000 (gid 1000): it may not "
+					   "remove entries in it"));
+	assert_null(strstr(f.sentence, "no mode bit"));
+	release(&f);
+	/* write without search on the directory denies too */
+	f = file_finding("unlinkat", XP_OP_DELETE, "/srv/drop/x", "EACCES");
+	build2(&f, ROOT_FILE, "/srv/drop", "{\"path\":\"/srv/drop\",\"meta\":" DIR("0776", 0) "}",
+	       USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/srv/drop");
+	release(&f);
+	/* the directory is not in the bundle: say so */
+	f = file_finding("unlink", XP_OP_DELETE, "/var/cache/apt/pkgcache.bin", "EACCES");
+	build2(&f, ROOT_FILE, NULL, NULL, USER_HOST);
+	assert_string_equal(what(&f), "parent_unknown");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt");
+	assert_non_null(strstr(f.sentence, "the bundle has no metadata of /var/cache/apt"));
+	release(&f);
+	/* mkdir in a directory the user may write: the mode bits do not explain it */
+	f = file_finding("mkdir", XP_OP_CREATE, "/srv/open/new", "EACCES");
+	build2(&f, "{\"meta\":null}", "/srv/open",
+	       "{\"path\":\"/srv/open\",\"meta\":" DIR("0777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "unexplained");
+	release(&f);
+	/* O_CREAT of a file that existed: it only opens it, so the file's mode decides */
+	f = file_finding("openat", XP_OP_CREATE, "/var/cache/apt/pkgcache.bin", "EACCES");
+	build2(&f, ROOT_FILE, "/var/cache/apt",
+	       "{\"path\":\"/var/cache/apt\",\"meta\":" DIR("0755", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "permission");
+	assert_string_equal(rs(&f, "path"), "/var/cache/apt/pkgcache.bin");
+	assert_string_equal(rs(&f, "denied"), "write");
+	release(&f);
+}
+
+/* unlink EPERM in a sticky directory: only the entry's or the directory's owner may. */
+static void test_entry_sticky(void **state)
+{
+	struct xp_finding f = file_finding("unlink", XP_OP_DELETE, "/tmp/other.lock", "EPERM");
+
+	build2(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":2000,\"gid\":2000}}",
+	       "/tmp", "{\"path\":\"/tmp\",\"meta\":" DIR("01777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "sticky_directory");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "owner_uid")), 2000);
+	assert_non_null(strstr(f.sentence, "/tmp has the sticky bit (mode 01777): only the owner "
+					   "of /tmp/other.lock (2000), of the directory (root)"));
+	release(&f);
+	/* its own file: the sticky bit does not explain it */
+	f = file_finding("unlink", XP_OP_DELETE, "/tmp/mine.lock", "EPERM");
+	build2(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":1000,\"gid\":1000}}",
+	       "/tmp", "{\"path\":\"/tmp\",\"meta\":" DIR("01777", 0) "}", USER_HOST);
+	assert_string_equal(what(&f), "unexplained");
+	release(&f);
+}
+
+/*
+ * utimensat EACCES (times set to now): neither the owner nor allowed to
+ * write; on a descriptor without a path, the same from the errno, naming
+ * the fd.
+ */
+static void test_times_not_owner(void **state)
+{
+	struct xp_finding f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/stamp", "EACCES");
+
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(
+		strstr(f.sentence, "it neither owns the file nor may write it (mode 0644)"));
+	release(&f);
+	/* one who may write it may set its times to now: not an ownership question */
+	f = file_finding("utimensat", XP_OP_CHANGE, "/srv/data/stamp", "EACCES");
+	build(&f, "{\"meta\":{\"type\":\"file\",\"mode\":\"0666\",\"uid\":0,\"gid\":0}}",
+	      USER_HOST);
+	assert_string_not_equal(what(&f), "not_owner");
+	release(&f);
+	/* utimensat(3, NULL, NULL, 0): no path, the fd */
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EACCES");
+	f.kind = XP_OTHER;
+	f.fd = 3;
+	build(&f, NULL, USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_int_equal(json_integer_value(json_object_get(f.reason, "fd")), 3);
+	assert_non_null(strstr(f.sentence,
+			       "utimensat failed with EACCES — it tried to set the "
+			       "times of fd 3, whose file the bundle does not name; the "
+			       "process ran as uid 1000, so it neither owns that file nor "
+			       "may write it"));
+	release(&f);
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EPERM");
+	f.kind = XP_OTHER;
+	f.fd = 5;
+	build(&f, NULL, USER_HOST);
+	assert_string_equal(what(&f), "not_owner");
+	assert_non_null(strstr(f.sentence, "fd 5"));
+	assert_non_null(strstr(f.sentence, "so it does not own that file: only the owner (or "
+					   "CAP_FOWNER) may set its times"));
+	release(&f);
+	/* with CAP_FOWNER ownership does not explain it: no reason */
+	f = file_finding("utimensat", XP_OP_OTHER, NULL, "EPERM");
+	f.kind = XP_OTHER;
+	f.fd = 5;
+	build(&f, NULL, "{\"uid\":0,\"gid\":0,\"capabilities\":{\"effective\":\"cap_fowner\"}}");
+	assert_null(what(&f));
+	assert_null(strstr(f.sentence, "fd 5"));
+	release(&f);
+}
+
 /* A failed connect to port 53 of a resolv.conf server is name resolution failing. */
 static void test_resolver_unreachable(void **state)
 {
@@ -421,10 +619,43 @@ static void test_resolver_unreachable(void **state)
 	xp_reason_build(&f, &p, &facts);
 	assert_non_null(strstr(f.sentence, "name resolution failed for db.corp.test"));
 	release(&f);
+	/* nor in the command: the host of a URL the process looked up as a path (pip) */
+	facts.url_hosts = json_pack("{s:s}", "10", "pypi.org");
+	p.label = (char *)"pip install --retries …";
+	xp_reason_build(&f, &p, &facts);
+	assert_non_null(strstr(f.sentence, "name resolution failed for pypi.org"));
+	release(&f);
 	json_decref(f.net);
 	json_decref(facts.host);
 	json_decref(facts.files);
 	json_decref(facts.dns_names);
+	json_decref(facts.url_hosts);
+}
+
+/* The host of a URL: without user, password or port; none for file:/// or a non-URL. */
+static void test_url_host(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "https://pypi.org/simple/requests/", "pypi.org" },
+		{ "git+ssh://git@example.com:22/r.git", "example.com" },
+		{ "http://u:pw@[::1]:8080/x", "[::1]" },
+		{ "https://host.test", "host.test" },
+		{ "file:///srv/wheels", NULL },
+		{ "https:/pypi.org/simple", NULL },
+		{ "/srv/https://x/y", NULL },
+		{ "Https://x/y", NULL },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *h = xp_url_host(cases[i][0], buf, sizeof(buf));
+
+		if (cases[i][1] == NULL ? h != NULL : h == NULL || strcmp(h, cases[i][1]) != 0)
+			fail_msg("%s: host %s, want %s", cases[i][0], h ? h : "none",
+				 cases[i][1] ? cases[i][1] : "none");
+	}
+	assert_null(
+		xp_url_host("https://a-very-long-host-name-that-does-not-fit.example/", buf, 8));
 }
 
 static void test_network_sentences(void **state)
@@ -571,6 +802,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_noise_cases),
+		cmocka_unit_test(test_noise_written),
 		cmocka_unit_test(test_noise_rules),
 		cmocka_unit_test(test_net_noise),
 		cmocka_unit_test(test_denied_create),
@@ -579,7 +811,11 @@ int main(void)
 		cmocka_unit_test(test_network_sentences),
 		cmocka_unit_test(test_exec_shebang_and_directory),
 		cmocka_unit_test(test_change_not_owner),
+		cmocka_unit_test(test_entry_parent),
+		cmocka_unit_test(test_times_not_owner),
+		cmocka_unit_test(test_entry_sticky),
 		cmocka_unit_test(test_resolver_unreachable),
+		cmocka_unit_test(test_url_host),
 		cmocka_unit_test(test_wait_sentences),
 		cmocka_unit_test(test_wait_socket_sentences),
 	};

@@ -299,6 +299,8 @@ static bool put_conn_end(FILE *f, json_t *c, json_t *w)
 		fputs(", then the peer reset the connection", f);
 	else if (is(end, "timed_out"))
 		fputs(", then the connection timed out", f);
+	else if (is(end, "closed") && got == 0)
+		fputs(", then it closed the connection, having received nothing", f);
 	else
 		return false;
 	return true;

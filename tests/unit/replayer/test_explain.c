@@ -787,6 +787,26 @@ static void test_wait_socket_sentences(void **state)
 					   "127.0.0.1:8080 to complete (TCP)"));
 	release(&f);
 	json_decref(f.wait);
+	/* the program gave up: it closed the socket, nothing received, right after the wait */
+	f.wait_interrupted = false;
+	f.pid = 10;
+	json_object_set_new(conn, "end", json_string("closed"));
+	json_object_set_new(conn, "fd", json_integer(6));
+	json_object_set_new(conn, "t_ns", json_integer(20000000000));
+	json_object_set_new(conn, "end_ns", json_integer(22800000000));
+	assert_true(rpl_sockidx_add(&idx, conn) > 0);
+	f.wait = json_loads("{\"pid\":10,\"tid\":10,\"syscall\":\"poll\",\"what\":\"poll\","
+			    "\"t_ns\":20000400000,\"dur_ns\":2200000000,\"end\":\"returned\","
+			    "\"nfds\":2,\"fds\":[{\"fd\":6,\"kind\":\"socket\"}]}",
+			    0, NULL);
+	rpl_sockidx_join(&idx, f.wait);
+	build(&f, NULL, USER_HOST);
+	assert_non_null(strstr(f.sentence,
+			       "in poll on 2 fds, first a reply from 127.0.0.1:18081 "
+			       "(HTTP over TCP, connected in 0.1 ms), then it closed the "
+			       "connection, having received nothing"));
+	release(&f);
+	json_decref(f.wait);
 	/* no connect of that fd before the wait: nothing is joined */
 	f.wait = json_loads("{\"pid\":10,\"t_ns\":0,\"fds\":[{\"fd\":4,\"kind\":\"socket\"}]}", 0,
 			    NULL);

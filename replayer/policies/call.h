@@ -14,9 +14,10 @@
 struct rpl_call {
 	const char *syscall; /* borrowed: libseccomp name, e.g. "openat" */
 	int nr; /* native syscall number (seccomp_syscall_resolve_name) */
-	const char *path; /* borrowed: resolved absolute path, or NULL */
-	const char
-		*path_as_written; /* borrowed: the path argument as the program gave it, or NULL */
+	/* borrowed: resolved absolute path (for read, write … the descriptor's file), or NULL */
+	const char *path;
+	/* borrowed: the path argument as the program gave it, or NULL */
+	const char *path_as_written;
 	int family; /* socket family (AF_INET, AF_INET6, AF_UNIX …), 0 when not a socket */
 	const char *ip; /* borrowed: peer or target address as text ("10.0.0.1", "::1"), or NULL */
 	int port; /* peer or target port, 1..65535; 0 when none */

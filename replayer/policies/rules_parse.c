@@ -15,7 +15,7 @@
 /* What a filter needs the syscalls of its rule to carry. */
 enum need {
 	NEED_NONE,
-	NEED_PATH, /* a path: strace's %file */
+	NEED_PATH, /* a path: strace's %file, or the file of a descriptor bytes move through */
 	NEED_SOCK, /* a socket: %network, or moves bytes through a descriptor */
 	NEED_IO, /* moves bytes through a descriptor */
 	NEED_CONNECT, /* is connect */
@@ -98,7 +98,7 @@ static void note_named(struct parse *ps, const char *name, unsigned bits)
 {
 	bool has[NEED_COUNT] = {
 		[NEED_NONE] = true,
-		[NEED_PATH] = bits & RPL_SYSCLASS_FILE,
+		[NEED_PATH] = bits & (RPL_SYSCLASS_FILE | RPL_SYSCLASS_IO),
 		[NEED_SOCK] = bits & (RPL_SYSCLASS_NETWORK | RPL_SYSCLASS_IO),
 		[NEED_IO] = bits & RPL_SYSCLASS_IO,
 		[NEED_CONNECT] = strcmp(name, "connect") == 0,
@@ -240,7 +240,7 @@ static int parse_set(struct parse *ps, char *text, struct repro_err **err)
 static int check_need(struct parse *ps, const char *key, enum need need, struct repro_err **err)
 {
 	static const unsigned need_bits[NEED_COUNT] = {
-		[NEED_PATH] = RPL_SYSCLASS_FILE,
+		[NEED_PATH] = RPL_SYSCLASS_FILE | RPL_SYSCLASS_IO,
 		[NEED_SOCK] = RPL_SYSCLASS_NETWORK | RPL_SYSCLASS_IO,
 		[NEED_IO] = RPL_SYSCLASS_IO,
 	};

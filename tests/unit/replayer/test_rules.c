@@ -420,6 +420,11 @@ static void test_rules_path_filter(void **state)
 	assert_true(fires_on("openat:error=EIO:path=*/x", &c));
 	c.path = NULL, c.path_as_written = NULL;
 	assert_false(fires_on("openat:error=EIO:path=*", &c));
+	/* read and write: the file the descriptor is open on */
+	c = call_of("write");
+	c.path = "/var/log/app.log";
+	assert_true(fires_on("write:error=ENOSPC:path=/var/log/*", &c));
+	assert_false(fires_on("write:error=ENOSPC:path=/tmp/*", &c));
 }
 
 static void test_rules_net_filters(void **state)

@@ -56,7 +56,8 @@ void rpl_rules_free(struct rpl_rules *r);
  * Returns 0, or -1 with *err (EINVAL) holding one line that names the bad
  * part, e.g. "unknown syscall 'opnat' in rule 1 (did you mean 'openat'?)";
  * r is then unchanged.  text is borrowed (copied).  Cost: O(length of text
- * + syscalls named), plus one pass over all syscall names to suggest one.
+ * + syscalls named) plus a pass over the native syscall numbers (1024
+ * libseccomp look-ups), and one more to suggest a name.
  */
 int rpl_rules_add(struct rpl_rules *r, const char *text, struct repro_err **err);
 

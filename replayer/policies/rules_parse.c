@@ -36,7 +36,7 @@ struct parse {
 typedef int (*key_parse_fn)(struct parse *ps, const char *key, const char *val,
 			    struct repro_err **err);
 
-/* Words of a key's flags. */
+/* Flags of a key (struct key.flags). */
 enum {
 	K_FAULT = 1u << 0, /* allowed in a fault= rule */
 	K_DNS = 1u << 1, /* allowed in a dns: rule */
@@ -48,7 +48,7 @@ static bool syscall_known(const char *name)
 	return seccomp_syscall_resolve_name(name) >= 0;
 }
 
-/* The name among the native syscalls and aliases nearest to name, or NULL: for "did you mean". */
+/* The native syscall name nearest to name within two edits, or NULL: for "did you mean". */
 static char *nearest_syscall(const char *name)
 {
 	char *best = NULL;

@@ -22,6 +22,8 @@ struct rec_recorder {
 	struct rec_pathcache paths; /* canonical directories (recorder/pathres.h) */
 	struct rec_output *out; /* owned: what each process said */
 	uint64_t count;
+	uint64_t failed; /* of count, the calls that failed with an errno */
+	uint64_t processes; /* process starts (threads not) */
 	bool stopping;
 	struct repro_err *first_err;
 };
@@ -75,10 +77,19 @@ static void append(struct rec_recorder *r, const struct bndl_event *ev)
 	(void)bndl_spool_append(r->spool, ev, &r->first_err);
 }
 
+/* A call that returned -errno where the tracer saw it (as events.jsonl's "errno"). */
+static bool is_failed(const struct bndl_event *ev)
+{
+	return ev->ret < 0 && ev->ret >= -4095 &&
+	       !(ev->flags & (BNDL_EV_UNFINISHED | BNDL_EV_RESULT_UNSEEN));
+}
+
 static void append_syscall(struct rec_recorder *r, struct rec_capture *c)
 {
 	rec_capture_finish(c);
 	c->ev.seq = ++r->count;
+	if (is_failed(&c->ev))
+		r->failed++;
 	append(r, &c->ev);
 	c->active = false;
 }
@@ -162,6 +173,7 @@ struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec
 	r->tab = tab;
 	r->out = rec_output_new();
 	rec_pathcache_init(&r->paths);
+	r->processes = 1;
 	append(r, &ev);
 	return r;
 }
@@ -284,6 +296,8 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 		.flags = is_thread ? BNDL_EV_THREAD : 0,
 	};
 
+	if (!is_thread)
+		r->processes++;
 	append(r, &ev);
 }
 
@@ -437,6 +451,13 @@ const struct lnch_observer_ops *rec_recorder_ops(void)
 uint64_t rec_recorder_count(const struct rec_recorder *r)
 {
 	return r->count;
+}
+
+void rec_recorder_counts(const struct rec_recorder *r, struct rec_recorder_counts *out)
+{
+	*out = (struct rec_recorder_counts){ .events = r->count,
+					     .failed = r->failed,
+					     .processes = r->processes };
 }
 
 /* Sockets still counted when the recording ends: left open, when unknown.  O(table). */

@@ -39,6 +39,16 @@ int rec_recorder_finish(struct rec_recorder *r, struct repro_err **err);
 /* rec_recorder_count - syscall events recorded so far. */
 uint64_t rec_recorder_count(const struct rec_recorder *r);
 
+/* What a recorder has counted so far. */
+struct rec_recorder_counts {
+	uint64_t events; /* syscall events, as rec_recorder_count() */
+	uint64_t failed; /* of those, calls that failed with an errno (not unfinished or unseen) */
+	uint64_t processes; /* process starts, the first included; threads not */
+};
+
+/* rec_recorder_counts - fill *out with the counts so far (whatever the spool kept). */
+void rec_recorder_counts(const struct rec_recorder *r, struct rec_recorder_counts *out);
+
 void rec_recorder_free(struct rec_recorder *r);
 
 #endif

@@ -15,8 +15,9 @@ check common '^$'
 check launcher 'common/'
 check bundles 'common/'
 check recorder 'common/|bundles/|launcher/(stop|mem|abi|filter_rule)\.h'
+check session 'common/|bundles/|launcher/|recorder/'
 check replayer 'common/|bundles/|launcher/policy\.h|launcher/stop\.h'
-if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder replayer cli | grep -v '^launcher/arch/'; then
+if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer cli | grep -v '^launcher/arch/'; then
 	echo "register or architecture code outside launcher/arch/"
 	status=1
 fi

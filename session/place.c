@@ -1,0 +1,130 @@
+/*
+ * Where a run writes: the bundle path is checked before the program runs,
+ * and the spool directory is made in $TMPDIR or, on a full disk, elsewhere.
+ */
+#include "session/session_internal.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The spool's parent: opts->spool_parent, $TMPDIR when it is an absolute path, else /tmp. */
+static const char *spool_parent(const struct sess_options *o)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (o->spool_parent != NULL)
+		return o->spool_parent;
+	return tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+/*
+ * The spool lives in $TMPDIR (default /tmp), out of the program's sight: a
+ * spool in its working directory would show in `ls -A` and could be removed
+ * by `git clean`.  mkdtemp(3) makes it private (0700) and unique.
+ */
+static char *spool_dir_for(const char *dir, const char *output)
+{
+	cleanup_free char *b = repro_xstrdup(output);
+
+	return repro_xasprintf("%s/repro-%.64s.XXXXXX", dir, basename(b));
+}
+
+static int make_spool_dir(char *dir_template, struct repro_err **err)
+{
+	if (mkdtemp(dir_template) == NULL)
+		return repro_err_set(err, errno, "cannot create a spool directory '%s'",
+				     dir_template);
+	return 0;
+}
+
+bool sess_same_fs(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev;
+}
+
+/*
+ * Check the bundle path before the program runs, so that nothing the program
+ * does is lost to a bad -o: an existing non-regular file (a device, a
+ * directory) is refused, and a probe file proves the directory is writable
+ * and the temporary name fits (bndl_pack() writes OUT.tmp-XXXXXX there).
+ */
+int sess_check_output(const char *out, struct repro_err **err)
+{
+	cleanup_free char *probe = repro_xasprintf("%s.tmp-XXXXXX", out);
+	struct stat st;
+	int fd;
+
+	if (out[0] == '\0')
+		return repro_err_set(err, EINVAL, "record: empty output path");
+	if (lstat(out, &st) == 0 && !S_ISREG(st.st_mode))
+		return repro_err_set(err, 0,
+				     "cannot write the bundle to '%s': it exists and is not a "
+				     "regular file",
+				     out);
+	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0 && bndl_is_disk_full(errno))
+		return 0; /* a full disk is no bad path: the bundle will go elsewhere (pack.c) */
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot write the bundle to '%s'", out);
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+/* The spool directory in dir, with run.json and events.spool; a failed attempt leaves nothing. */
+static int spool_in(struct sess_state *s, const char *dir, struct repro_err **err)
+{
+	free(s->spool_dir);
+	s->spool_dir = spool_dir_for(dir, s->o->output);
+	if (make_spool_dir(s->spool_dir, err) < 0)
+		return -1;
+	if (bndl_runinfo_save(s->spool_dir, &s->info, err) == 0 &&
+	    (s->spool = bndl_spool_open(s->spool_dir, err)) != NULL) {
+		s->made_spool = true;
+		return 0;
+	}
+	(void)bndl_spool_remove(s->spool_dir, NULL);
+	return -1;
+}
+
+/*
+ * The spool goes to $TMPDIR; where that has no room even for the spool's
+ * start (ENOSPC, EDQUOT), to the first of bndl_scratch_dirs() on another
+ * filesystem that has, said in one notice.  Room nowhere is an error: the
+ * program has not run, so nothing is lost.
+ */
+int sess_make_spool(struct sess_state *s, struct repro_err **err)
+{
+	cleanup_err struct repro_err *first = NULL;
+	cleanup_dirs char **dirs = NULL;
+	const char *tmp = spool_parent(s->o);
+
+	if (spool_in(s, tmp, &first) == 0)
+		return 0;
+	if (!bndl_is_disk_full(first->errnum)) {
+		*err = steal_ptr(&first);
+		return -1;
+	}
+	dirs = bndl_scratch_dirs(NULL);
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		cleanup_err struct repro_err *again = NULL;
+
+		if (sess_same_fs(dirs[i], tmp) || spool_in(s, dirs[i], &again) < 0)
+			continue;
+		sess_notice(s, "no room for the spool in '%s' (%s): it is in '%s'", tmp,
+			    strerror(first->errnum), s->spool_dir);
+		return 0;
+	}
+	*err = steal_ptr(&first);
+	return -1;
+}

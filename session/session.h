@@ -1,0 +1,127 @@
+#ifndef REPRO_SESSION_SESSION_H
+#define REPRO_SESSION_SESSION_H
+
+/*
+ * One run as a library object (docs/architecture.md, "record, step by
+ * step"): what to run and how in struct sess_options, the policies to
+ * impose, then spawn -> ptrace loop -> spool -> pack, and the outcome in
+ * struct sess_result.  Process-wide state (signal handlers, the idle
+ * tick) stays with the caller, which reaches the run through the
+ * callbacks of the options.  Nothing here prints: lines meant for the
+ * user go to sess_options.notice.
+ */
+
+#include "common/err.h"
+#include "launcher/launcher.h"
+#include "launcher/policy.h"
+#include "launcher/stop.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A policy of the loop (launcher/policy.h), borrowed for the run. */
+struct sess_policy {
+	const struct lnch_policy_ops *ops; /* borrowed */
+	void *ctx; /* borrowed */
+};
+
+/* An observer of the loop besides the recorder (launcher/stop.h), borrowed for the run. */
+struct sess_observer {
+	const struct lnch_observer_ops *ops; /* borrowed */
+	void *ctx; /* borrowed */
+};
+
+/*
+ * What to run and how.  Every pointer is borrowed for the call of
+ * sess_run().  The program runs in the caller's working directory with
+ * the caller's environment (environ), which is also what redaction
+ * learns secrets from and what host.json describes.
+ */
+struct sess_options {
+	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
+	const char *output; /* borrowed: the bundle path (required) */
+	const char *spool_parent; /* borrowed: where the spool goes; NULL: $TMPDIR, else /tmp */
+	unsigned classes; /* REC_CLASS_* (recorder/systab.h) */
+	bool net_none; /* a network namespace with only loopback */
+	enum lnch_sandbox_mode sandbox;
+	bool ptrace_only; /* no seccomp user notification */
+	bool wait_all; /* until every process ends (--wait=all), else until the first does */
+	const char *const *keep_env; /* borrowed: NULL-terminated globs (--keep-env), or NULL */
+	const char *const *redact; /* borrowed: NULL-terminated regexes (--redact), or NULL */
+	bool redact_hostname;
+	uint64_t hash_max; /* bytes: hash touched files up to this size (0: none) */
+	bool hash_secrets;
+	const struct sess_observer *observers; /* borrowed: nobservers more observers, or NULL */
+	size_t nobservers;
+	/*
+	 * Callbacks, each optional (NULL), all given cb_ctx.  should_stop:
+	 * polled when waitpid is interrupted by a signal, as lnch_loop_new()
+	 * says.  on_program: called with the program's pid just before the
+	 * loop starts and with 0 once it has ended (the cli forwards signals to
+	 * it in between).  notice: a line for the user (no "repro: " prefix,
+	 * no newline; borrowed for the call), given when it happens: a spool
+	 * moved by a full disk, the sandbox fallback, a --wait=all wait, killed
+	 * processes, a set-user-ID program run without privileges, a full disk.
+	 */
+	bool (*should_stop)(void *cb_ctx);
+	void (*on_program)(void *cb_ctx, pid_t pid);
+	void (*notice)(void *cb_ctx, const char *line);
+	void *cb_ctx; /* borrowed */
+};
+
+/* What a run came to; filled by sess_run(), released with sess_result_release(). */
+struct sess_result {
+	bool has_exit; /* wait_status is the first process's (waitpid(2)) */
+	int wait_status;
+	/*
+	 * The program was never run: its execve failed (exec_errnum, e.g.
+	 * ENOENT; the child exited as a shell would, 127 or 126, in
+	 * wait_status).  is_not_in_path: argv[0] had no '/' and no PATH
+	 * directory holds it ("command not found").
+	 */
+	int exec_errnum;
+	bool is_not_in_path;
+	char *bundle_path; /* owned: the bundle written, or NULL when the spool was kept */
+	char *spool_dir; /* owned: the spool kept for `repro pack`, or NULL when removed */
+	char *warnings; /* owned: the manifest's warnings, "; "-separated ("" for none) */
+	uint64_t nevents; /* syscall events in the bundle (a full disk's drops left out) */
+	uint64_t nfailed; /* of the calls recorded, those that failed with an errno */
+	uint64_t nprocesses; /* processes started, the first included (threads not) */
+	unsigned left_running; /* processes killed when the recording stopped */
+	bool was_stop_requested; /* should_stop said yes at least once (Ctrl-C, SIGTERM) */
+};
+
+/*
+ * sess_run - record one run: check opts->output, make the spool, spawn
+ * opts->argv under the tracer with the filter of opts->classes, register
+ * the recorder, opts->observers and the npolicies policies (borrowed;
+ * the first that decides wins, launcher/policy.h), run the loop, end the
+ * spool and pack the bundle (where a filesystem is full, into the first
+ * of bndl_scratch_dirs() with room, or the spool is kept: no error).
+ * Returns 0 with *out filled (the caller releases it), or -1 with *err:
+ * a bad output path, no room for the spool, a failed namespace or
+ * filter set-up before exec (the message names the step and where the
+ * run was recorded), ptrace or spool trouble.  A program that exits
+ * non-zero or cannot be executed is no error (see struct sess_result).
+ * Not reentrant: the loop owns the process's children while it runs.
+ */
+int sess_run(const struct sess_options *opts, const struct sess_policy *policies, size_t npolicies,
+	     struct sess_result *out, struct repro_err **err);
+
+/* sess_result_release - free what *res owns and zero it; NULL-safe, idempotent. */
+void sess_result_release(struct sess_result *res);
+
+/*
+ * sess_pack_spool - pack the spool spool_dir, left by a run that was
+ * killed or found no room for its bundle, into the bundle out_path, as
+ * the run would have (marked as packed later; files.jsonl,
+ * network.jsonl and waits.jsonl derived where they can be), then remove
+ * the spool.  Both paths borrowed.  Returns 0, or -1 with *err: EINVAL
+ * when out_path lies in the spool, an unreadable run.json or spool, a
+ * failed pack ("cannot pack 'DIR': ...").
+ */
+int sess_pack_spool(const char *spool_dir, const char *out_path, struct repro_err **err);
+
+#endif

@@ -1,0 +1,105 @@
+#ifndef REPRO_SESSION_SESSION_INTERNAL_H
+#define REPRO_SESSION_SESSION_INTERNAL_H
+
+/*
+ * The state of one run, shared by the files of session/: session.c (the
+ * steps), place.c (bundle path and spool), host_thread.c (host.json) and
+ * pack.c (deriving and packing).
+ */
+
+#include "bundles/pack.h"
+#include "bundles/spool.h"
+#include "common/err.h"
+#include "launcher/launcher.h"
+#include "recorder/recorder.h"
+#include "recorder/redact.h"
+#include "recorder/systab.h"
+#include "session/session.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+/* Everything a recording holds, released in one place (sess_state_release()). */
+struct sess_state {
+	const struct sess_options *o; /* borrowed */
+	char *spool_dir;
+	struct bndl_spool *spool;
+	struct rec_systab *tab;
+	struct rec_recorder *rec;
+	struct lnch_filter_rule *rules; /* the filter's, borrowed by child and loop */
+	struct lnch_child child;
+	struct lnch_loop *loop;
+	struct bndl_run_info info;
+	char classes[64];
+	char cwd[4096];
+	char warnings[1024];
+	struct lnch_result res;
+	bool made_spool;
+	bool was_stop_requested;
+	struct rec_redact *redact;
+	json_t *redacted; /* names of what was redacted */
+	char **argv_shown; /* argv as it may leave the machine */
+	/* host.json is gathered by a thread while the program runs */
+	pthread_t host_thread;
+	bool host_started;
+	int host_rc;
+	struct repro_err *host_err;
+	json_t *host_json; /* the facts, kept for a work directory other than the spool */
+	bool host_in_spool; /* host.json was written into the spool directory */
+	/* after the run */
+	struct bndl_spool_drops drops; /* what the full spool left out */
+	struct bndl_event *lost; /* the process records it had no room for (fixed parts) */
+	size_t nlost;
+	bool lost_end; /* nor for its END record */
+	char *written; /* the bundle's path; NULL when the spool was kept */
+	char *full_output; /* -o, when its filesystem had no room for the bundle */
+	char tried[512]; /* the other places tried for it, ", "-separated */
+};
+
+/* session.c */
+/* sess_notice - format a line for the user and give it to opts->notice (dropped when NULL). */
+void sess_notice(const struct sess_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* sess_add_warning - append note (borrowed) to the manifest's warnings, "; "-separated. */
+void sess_add_warning(struct sess_state *s, const char *note);
+
+/* place.c */
+/* sess_same_fs - true when paths a and b are on one filesystem (both exist). */
+bool sess_same_fs(const char *a, const char *b);
+/*
+ * sess_check_output - refuse a bundle path that is empty, names something
+ * other than a regular file, or lies in a directory that cannot be written
+ * (a full one passes: the bundle will go elsewhere).  Returns 0 or -1 with *err.
+ */
+int sess_check_output(const char *out, struct repro_err **err);
+/*
+ * sess_make_spool - make s->spool_dir with run.json and open s->spool, in
+ * the spool parent or, when that is full, another scratch directory (one
+ * notice).  Returns 0 or -1 with *err (nothing left behind).
+ */
+int sess_make_spool(struct sess_state *s, struct repro_err **err);
+
+/* host_thread.c */
+/* sess_host_dump - write s->host_json as dir/host.json.  Returns 0 or -1 with *err. */
+int sess_host_dump(const struct sess_state *s, const char *dir, struct repro_err **err);
+/* sess_host_start - gather host.json in a thread (or at once when none can be made). */
+void sess_host_start(struct sess_state *s);
+/*
+ * sess_host_join - wait for the thread; its error moves to *err (-1), or is
+ * dropped when err is NULL.  Returns 0 otherwise; safe to call twice.
+ */
+int sess_host_join(struct sess_state *s, struct repro_err **err);
+
+/* pack.c */
+/*
+ * sess_pack - derive and pack the ended spool into opts->output or, on a
+ * full disk, elsewhere (s->written, s->full_output, s->tried); with room
+ * nowhere the spool is kept (s->written NULL, no error).  Returns 0 or -1
+ * with *err.
+ */
+int sess_pack(struct sess_state *s, struct repro_err **err);
+/* sess_report_full_disk - one notice when a full filesystem cost events or moved the bundle. */
+void sess_report_full_disk(const struct sess_state *s);
+
+#endif

@@ -757,6 +757,8 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 	json_object_set_new(m, "warnings", warnings_json(st, run));
 	json_object_set_new(m, "redacted",
 			    run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
+	if (json_is_array(run->injections))
+		json_object_set_new(m, "injections", json_deep_copy(run->injections));
 	return m;
 }
 
@@ -1166,6 +1168,8 @@ int bndl_runinfo_save(const char *spool_dir, const struct bndl_run_info *run,
 	json_object_set_new(o, "sandbox", bndl_json_str_or_null(run->sandbox));
 	json_object_set_new(o, "tool", bndl_json_str_or_null(run->tool_version));
 	json_object_set_new(o, "warnings", bndl_json_str_or_null(run->warnings));
+	if (json_is_array(run->injections))
+		json_object_set_new(o, "injections", json_deep_copy(run->injections));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode '%s'", path);
@@ -1204,6 +1208,9 @@ static void runinfo_fill(json_t *o, struct bndl_run_info *run)
 		.sandbox = bndl_json_str(o, "sandbox"),
 		.tool_version = bndl_json_str(o, "tool"),
 		.warnings = bndl_json_str(o, "warnings"),
+		.injections = json_is_array(json_object_get(o, "injections"))
+				      ? json_object_get(o, "injections")
+				      : NULL,
 	};
 }
 

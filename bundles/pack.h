@@ -81,6 +81,12 @@ struct bndl_run_info {
 	/* borrowed, may be NULL: the directory extra_members are in (NULL: the spool directory) */
 	const char *extra_dir;
 	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */
+	/*
+	 * borrowed, may be NULL: the fault rules of the run and how often each
+	 * fired, [{"rule":N,"text":"openat:error=EACCES","fired":3}], for the
+	 * manifest's "injections" (absent when NULL)
+	 */
+	json_t *injections;
 	bool is_packed_later; /* by `repro pack`: the manifest says so in its warnings */
 	/*
 	 * borrowed, may be NULL: what the recording counted of a full spool

@@ -125,6 +125,8 @@ enum bndl_event_flag {
 	BNDL_EV_WAIT_HAS_RET = 1u << 12, /* WAIT: ret is the call's result */
 	BNDL_EV_WAIT_START_EXACT = 1u << 13, /* WAIT: t_ns is the call's own entry */
 	BNDL_EV_WAIT_AT_STOP = 1u << 14, /* WAIT: it went on when the recording was asked to stop */
+	/* SYSCALL: a policy decided a result that could not be imposed; ret is the kernel's */
+	BNDL_EV_INJECT_FAILED = 1u << 15,
 };
 
 /* How a wait ended (struct bndl_wait_info.end), as enum lnch_wait_end. */
@@ -247,7 +249,12 @@ struct bndl_event {
 	int32_t pid; /* thread group id */
 	int32_t tid;
 	int32_t ppid; /* PROC_START only */
-	int32_t status; /* PROC_EXIT: wait status as from waitpid(2) */
+	/*
+	 * PROC_EXIT: wait status as from waitpid(2); SYSCALL with
+	 * BNDL_EV_INJECTED or BNDL_EV_INJECT_FAILED: the policy's number for
+	 * what decided (a fault rule, from 1), 0 none
+	 */
+	int32_t status;
 	int32_t nr; /* syscall number for arch */
 	uint32_t arch; /* AUDIT_ARCH_* of the call (linux/audit.h) */
 	uint64_t args[6];

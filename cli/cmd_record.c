@@ -13,6 +13,7 @@
 #include "launcher/launcher.h"
 #include "recorder/systab.h"
 #include "replayer/deny.h"
+#include "replayer/policies/inject.h"
 #include "session/session.h"
 
 #include <errno.h>
@@ -34,6 +35,8 @@ struct record_opts {
 	size_t nkeep, nredact;
 	bool deny_io_uring;
 	bool verbose;
+	struct rpl_rules *rules; /* owned: --inject rules, or NULL */
+	uint64_t seed; /* --seed: prob= draws */
 };
 
 static const char usage_text[] =
@@ -69,8 +72,48 @@ static const char usage_text[] =
 	"      --io-uring MODE   allow (default; the bundle warns when a program uses it)\n"
 	"                        or deny: io_uring_setup fails with ENOSYS, so programs\n"
 	"                        fall back to syscalls that repro sees\n"
+	"      --inject RULE     fail matching calls as RULE says (repeatable; first\n"
+	"                        match wins): SET:error=ERRNO[:retval=N][:when=N|N+|N..M|N+S]\n"
+	"                        [:delay_enter=DUR][:delay_exit=DUR][:delay=DUR]\n"
+	"                        [:path=GLOB][:addr=IP[:PORT]][:port=N][:type=stream|dgram]\n"
+	"                        [:exe=GLOB][:prob=P], SET a syscall, a comma list, !SET\n"
+	"                        or %file, %network, %process, %net, %desc; path= is\n"
+	"                        matched against the resolved absolute path; when=\n"
+	"                        counts the calls that match the whole rule, across the\n"
+	"                        whole run (strace counts per syscall and process);\n"
+	"                        -e inject=RULE and -e fault=RULE (ENOSYS) are the same\n"
+	"                        (docs/faults.md)\n"
+	"      --seed N          seed of the prob= draws (default 0: the same faults\n"
+	"                        every run)\n"
 	"  -v, --verbose         say where the bundle went\n"
 	"  -h, --help            this text\n";
+
+/* --inject RULE, or strace's -e inject=RULE / -e fault=RULE: one more rule, parsed now. */
+static int add_rule(struct record_opts *o, int c, const char *text, struct repro_err **err)
+{
+	if (c == 'e' && strncmp(text, "inject=", 7) != 0 && strncmp(text, "fault=", 6) != 0)
+		return repro_err_set(err, EINVAL,
+				     "record -e: only inject=RULE and fault=RULE are understood, "
+				     "got '%s'",
+				     text);
+	if (o->rules == NULL)
+		o->rules = rpl_rules_new();
+	if (rpl_rules_add(o->rules, text, err) < 0)
+		return repro_err_wrap(err, "record --inject");
+	return rpl_inject_check(o->rules, err) < 0 ? repro_err_wrap(err, "record --inject") : 0;
+}
+
+static int parse_seed(struct record_opts *o, const char *text, struct repro_err **err)
+{
+	char *end;
+
+	errno = 0;
+	o->seed = strtoull(text, &end, 0);
+	if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+		return repro_err_set(err, EINVAL, "record --seed: expected a number, got '%s'",
+				     text);
+	return 0;
+}
 
 static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 {
@@ -130,6 +173,9 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 				"record --io-uring: expected 'allow' or 'deny', got '%s'", optarg);
 		o->deny_io_uring = strcmp(optarg, "deny") == 0;
 		return 0;
+	case 'I':
+	case 'e': return add_rule(o, c, optarg, err);
+	case 'D': return parse_seed(o, optarg, err);
 	default: return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
 	}
 }
@@ -152,6 +198,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "hash-max", required_argument, NULL, 'M' },
 		{ "hash-secrets", no_argument, NULL, 'X' },
 		{ "io-uring", required_argument, NULL, 'U' },
+		{ "inject", required_argument, NULL, 'I' },
+		{ "seed", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,7 +210,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 					     .wait_all = true,
 					     .hash_max = 64ull << 20 } };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:e:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
@@ -187,6 +235,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			err, EINVAL,
 			"record: no command given; usage: repro record [OPTIONS] -- CMD [ARG...]");
 	o->sess.argv = argv + optind;
+	if (o->rules != NULL)
+		rpl_rules_seed(o->rules, o->seed);
 	o->sess.keep_env = o->keep_env;
 	o->sess.redact = o->redact;
 	return 0;
@@ -242,14 +292,35 @@ static int mirror(const struct record_opts *o, const struct sess_result *r)
 	return WEXITSTATUS(st);
 }
 
+/* A rule that never fired is named: the run took another path, or the rule is wrong. */
+static void name_unfired(const struct rpl_rules *rules)
+{
+	for (size_t i = 0; rules != NULL && i < rpl_rules_count(rules); i++) {
+		if (rpl_rules_fired(rules, i) > 0)
+			continue;
+		fprintf(stderr, "repro: rule %zu (", i + 1);
+		rpl_rules_describe(rules, i, stderr);
+		fputs(") never fired\n", stderr);
+	}
+}
+
 /* The run: the policies the options ask for, then sess_run() with the cli's callbacks. */
 static int record(struct record_opts *o, struct sess_result *res, struct repro_err **err)
 {
 	struct rpl_deny *deny = NULL; /* --io-uring=deny */
-	struct sess_policy policies[1];
-	size_t npolicies = 0;
+	cleanup_free int *trap = NULL;
+	struct sess_policy policies[2];
+	size_t npolicies = 0, ntrap = 0;
 	int rc;
 
+	if (o->rules != NULL) {
+		trap = rpl_inject_trap(o->rules, &ntrap);
+		policies[npolicies++] = (struct sess_policy){ .ops = rpl_inject_ops(),
+							      .ctx = o->rules,
+							      .trap_nrs = trap,
+							      .ntrap = ntrap,
+							      .report = rpl_inject_report };
+	}
 	if (o->deny_io_uring) {
 		deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
 		if (deny == NULL)
@@ -262,6 +333,8 @@ static int record(struct record_opts *o, struct sess_result *res, struct repro_e
 	cli_signals_install();
 	rc = sess_run(&o->sess, policies, npolicies, res, err);
 	rpl_deny_free(deny);
+	if (rc == 0)
+		name_unfired(o->rules);
 	return rc;
 }
 
@@ -272,13 +345,18 @@ int cmd_record(int argc, char **argv, struct repro_err **err)
 	struct sess_result res = { 0 };
 	int rc = parse_record_args(argc, argv, &o, err);
 
-	if (rc != 0)
+	if (rc != 0) {
+		rpl_rules_free(o.rules);
 		return rc < 0 ? -1 : 0;
+	}
 	if (o.sess.output == NULL)
 		o.sess.output = output = default_output(o.sess.argv[0]);
-	if (record(&o, &res, err) < 0)
+	if (record(&o, &res, err) < 0) {
+		rpl_rules_free(o.rules);
 		return -1;
+	}
 	rc = mirror(&o, &res);
 	sess_result_release(&res);
+	rpl_rules_free(o.rules);
 	return rc;
 }

@@ -119,7 +119,9 @@ struct lnch_result {
  * should_stop: polled when waitpid is interrupted by a signal (may be NULL);
  * it says whether a stop was requested since the last poll; a request made
  * after the first process has ended stops the recording (what is left is
- * killed), one made before is dropped.  The caller arranges for a periodic signal (the cli
+ * killed), one made before is dropped unless the first process ends
+ * within LNCH_STOP_GRACE_NS (2 s) of it (the same Ctrl-C reached both, and
+ * repro saw its own first).  The caller arranges for a periodic signal (the cli
  * uses a 250 ms interval timer) so that observers' on_idle runs while the
  * program is quiet.
  */

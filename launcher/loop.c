@@ -34,6 +34,7 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	loop->should_stop = should_stop;
 	loop->stop_ctx = stop_ctx;
 	lnch_tasks_init(&loop->tasks);
+	lnch_holds_init(&loop->holds);
 	lnch_taint_table_init(&loop->taint);
 	lnch_filter_view_init(&loop->view, child->rules, child->nrules, child->notify_sock >= 0);
 	loop->check_exec_creds = lnch_taint_exec_may_change();
@@ -100,6 +101,7 @@ void lnch_loop_free(struct lnch_loop *loop)
 		if (loop->tasks.slots[i].tid > 0)
 			free(loop->tasks.slots[i].wait);
 	lnch_tasks_release(&loop->tasks);
+	lnch_holds_release(&loop->holds);
 	lnch_filter_view_release(&loop->view);
 	pthread_mutex_destroy(&loop->mu);
 	free(loop);
@@ -166,24 +168,40 @@ static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
 }
 
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
-			    struct lnch_verdict *v)
+			    struct lnch_call *call, struct lnch_verdict *v)
 {
+	memset(call, 0, sizeof(*call));
+	call->nr = st->arch == lnch_arch_audit_token() ? st->nr : -1;
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->describe != NULL)
+			loop->obs[i].ops->describe(loop->obs[i].ctx, st, call);
 	for (size_t i = 0; i < loop->npol; i++) {
 		memset(v, 0, sizeof(*v));
-		if (loop->pol[i].ops->decide(loop->pol[i].ctx, st, v) == 1 && v->errnum != 0)
+		if (loop->pol[i].ops->decide(loop->pol[i].ctx, st, call, v) == 1 &&
+		    lnch_verdict_is_active(v))
 			return true;
 	}
+	memset(v, 0, sizeof(*v));
 	return false;
 }
 
-/* Skip the call: SECCOMP_RET_TRACE lets the tracer set the number to -1 (seccomp(2)). */
-static void impose(struct lnch_task *task, const struct lnch_verdict *v)
+/*
+ * A verdict at the seccomp stop (SECCOMP_RET_TRACE lets the tracer set the
+ * number to -1: the call is skipped, seccomp(2)); its result is imposed at
+ * the exit stop.  Returns false when the registers could not be written
+ * (the tracee is gone): the call then runs.
+ */
+static bool impose(struct lnch_task *task, const struct lnch_verdict *v)
 {
-	if (lnch_arch_set_syscall_nr(task->tid, -1, NULL) < 0)
-		return; /* the tracee is gone, or registers are not writable: let it run */
-	task->injected = true;
-	task->inject_errnum = v->errnum;
-	task->inject_delay_ns = v->delay_ns;
+	if (lnch_verdict_skips(v)) {
+		if (lnch_arch_set_syscall_nr(task->tid, -1, NULL) < 0)
+			return false;
+		task->injected = true;
+		task->inject_ret = v->errnum != 0 ? -(int64_t)v->errnum : v->retval;
+		task->inject_origin = v->origin;
+	}
+	task->delay_exit_ns = v->delay_exit_ns;
+	return true;
 }
 
 /* A call that changes credentials, root or mounts ends acting on the caller's behalf (launcher/taint.h). */
@@ -283,7 +301,8 @@ static bool own_filter_traced(const struct lnch_task *task)
 static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 {
 	struct __ptrace_syscall_info si;
-	struct lnch_verdict v;
+	struct lnch_verdict v = { 0 };
+	struct lnch_call call;
 	struct lnch_stop st;
 	unsigned want = 0;
 
@@ -300,19 +319,24 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 	if (si.arch == lnch_arch_audit_token())
 		task->last_entry_nr = st.nr;
 	note_taint(loop, task, &st);
-	if (own_filter_traced(task)) {
-		struct lnch_verdict enosys = { .errnum = ENOSYS };
-
-		impose(task, &enosys);
-		task->own_trace = true;
-	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &v)) {
-		impose(task, &v);
-	}
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, &st);
-	task->in_syscall = task->injected || task->creds_check || (want & LNCH_WANT_EXIT);
-	resume(loop, task, 0);
+	if (own_filter_traced(task)) {
+		struct lnch_verdict enosys = { .errnum = ENOSYS };
+
+		if (impose(task, &enosys))
+			task->own_trace = true;
+	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v) &&
+		   !impose(task, &v)) {
+		v = (struct lnch_verdict){ 0 };
+	}
+	task->in_syscall = task->injected || task->creds_check || task->delay_exit_ns > 0 ||
+			   (want & LNCH_WANT_EXIT);
+	if (v.delay_enter_ns > 0)
+		lnch_hold(loop, task, LNCH_HOLD_ENTRY, st.t_ns + v.delay_enter_ns);
+	else
+		resume(loop, task, 0);
 }
 
 /*
@@ -352,26 +376,52 @@ void lnch_sleep_ns(uint64_t ns)
 }
 
 /* The exit of a call whose entry asked for it (in_syscall): tell observers the result. */
-static void report_exit(struct lnch_loop *loop, struct lnch_task *task,
-			const struct __ptrace_syscall_info *si)
+static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t arch, int64_t rval)
 {
 	struct lnch_stop st;
+	struct __ptrace_syscall_info si = { .arch = arch };
 
-	fill_stop(loop, task, si, &st);
-	st.ret = si->exit.rval;
+	fill_stop(loop, task, &si, &st);
+	st.ret = rval;
 	if (task->injected) {
-		if (task->inject_delay_ns > 0)
-			lnch_sleep_ns(task->inject_delay_ns);
-		st.ret = -(int64_t)task->inject_errnum;
-		st.injected = !task->own_trace;
+		st.ret = task->inject_ret;
 		st.denied_by_filter = task->own_trace;
-		(void)lnch_arch_set_return(task->tid, st.ret, NULL);
+		/* a result that could not be set is not claimed as imposed */
+		st.injected = !task->own_trace &&
+			      lnch_arch_set_return(task->tid, st.ret, NULL) == 0;
+		st.inject_failed = !task->own_trace && !st.injected;
+		st.inject_origin = task->inject_origin;
+		if (st.inject_failed)
+			st.ret = rval;
 	}
 	task->own_trace = false;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
 	task->injected = false;
+	task->delay_exit_ns = 0;
+}
+
+/* What follows a call's exit stop: the task runs on. */
+static void end_exit_stop(struct lnch_loop *loop, struct lnch_task *task)
+{
+	task->in_syscall = false;
+	task->pending = false;
+	task->notified = false;
+	resume(loop, task, 0);
+}
+
+void lnch_loop_release(struct lnch_loop *loop, struct lnch_task *task)
+{
+	enum lnch_hold_kind kind = (enum lnch_hold_kind)task->held;
+
+	task->held = LNCH_HOLD_NONE;
+	if (kind == LNCH_HOLD_EXIT) {
+		report_exit(loop, task, task->held_arch, task->held_rval);
+		end_exit_stop(loop, task);
+	} else {
+		resume(loop, task, 0);
+	}
 }
 
 /*
@@ -459,16 +509,21 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 	if (task->creds_check)
 		creds_check_at_exit(loop, task);
 	/* a notification wait a signal interrupted is repro's, not the program's: the call restarts */
+	if (task->in_syscall && !(task->notified && is_restart(si.exit.rval)) &&
+	    task->delay_exit_ns > 0) {
+		task->held_arch = si.arch;
+		task->held_rval = si.exit.rval;
+		lnch_hold(loop, task, LNCH_HOLD_EXIT,
+			  lnch_loop_since_start(loop) + task->delay_exit_ns);
+		return;
+	}
 	if (task->in_syscall && !(task->notified && is_restart(si.exit.rval)))
-		report_exit(loop, task, &si);
+		report_exit(loop, task, si.arch, si.exit.rval);
 	else if (task->pending && !task->stop_seen && !is_restart(si.exit.rval) &&
 		 lnch_filter_view_action(&loop->view, task->entry_arch, task->entry_nr,
 					 task->entry_args) != LNCH_FILTER_ALLOW)
 		report_denied(loop, task, &si);
-	task->in_syscall = false;
-	task->pending = false;
-	task->notified = false;
-	resume(loop, task, 0);
+	end_exit_stop(loop, task);
 }
 
 /*
@@ -637,7 +692,9 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 		loop->res.main_status = status;
 		loop->res.main_seen = true;
 		loop->main_end_ns = t;
-		if (loop->tasks.count > 0 && !loop->stopping && !loop->wait_all)
+		if (loop->tasks.count > 0 && !loop->stopping &&
+		    (!loop->wait_all ||
+		     (loop->stop_asked && t - loop->stop_asked_ns <= LNCH_STOP_GRACE_NS)))
 			stop_all(loop);
 	}
 }
@@ -666,13 +723,19 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 					loop->obs[i].ops->on_idle(loop->obs[i].ctx);
 			/*
 			 * A stop request ends the recording only once the program itself has
-			 * ended; one made before (a Ctrl-C the program got too) is consumed.
+			 * ended; one made before (a Ctrl-C the program got too) is consumed,
+			 * unless the program ends within LNCH_STOP_GRACE_NS of it (on_gone).
 			 */
 			bool stop = loop->should_stop != NULL && loop->should_stop(loop->stop_ctx);
 
+			lnch_holds_release_due(loop);
 			lnch_waits_sample(loop);
 			if (stop && !loop->stopping)
 				lnch_waits_stop_requested(loop);
+			if (stop && !loop->res.main_seen) {
+				loop->stop_asked = true;
+				loop->stop_asked_ns = lnch_loop_since_start(loop);
+			}
 			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
 			maybe_notice(loop);
@@ -690,6 +753,7 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			on_gone(loop, tid, status);
 		else if (WIFSTOPPED(status))
 			on_stopped(loop, tid, status);
+		lnch_holds_release_due(loop);
 		pthread_mutex_unlock(&loop->mu);
 	}
 	lnch_notifier_stop(&notifier);

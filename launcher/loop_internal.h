@@ -12,6 +12,7 @@
 #include "launcher/behalf.h"
 #include "launcher/filter.h"
 #include "launcher/taint.h"
+#include "launcher/hold.h"
 #include "launcher/tasks.h"
 
 #include <pthread.h>
@@ -45,6 +46,13 @@ struct lnch_wait_calls {
 /* lnch_wait_calls_init - fill c with the native numbers of the blocking calls (launcher/waits.c). */
 void lnch_wait_calls_init(struct lnch_wait_calls *c);
 
+/*
+ * A stop request seen at most this long (ns) before the first process
+ * ended stops the recording when it ends: the same Ctrl-C ended both, and
+ * repro saw its own before it reaped the program.
+ */
+#define LNCH_STOP_GRACE_NS 2000000000ull
+
 struct lnch_loop {
 	const struct lnch_child *child; /* borrowed */
 	bool wait_all;
@@ -73,11 +81,14 @@ struct lnch_loop {
 	size_t n_notified;
 	bool stopping;
 	uint64_t main_end_ns; /* when the first process ended (since t0) */
+	bool stop_asked; /* a stop was requested while the first process ran */
+	uint64_t stop_asked_ns; /* when the last such request was seen (since t0) */
 	uint64_t notice_after_ns;
 	void (*notice)(void *ctx, const pid_t *pids, size_t shown, size_t n);
 	void *notice_ctx;
 	bool noticed;
 	struct lnch_result res;
+	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
 	struct lnch_wait_calls wait_calls;
 	pthread_mutex_t mu;
 };
@@ -92,6 +103,10 @@ struct lnch_notifier {
 	struct lnch_behalf_ctx behalf;
 	struct lnch_behalf_path
 		path; /* the current call's path (PATH_MAX bytes: not on the stack) */
+	/* answers a policy's delay holds back, sent at their deadline (notify.c) */
+	struct lnch_delayed *delayed; /* owned */
+	size_t ndelayed, delayed_cap;
+	size_t resp_size; /* of a struct seccomp_notif_resp, as the kernel has it */
 };
 
 /*
@@ -111,8 +126,19 @@ void lnch_notifier_stop(struct lnch_notifier *nt);
 
 /* Shared helpers of loop.c (call with mu held). */
 uint64_t lnch_loop_since_start(const struct lnch_loop *loop);
+/*
+ * lnch_loop_ask_policies - observers' describe() into *call (zeroed first),
+ * then each policy in turn until one imposes: returns true with *v filled,
+ * false (v zeroed) when the call runs as it is.
+ */
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
-			    struct lnch_verdict *v);
+			    struct lnch_call *call, struct lnch_verdict *v);
+/*
+ * lnch_loop_release - a held task's delay is over (launcher/hold.h): at its
+ * seccomp stop it is resumed; at its exit stop the imposed result is set
+ * and reported, then it is resumed.
+ */
+void lnch_loop_release(struct lnch_loop *loop, struct lnch_task *task);
 /* lnch_sleep_ns - sleep ns nanoseconds, through EINTR (nanosleep(2)). */
 void lnch_sleep_ns(uint64_t ns);
 /*

@@ -79,6 +79,7 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 			   struct lnch_verdict *v, bool *imposed, bool *changed, bool *by_stops)
 {
 	struct lnch_task *task;
+	struct lnch_call call;
 	unsigned want = 0;
 
 	pthread_mutex_lock(&loop->mu);
@@ -97,10 +98,12 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 	}
 	*changed = loop->mounts_changed ||
 		   (task != NULL ? task->creds_changed : loop->any_creds_changed);
-	*imposed = loop->npol > 0 && lnch_loop_ask_policies(loop, st, v);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, st);
+	memset(v, 0, sizeof(*v));
+	*imposed = loop->npol > 0 && lnch_loop_ask_policies(loop, st, &call, v) &&
+		   lnch_verdict_skips(v);
 	/* resumed with PTRACE_SYSCALL: its exit stop comes once the kernel has run the call */
 	*by_stops = task != NULL && task->full && !*imposed;
 	if (task != NULL && task->full) {
@@ -124,6 +127,68 @@ static void tell_exit(struct lnch_loop *loop, struct lnch_stop *st)
 	pthread_mutex_unlock(&loop->mu);
 }
 
+/* An answer a policy's delay holds back (struct lnch_notifier.delayed). */
+struct lnch_delayed {
+	uint64_t due_ns; /* CLOCK_MONOTONIC */
+	struct seccomp_notif_resp *resp; /* owned, nt->resp_size bytes */
+	struct lnch_stop st; /* the exit to tell observers, when tell_exit */
+	bool tell_exit;
+};
+
+/* Tell observers of the exit (when they asked) and send the answer. */
+static void send_answer(struct lnch_notifier *nt, int listener, struct lnch_stop *st, bool tell,
+			struct seccomp_notif_resp *resp)
+{
+	/* before the answer: once answered, the tracee's next call may be recorded */
+	if (tell)
+		tell_exit(nt->loop, st);
+	/* ENOENT: the tracee was killed, or a signal took it out of the call (seccomp_unotify(2)) */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+}
+
+/* Hold an answer back until delay_ns from now; only this tracee waits. O(1) amortised. */
+static void delay_answer(struct lnch_notifier *nt, const struct lnch_stop *st, bool tell,
+			 const struct seccomp_notif_resp *resp, uint64_t delay_ns)
+{
+	struct lnch_delayed *d;
+
+	if (nt->ndelayed == nt->delayed_cap) {
+		nt->delayed_cap = nt->delayed_cap ? nt->delayed_cap * 2 : 8;
+		nt->delayed =
+			repro_xreallocarray(nt->delayed, nt->delayed_cap, sizeof(*nt->delayed));
+	}
+	d = &nt->delayed[nt->ndelayed++];
+	d->due_ns = lnch_now_ns() + delay_ns;
+	d->resp = repro_xmalloc(nt->resp_size);
+	memcpy(d->resp, resp, nt->resp_size);
+	d->st = *st;
+	d->st.path = NULL;
+	d->tell_exit = tell;
+}
+
+/*
+ * Send the held-back answers that are due; returns the ms until the next
+ * one (for poll(2)), -1 when none is left.  Linear in the held answers.
+ */
+static int send_due(struct lnch_notifier *nt, int listener)
+{
+	uint64_t now = lnch_now_ns(), next = 0;
+
+	for (size_t i = 0; i < nt->ndelayed;) {
+		struct lnch_delayed *d = &nt->delayed[i];
+
+		if (d->due_ns > now) {
+			next = next == 0 || d->due_ns < next ? d->due_ns : next;
+			i++;
+			continue;
+		}
+		send_answer(nt, listener, &d->st, d->tell_exit, d->resp);
+		free(d->resp);
+		*d = nt->delayed[--nt->ndelayed];
+	}
+	return next == 0 ? -1 : (int)((next - now + 999999) / 1000000);
+}
+
 static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_notif *req,
 		   struct seccomp_notif_resp *resp)
 {
@@ -140,10 +205,9 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 	want = tell_entry(nt->loop, req, &nt->path, &st, &v, &imposed, &changed, &by_stops);
 
 	if (imposed) {
-		if (v.delay_ns > 0)
-			lnch_sleep_ns(v.delay_ns);
-		ret = -(int64_t)v.errnum;
+		ret = v.errnum != 0 ? -(int64_t)v.errnum : v.retval;
 		st.injected = true;
+		st.inject_origin = v.origin;
 		done = LNCH_BEHALF_DONE;
 	} else if (!changed && !by_stops) {
 		done = lnch_behalf_perform(&nt->behalf, st.tid, st.pid, st.nr, st.args, &nt->path,
@@ -161,11 +225,12 @@ static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_
 						       : LNCH_UNSEEN_KERNEL_WALK;
 	}
 	st.ret = ret;
-	/* before the answer: once answered, the tracee's next call may be recorded */
-	if ((want & LNCH_WANT_EXIT) && !by_stops)
-		tell_exit(nt->loop, &st);
-	/* ENOENT: the tracee was killed, or a signal took it out of the call (seccomp_unotify(2)) */
-	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	/* both delays come before the answer: a call answered on its behalf has run already */
+	if (v.delay_enter_ns + v.delay_exit_ns > 0)
+		delay_answer(nt, &st, (want & LNCH_WANT_EXIT) && !by_stops, resp,
+			     v.delay_enter_ns + v.delay_exit_ns);
+	else
+		send_answer(nt, listener, &st, (want & LNCH_WANT_EXIT) && !by_stops, resp);
 }
 
 /*
@@ -198,7 +263,14 @@ static void serve(struct lnch_notifier *nt, int listener)
 	resp = repro_xcalloc(1, resp_size);
 	/* Linux >= 6.6: wake this thread on the tracee's CPU, as a ptrace stop would not */
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, sync);
+	nt->resp_size = resp_size;
 	while (!atomic_load(&nt->stop)) {
+		struct pollfd pfd = { .fd = listener, .events = POLLIN };
+		int wait_ms = send_due(nt, listener);
+
+		/* a held-back answer is due before the next notification comes */
+		if (wait_ms >= 0 && poll(&pfd, 1, wait_ms) <= 0)
+			continue;
 		memset(req, 0, req_size);
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 			if (errno == ENOENT && orphaned(listener))
@@ -275,4 +347,9 @@ void lnch_notifier_stop(struct lnch_notifier *nt)
 		}
 	} while (pthread_timedjoin_np(nt->thread, NULL, &deadline) == ETIMEDOUT);
 	nt->running = false;
+	for (size_t i = 0; i < nt->ndelayed; i++)
+		free(nt->delayed[i].resp); /* their tracees are gone */
+	free(nt->delayed);
+	nt->delayed = NULL;
+	nt->ndelayed = nt->delayed_cap = 0;
 }

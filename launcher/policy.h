@@ -4,26 +4,76 @@
 /*
  * The policy seam of the ptrace loop (docs/architecture.md): at every
  * syscall entry each registered policy may let the call run or impose an
- * outcome.  Fault rules and replay are policies; adding one never touches
- * the loop.
+ * outcome, deciding on the call as the recorder decoded it (struct
+ * lnch_call: what an observer's describe() filled in), the same on the
+ * ptrace path and the seccomp-notification path.  Fault rules and replay
+ * are policies; adding one never touches the loop.
  */
 
 #include "launcher/stop.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * A decoded syscall, as policies see it.  Every pointer is borrowed for the
+ * duration of one decide() call; NULL (or 0) means "this call has no such
+ * datum", and a filter on an absent datum does not match.
+ */
+struct lnch_call {
+	const char *syscall; /* libseccomp name, e.g. "openat"; NULL when unknown */
+	int nr; /* native syscall number; -1 for a call through another ABI (int $0x80) */
+	/* resolved absolute path of the first path argument (docs/bundle-format.md "Paths"), or NULL */
+	const char *path;
+	const char *path_as_written; /* the path argument as the program gave it, or NULL */
+	int family; /* socket family (AF_INET, AF_INET6, AF_UNIX …), 0 when not a socket */
+	const char *ip; /* peer or target address as text ("10.0.0.1", "::1"), or NULL */
+	int port; /* peer or target port, 1..65535; 0 when none */
+	int sock_type; /* SOCK_STREAM or SOCK_DGRAM; 0 when not known */
+	const char *host; /* the DNS name the address came from, or NULL */
+	const char *exe; /* absolute path of the calling process's executable, or NULL */
+	uint64_t fd_bytes; /* bytes moved through this descriptor before this call (after=) */
+	bool is_dns_query; /* the call sends a DNS query */
+	const char *dns_name; /* the name the query asks for, when is_dns_query */
+};
 
 /* What a policy decides for one call. */
 struct lnch_verdict {
-	int errnum; /* 0: let the call run; else skip it and return -errnum */
-	uint64_t delay_ns; /* wait this long before returning the imposed result */
+	int errnum; /* > 0: skip the call and return -errnum */
+	bool has_retval; /* skip the call and return retval (errnum 0) */
+	int64_t retval;
+	/*
+	 * Hold the calling thread this long (ns) before the call runs or is
+	 * skipped, and before its result returns.  Only that thread waits: the
+	 * loop serves every other tracee meanwhile (docs/architecture.md,
+	 * "Policies").  A verdict with delays and neither errnum nor retval
+	 * lets the call run after its delay_enter_ns.
+	 */
+	uint64_t delay_enter_ns;
+	uint64_t delay_exit_ns;
+	int origin; /* the policy's own number for what decided (a rule, from 1), 0: none */
 };
 
 struct lnch_policy_ops {
 	/*
-	 * decide - called at a seccomp stop.  Fill *v and return 1 to impose it,
-	 * or return 0 to let the call run.  The first policy that returns 1 wins.
+	 * decide - called at a call's entry, after observers saw it (st and
+	 * call borrowed).  Fill *v and return 1 to impose it, or return 0 to
+	 * let the call run.  The first policy that returns 1 wins.
 	 */
-	int (*decide)(void *ctx, const struct lnch_stop *st, struct lnch_verdict *v);
+	int (*decide)(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
+		      struct lnch_verdict *v);
 };
+
+/* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */
+static inline bool lnch_verdict_is_active(const struct lnch_verdict *v)
+{
+	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0;
+}
+
+/* lnch_verdict_skips - whether v skips the call (imposes its result). */
+static inline bool lnch_verdict_skips(const struct lnch_verdict *v)
+{
+	return v->errnum != 0 || v->has_retval;
+}
 
 #endif

@@ -31,6 +31,9 @@ struct lnch_stop {
 	uint64_t args[6];
 	int64_t ret; /* exit only: raw return, -errno on failure */
 	bool injected; /* exit only: a policy imposed ret; the call did not run */
+	int inject_origin; /* with injected or inject_failed: the policy's number (a rule), 0: none */
+	/* exit only: a policy's result could not be imposed (its registers or answer were refused): ret is the kernel's */
+	bool inject_failed;
 	bool result_unseen; /* exit only: the kernel ran the call out of the tracer's sight; ret is 0 */
 	enum lnch_unseen_reason unseen_reason; /* exit only, with result_unseen: why */
 	/*
@@ -142,6 +145,8 @@ enum lnch_entry_want {
  * They cannot fail the loop: an observer that meets an error (a full disk)
  * keeps it and reports it when the run is over.  ctx is the observer's own.
  */
+struct lnch_call;
+
 struct lnch_observer_ops {
 	/* seccomp stop; returns enum lnch_entry_want flags */
 	unsigned (*on_entry)(void *ctx, const struct lnch_stop *st);
@@ -160,6 +165,12 @@ struct lnch_observer_ops {
 	void (*on_left_running)(void *ctx, pid_t tid, pid_t pid, uint64_t t_ns);
 	/* a long wait ended (struct lnch_wait, borrowed for the call); may be NULL */
 	void (*on_wait)(void *ctx, const struct lnch_wait *w);
+	/*
+	 * after on_entry, when a policy is registered: fill in what the
+	 * observer decoded of the call (struct lnch_call, launcher/policy.h;
+	 * pointers valid until the task's next stop); may be NULL
+	 */
+	void (*describe)(void *ctx, const struct lnch_stop *st, struct lnch_call *call);
 };
 
 #endif

@@ -15,8 +15,14 @@ struct lnch_task {
 	pid_t pid; /* thread group id */
 	bool in_syscall; /* between a seccomp stop that asked for the exit and that exit */
 	bool injected; /* the current call was skipped by a policy */
-	int inject_errnum;
-	uint64_t inject_delay_ns;
+	int64_t inject_ret; /* what it returns then (-errno, or a retval) */
+	int inject_origin; /* the policy's number for what decided (struct lnch_verdict.origin) */
+	uint64_t delay_exit_ns; /* a policy's delay before the current call's result returns */
+	/* held by repro at a stop until hold_until_ns (since t0): enum lnch_hold_kind, launcher/hold.h */
+	uint8_t held;
+	uint64_t hold_until_ns;
+	int64_t held_rval; /* LNCH_HOLD_EXIT: the call's result as the exit stop had it */
+	uint32_t held_arch;
 	bool seen_spawn; /* the parent's fork/clone event has been handled */
 	bool creds_changed; /* it changed credentials, root or namespaces (launcher/taint.h) */
 	bool own_filter; /* it (or its parent) installed a seccomp filter of its own */

@@ -202,6 +202,10 @@ static json_t *attempt(const struct bndl_event *ev, const char *name, const stru
 			o, "family",
 			json_string(rec_domain_format((uint64_t)s->domain, buf, sizeof(buf))));
 	json_object_set_new(o, "dur_ns", json_integer((json_int_t)ev->dur_ns));
+	if (ev->flags & BNDL_EV_INJECTED)
+		json_object_set_new(o, "injected", json_true());
+	if ((ev->flags & BNDL_EV_INJECTED) && ev->status > 0)
+		json_object_set_new(o, "rule", json_integer(ev->status));
 	return o;
 }
 

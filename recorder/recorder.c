@@ -1,6 +1,7 @@
 #include "recorder/waits.h"
 #include "recorder/recorder.h"
 #include "recorder/capture.h"
+#include "recorder/describe.h"
 #include "recorder/output.h"
 #include "launcher/abi.h"
 #include "common/xalloc.h"
@@ -21,6 +22,7 @@ struct rec_recorder {
 	struct rec_socks socks; /* sockets whose payloads or close are recorded */
 	struct rec_pathcache paths; /* canonical directories (recorder/pathres.h) */
 	struct rec_output *out; /* owned: what each process said */
+	struct rec_describe describe; /* what policies are told of a call (recorder/describe.h) */
 	uint64_t count;
 	uint64_t failed; /* of count, the calls that failed with an errno */
 	uint64_t processes; /* process starts (threads not) */
@@ -265,6 +267,10 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
 	if (st->injected)
 		c->ev.flags |= BNDL_EV_INJECTED;
+	if (st->inject_failed)
+		c->ev.flags |= BNDL_EV_INJECT_FAILED;
+	if (st->injected || st->inject_failed)
+		c->ev.status = st->inject_origin;
 	if (st->result_unseen)
 		c->ev.flags |= BNDL_EV_RESULT_UNSEEN | unseen_flag(st->unseen_reason);
 	if (st->denied_by_filter)
@@ -354,6 +360,7 @@ static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)
 	struct rec_recorder *r = ctx;
 	struct rec_capture *c = capture_get(r, former_tid, false);
 
+	rec_describe_forget(&r->describe, pid);
 	append_exec(r, pid, c, t_ns);
 	if (former_tid == pid)
 		return;
@@ -432,7 +439,16 @@ static void on_wait(void *ctx, const struct lnch_wait *w)
 	append(r, &ev);
 }
 
+/* What a policy is told of the call st just entered (recorder/describe.h). */
+static void on_describe(void *ctx, const struct lnch_stop *st, struct lnch_call *call)
+{
+	struct rec_recorder *r = ctx;
+
+	rec_describe_call(&r->describe, capture_get(r, st->tid, false), st, call);
+}
+
 static const struct lnch_observer_ops ops = {
+	.describe = on_describe,
 	.on_idle = on_idle,
 	.on_wait = on_wait,
 	.on_entry = on_entry,

@@ -585,6 +585,10 @@ static json_t *event_header(const struct bndl_event *ev, const char *name)
 		json_object_set_new(o, "arch", json_string(lnch_arch_name(ev->arch)));
 	if (ev->flags & BNDL_EV_INJECTED)
 		json_object_set_new(o, "injected", json_true());
+	if (ev->flags & BNDL_EV_INJECT_FAILED)
+		json_object_set_new(o, "inject_failed", json_true());
+	if ((ev->flags & (BNDL_EV_INJECTED | BNDL_EV_INJECT_FAILED)) && ev->status > 0)
+		json_object_set_new(o, "rule", json_integer(ev->status));
 	if (ev->flags & BNDL_EV_FILTER_DENIED)
 		json_object_set_new(o, "denied_by_filter", json_true());
 	return o;
@@ -635,6 +639,8 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 	}
 	fputc(')', txt);
 	render_result(ev, sys, obj, txt);
+	if (ev->flags & BNDL_EV_INJECTED)
+		fputs(" (INJECTED)", txt); /* as strace -e inject marks it */
 	fclose(txt);
 	*json = obj;
 	*line = text;

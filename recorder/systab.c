@@ -300,3 +300,24 @@ struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
 	*n = k;
 	return rules;
 }
+
+struct lnch_filter_rule *rec_filter_rules_with(unsigned classes, const char *const *extra,
+					       size_t nextra, size_t *n)
+{
+	struct lnch_filter_rule *rules = rec_filter_rules(classes, n);
+	size_t k = *n;
+
+	rules = repro_xreallocarray(rules, k + nextra + 1, sizeof(*rules));
+	for (size_t e = 0; e < nextra; e++) {
+		size_t i = 0;
+
+		while (i < k && strcmp(rules[i].name, extra[e]) != 0)
+			i++;
+		rules[i] = (struct lnch_filter_rule){ .name = i < k ? rules[i].name : extra[e],
+						      .arg = -1 };
+		if (i == k)
+			k++;
+	}
+	*n = k;
+	return rules;
+}

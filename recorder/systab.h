@@ -163,6 +163,16 @@ void rec_classes_format(unsigned classes, char *buf, size_t cap);
  */
 struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n);
 
+/*
+ * rec_filter_rules_with - rec_filter_rules() plus the calls named in extra
+ * (nextra libseccomp names, borrowed: they must outlive the rules), which
+ * stop whatever their arguments: a policy acts on them (fault rules).  A
+ * name already there loses its argument condition.  Linear in the table
+ * times nextra.
+ */
+struct lnch_filter_rule *rec_filter_rules_with(unsigned classes, const char *const *extra,
+					       size_t nextra, size_t *n);
+
 /* rec_systab_entries - the static table and its length (for tests). */
 const struct rec_sys *rec_systab_entries(size_t *n);
 

@@ -50,15 +50,16 @@ static int nr_for(struct rpl_deny *d, uint32_t arch)
 	return d->abi[d->nabi++].nr;
 }
 
-static int decide(void *ctx, const struct lnch_stop *st, struct lnch_verdict *v)
+static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
+		  struct lnch_verdict *v)
 {
 	struct rpl_deny *d = ctx;
 	int nr = nr_for(d, st->arch);
 
 	if (nr < 0 || st->nr != nr)
 		return 0;
+	(void)call;
 	v->errnum = d->errnum;
-	v->delay_ns = 0;
 	return 1;
 }
 

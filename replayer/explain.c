@@ -425,7 +425,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	uint64_t seq = (uint64_t)bndl_json_int(ev, "seq", 0);
 	struct xp_finding *x;
 	enum xp_op op;
-	bool denied;
+	bool denied, injected;
 	const char *path_key = path, *tag;
 	const char *written = path != NULL ? bndl_json_str(ev, "path_as_written") : NULL;
 	char *key;
@@ -463,9 +463,11 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	    (strcmp(e, "ENOENT") == 0 || strcmp(e, "ENOTDIR") == 0))
 		note_url_host(st, pid, written);
 	denied = json_is_true(json_object_get(ev, "denied_by_filter"));
-	tag = denied ? "\x1f"
-		       "F" /* a separate finding: not the file system's answer */
-		     : "";
+	injected = json_is_true(json_object_get(ev, "injected"));
+	tag = denied	 ? "\x1f"
+			   "F" /* a separate finding: not the file system's answer */
+	      : injected ? "\x1fI" /* nor is an injected one */
+			 : "";
 	/* a PATH search that finds nothing is one failure: key the exec ENOENTs by name */
 	if (path != NULL && op == XP_OP_RUN && strncmp(sc, "exec", 4) == 0 &&
 	    strcmp(e, "ENOENT") == 0 && strrchr(path, '/') != NULL)
@@ -490,6 +492,8 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->op = op;
 		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
 		x->filter_denied = denied;
+		x->injected = injected;
+		x->inject_rule = (int)bndl_json_int(ev, "rule", 0);
 	} else if (path_key != path && x->path != NULL && strcmp(x->path, path) != 0) {
 		x->path_search = true;
 	}
@@ -527,7 +531,8 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	}
 	if (dns ? (o == NULL || strcmp(o, "answered") == 0) : !attempt_failed(n))
 		return 0;
-	key = repro_xasprintf("net\x1f%" PRId64 "\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%s\x1f%s",
+	key = repro_xasprintf("net%s\x1f%" PRId64 "\x1f%s\x1f%s\x1f%s\x1f%" PRId64 "\x1f%s\x1f%s",
+			      json_is_true(json_object_get(n, "injected")) ? "I" : "",
 			      bndl_json_int(n, "pid", 0), sc ? sc : "dns",
 			      bndl_json_str(n, "ip") ? bndl_json_str(n, "ip") : "",
 			      bndl_json_str(n, "path") ? bndl_json_str(n, "path") : "",
@@ -546,6 +551,8 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		x->syscall = repro_xstrdup(sc ? sc : "dns");
 		x->errname = repro_xstrdup(o);
 		x->op = XP_OP_OTHER;
+		x->injected = json_is_true(json_object_get(n, "injected"));
+		x->inject_rule = (int)bndl_json_int(n, "rule", 0);
 	}
 	json_decref(x->net);
 	x->net = json_incref(n);
@@ -688,6 +695,8 @@ static double base_score(const struct xp_finding *x)
 		return 45;
 	if (x->filter_denied)
 		return 60; /* a policy said no: never a probe */
+	if (x->injected)
+		return 70; /* the fault the run was made to meet */
 	if (x->kind == XP_OTHER)
 		return 10;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -1123,6 +1132,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		st.manifest = bndl_reader_manifest(r);
 		st.r = r;
 		st.facts.net_mode = bndl_json_str(json_object_get(st.manifest, "options"), "net");
+		st.facts.injections = json_object_get(st.manifest, "injections");
 		if (load(&st, r, err) == 0) {
 			classify(&st);
 			score(&st);

@@ -62,6 +62,9 @@ struct xp_finding {
 	const char *noise_rule; /* static: the id of the rule that set it aside */
 	/* events.jsonl "denied_by_filter": a seccomp filter other than repro's failed it */
 	bool filter_denied;
+	/* events.jsonl "injected": a fault rule imposed it; inject_rule its "rule" (0: not said) */
+	bool injected;
+	int inject_rule;
 	/* an execve ENOENT of one name in several directories: a PATH search that found nothing */
 	bool path_search;
 	json_t *wait; /* owned: XP_WAIT: the waits.jsonl record (an array of them when interrupted) */
@@ -110,6 +113,7 @@ struct xp_facts {
 	 * or NULL
 	 */
 	json_t *url_hosts;
+	json_t *injections; /* the manifest's "injections" (fault rules), borrowed, or NULL */
 	/* the process of pid, or NULL (explain.c); proc_ctx is borrowed */
 	const struct xp_proc *(*proc_of)(const void *ctx, int32_t pid);
 	const void *proc_ctx;

@@ -9,6 +9,7 @@
  * mode bits (capabilities(7)).
  */
 #include "replayer/explain_internal.h"
+#include "bundles/json_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -945,6 +946,40 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 		json_object_set_new(r, "filter_event", json_integer((json_int_t)facts->filter_seq));
 }
 
+/* The text of fault rule n (from 1) in the manifest's injections, or NULL. */
+static const char *rule_text(const struct xp_facts *facts, int n)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach (facts->injections, i, e)
+		if (bndl_json_int(e, "rule", 0) == n)
+			return bndl_json_str(e, "text");
+	return NULL;
+}
+
+/* A failure a fault rule imposed (repro record --inject): named as such, not explained away. */
+static void explain_injected(FILE *f, json_t *r, const struct xp_finding *x,
+			     const struct xp_facts *facts)
+{
+	const char *text = rule_text(facts, x->inject_rule);
+
+	if (x->kind == XP_OTHER)
+		fputs(" — ", f); /* put_subject ended with "failed with E…" */
+	if (x->inject_rule > 0)
+		fprintf(f, "injected by rule %d", x->inject_rule);
+	else
+		fputs("injected by a fault rule", f);
+	if (text != NULL)
+		fprintf(f, " (%s)", text);
+	fputs(", not the system's answer: the call never ran", f);
+	reason_set(r, "injected", x->path, NULL);
+	if (x->inject_rule > 0)
+		json_object_set_new(r, "rule", json_integer(x->inject_rule));
+	if (text != NULL)
+		json_object_set_new(r, "rule_text", json_string(text));
+}
+
 /* A failed call without a path: a reason for those the bundle can explain, else none. */
 static void explain_other(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
 			  const struct xp_facts *facts)
@@ -977,7 +1012,9 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	put_subject(f, x, p);
 	if (x->kind != XP_OTHER)
 		fputs(" — ", f);
-	if (x->filter_denied) {
+	if (x->injected) {
+		explain_injected(f, x->reason, x, facts);
+	} else if (x->filter_denied) {
 		explain_filtered(f, x->reason, x, facts);
 	} else {
 		switch (x->kind) {

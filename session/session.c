@@ -8,6 +8,7 @@
 #include "recorder/systab.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ static void state_release(struct sess_state *s)
 	(void)sess_host_join(s, NULL);
 	rec_redact_argv_free(s->argv_shown);
 	json_decref(s->redacted);
+	json_decref(s->injections);
 	json_decref(s->host_json);
 	free(s->written);
 	free(s->full_output);
@@ -58,6 +60,9 @@ static void state_release(struct sess_state *s)
 	rec_systab_free(s->tab);
 	lnch_child_release(&s->child);
 	free(s->rules);
+	for (size_t i = 0; i < s->ntrap_names; i++)
+		free(s->trap_names[i]);
+	free(s->trap_names);
 	if (s->spool != NULL)
 		bndl_spool_close(s->spool, NULL);
 	free(s->spool_dir);
@@ -141,7 +146,25 @@ static void waiting_notice(void *ctx, const pid_t *pids, size_t shown, size_t n)
  * state: the child and the loop borrow them); the sandbox it got goes to
  * run.json.
  */
-static int spawn(struct sess_state *s, struct repro_err **err)
+/* The libseccomp names of the calls the policies act on (struct sess_policy.trap_nrs). */
+static void trap_names(struct sess_state *s, const struct sess_policy *policies, size_t npolicies)
+{
+	for (size_t p = 0; p < npolicies; p++) {
+		for (size_t i = 0; i < policies[p].ntrap; i++) {
+			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+								      policies[p].trap_nrs[i]);
+
+			if (name == NULL)
+				continue;
+			s->trap_names = repro_xreallocarray(s->trap_names, s->ntrap_names + 1,
+							    sizeof(*s->trap_names));
+			s->trap_names[s->ntrap_names++] = name;
+		}
+	}
+}
+
+static int spawn(struct sess_state *s, const struct sess_policy *policies, size_t npolicies,
+		 struct repro_err **err)
 {
 	struct lnch_spawn_opts so = { .argv = s->o->argv,
 				      .sandbox = s->o->sandbox,
@@ -149,7 +172,9 @@ static int spawn(struct sess_state *s, struct repro_err **err)
 				      .notify = !s->o->ptrace_only };
 
 	s->tab = rec_systab_new();
-	s->rules = rec_filter_rules(s->o->classes, &so.nrules);
+	trap_names(s, policies, npolicies);
+	s->rules = rec_filter_rules_with(s->o->classes, (const char *const *)s->trap_names,
+					 s->ntrap_names, &so.nrules);
 	so.rules = s->rules;
 	if (lnch_child_spawn(&so, &s->child, err) < 0)
 		return -1;
@@ -183,11 +208,32 @@ static int start(struct sess_state *s, const struct sess_policy *policies, size_
 	fill_info(s);
 	if (sess_check_output(s->o->output, err) < 0 || sess_make_spool(s, err) < 0)
 		return -1;
-	if (spawn(s, err) < 0)
+	if (spawn(s, policies, npolicies, err) < 0)
 		return -1;
 	sess_host_start(s);
+	s->policies = policies;
+	s->npolicies = npolicies;
 	make_loop(s, policies, npolicies);
 	return 0;
+}
+
+/* What the policies did, for the manifest (and run.json, for a later `repro pack`). */
+static void collect_reports(struct sess_state *s)
+{
+	for (size_t i = 0; i < s->npolicies; i++) {
+		json_t *arr;
+
+		if (s->policies[i].report == NULL ||
+		    (arr = s->policies[i].report(s->policies[i].ctx)) == NULL)
+			continue;
+		if (s->injections == NULL)
+			s->injections = json_array();
+		json_array_extend(s->injections, arr);
+		json_decref(arr);
+	}
+	s->info.injections = s->injections;
+	if (s->injections != NULL)
+		(void)bndl_runinfo_save(s->spool_dir, &s->info, NULL);
 }
 
 static void finish_info(struct sess_state *s)
@@ -195,6 +241,7 @@ static void finish_info(struct sess_state *s)
 	int st = s->res.main_status;
 	char note[160];
 
+	collect_reports(s);
 	s->info.duration_ns = s->res.end_ns;
 	s->info.has_exit = s->res.main_seen;
 	s->info.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;

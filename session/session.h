@@ -19,12 +19,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <sys/types.h>
 
 /* A policy of the loop (launcher/policy.h), borrowed for the run. */
 struct sess_policy {
 	const struct lnch_policy_ops *ops; /* borrowed */
 	void *ctx; /* borrowed */
+	/*
+	 * native syscall numbers the policy may act on (borrowed, ntrap of
+	 * them): the seccomp filter stops them too, whatever the trace classes
+	 */
+	const int *trap_nrs;
+	size_t ntrap;
+	/*
+	 * may be NULL: after the run, what the policy did for the manifest's
+	 * "injections" (docs/bundle-format.md): a new JSON array the session
+	 * takes, elements appended to the run's
+	 */
+	json_t *(*report)(void *ctx);
 };
 
 /* An observer of the loop besides the recorder (launcher/stop.h), borrowed for the run. */

@@ -28,6 +28,11 @@ struct sess_state {
 	struct rec_systab *tab;
 	struct rec_recorder *rec;
 	struct lnch_filter_rule *rules; /* the filter's, borrowed by child and loop */
+	char **trap_names; /* owned: the names of the policies' trapped calls, the rules borrow them */
+	const struct sess_policy *policies; /* borrowed from sess_run() */
+	size_t npolicies;
+	json_t *injections; /* owned: what the policies reported (struct sess_policy.report), or NULL */
+	size_t ntrap_names;
 	struct lnch_child child;
 	struct lnch_loop *loop;
 	struct bndl_run_info info;

@@ -14,7 +14,7 @@ check() { # part allowed-pattern
 check common '^$'
 check launcher 'common/'
 check bundles 'common/'
-check recorder 'common/|bundles/|launcher/(stop|mem|abi|filter_rule)\.h'
+check recorder 'common/|bundles/|launcher/(stop|mem|abi|filter_rule|policy)\.h'
 check session 'common/|bundles/|launcher/|recorder/'
 check replayer 'common/|bundles/|launcher/policy\.h|launcher/stop\.h'
 if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer cli | grep -v '^launcher/arch/'; then

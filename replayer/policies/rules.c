@@ -83,7 +83,7 @@ static bool glob_matches(const char *glob, const char *s, int flags)
  * call->ip is the rule's address; an IPv4 rule also matches its IPv4-mapped
  * IPv6 form (RFC 4291 2.5.5.2), as an AF_INET6 socket reaching IPv4 shows it.
  */
-static bool addr_matches(const struct rpl_rule *rule, const struct rpl_call *call)
+static bool addr_matches(const struct rpl_rule *rule, const struct lnch_call *call)
 {
 	static const unsigned char v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
 	unsigned char a[16];
@@ -99,7 +99,7 @@ static bool addr_matches(const struct rpl_rule *rule, const struct rpl_call *cal
 }
 
 /* Every filter of rule matches call; the syscall set is not looked at here. */
-static bool filters_match(const struct rpl_rule *rule, const struct rpl_call *call)
+static bool filters_match(const struct rpl_rule *rule, const struct lnch_call *call)
 {
 	const char *host = rule->is_dns ? call->dns_name : call->host;
 
@@ -121,7 +121,7 @@ static bool filters_match(const struct rpl_rule *rule, const struct rpl_call *ca
 	return !rule->has_after || call->fd_bytes >= rule->after;
 }
 
-static bool in_set(const struct rpl_rule *rule, const struct rpl_call *call)
+static bool in_set(const struct rpl_rule *rule, const struct lnch_call *call)
 {
 	if (rule->is_dns)
 		return call->is_dns_query;
@@ -158,7 +158,7 @@ static void fill_verdict(const struct rpl_rule *rule, size_t i, struct rpl_rule_
 	};
 }
 
-int rpl_rules_match(struct rpl_rules *r, const struct rpl_call *call, struct rpl_rule_verdict *out)
+int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call, struct rpl_rule_verdict *out)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		struct rpl_rule *rule = &r->v[i];

@@ -5,12 +5,12 @@
  * Fault rules (`repro record --inject RULE`, docs/faults.md): a parser of
  * strace-compatible injection rules with repro's own filters, and a matcher
  * that gives the verdict of the first rule that fires for a decoded call
- * (struct rpl_call).  A rule set owns its counters (when=, prob=, fired);
+ * (struct lnch_call).  A rule set owns its counters (when=, prob=, fired);
  * nothing is global.
  */
 
 #include "common/err.h"
-#include "replayer/policies/call.h"
+#include "launcher/policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,7 +83,8 @@ size_t rpl_rules_count(const struct rpl_rules *r);
  * of rules times the cost of their filters (fnmatch(3) of the globs,
  * inet_pton(3) of call->ip); allocates nothing.
  */
-int rpl_rules_match(struct rpl_rules *r, const struct rpl_call *call, struct rpl_rule_verdict *out);
+int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call,
+		    struct rpl_rule_verdict *out);
 
 /*
  * rpl_rules_syscalls - the native syscall numbers the rules of r can fire

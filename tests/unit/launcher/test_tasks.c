@@ -53,7 +53,7 @@ static void test_tasks_put_creates_zeroed_and_is_idempotent(void **state)
 	assert_int_equal(a->pid, 0);
 	assert_false(a->in_syscall);
 	assert_false(a->injected);
-	assert_int_equal(a->inject_errnum, 0);
+	assert_int_equal(a->inject_ret, 0);
 	a->pid = 99;
 	a->in_syscall = true;
 	/* a second put of the same tid returns the existing task, data kept */
@@ -70,8 +70,8 @@ static void fill(struct lnch_tasks *t, pid_t first, int n)
 		struct lnch_task *k = lnch_tasks_put(t, first + i);
 
 		k->pid = (first + i) / 4 + 1;
-		k->inject_errnum = (first + i) % 131;
-		k->inject_delay_ns = (uint64_t)(first + i) * 1000u;
+		k->inject_ret = (first + i) % 131;
+		k->delay_exit_ns = (uint64_t)(first + i) * 1000u;
 		k->seen_spawn = (i % 2) == 0;
 	}
 }
@@ -84,8 +84,8 @@ static void check(struct lnch_tasks *t, pid_t first, int n)
 		assert_non_null(k);
 		assert_int_equal(k->tid, first + i);
 		assert_int_equal(k->pid, (first + i) / 4 + 1);
-		assert_int_equal(k->inject_errnum, (first + i) % 131);
-		assert_int_equal(k->inject_delay_ns, (uint64_t)(first + i) * 1000u);
+		assert_int_equal(k->inject_ret, (first + i) % 131);
+		assert_int_equal(k->delay_exit_ns, (uint64_t)(first + i) * 1000u);
 		assert_int_equal(k->seen_spawn, (i % 2) == 0);
 	}
 }

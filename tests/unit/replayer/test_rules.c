@@ -68,20 +68,20 @@ static char *error_of(const char *text)
 	} while (0)
 
 /* A call of syscall name with nothing else known. */
-static struct rpl_call call_of(const char *name)
+static struct lnch_call call_of(const char *name)
 {
-	return (struct rpl_call){ .syscall = name, .nr = seccomp_syscall_resolve_name(name) };
+	return (struct lnch_call){ .syscall = name, .nr = seccomp_syscall_resolve_name(name) };
 }
 
 /* The rule index that fires for call + 1, or 0 when none. */
-static size_t fires(struct rpl_rules *r, const struct rpl_call *call)
+static size_t fires(struct rpl_rules *r, const struct lnch_call *call)
 {
 	struct rpl_rule_verdict v;
 
 	return rpl_rules_match(r, call, &v) ? v.rule + 1 : 0;
 }
 
-static bool fires_on(const char *text, const struct rpl_call *call)
+static bool fires_on(const char *text, const struct lnch_call *call)
 {
 	struct rpl_rules *r = rule_of(text);
 	bool fired = fires(r, call) == 1;
@@ -112,7 +112,7 @@ static void assert_describes(const char *text, const char *want)
 }
 
 /* Which of n calls of call fire: "1" for a fired call, "0" for one that did not. */
-static void pattern(struct rpl_rules *r, const struct rpl_call *call, char *out, size_t n)
+static void pattern(struct rpl_rules *r, const struct lnch_call *call, char *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		out[i] = fires(r, call) ? '1' : '0';
@@ -122,7 +122,7 @@ static void pattern(struct rpl_rules *r, const struct rpl_call *call, char *out,
 static void assert_when(const char *when, const char *want)
 {
 	char text[64], got[16];
-	struct rpl_call c = call_of("openat");
+	struct lnch_call c = call_of("openat");
 	struct rpl_rules *r;
 
 	snprintf(text, sizeof(text), "openat:error=ENOENT:when=%s", when);
@@ -142,7 +142,7 @@ static void assert_when(const char *when, const char *want)
 static void test_rules_syntax_forms(void **state)
 {
 	struct rpl_rules *r = rule_of("openat:error=ENOENT");
-	struct rpl_call c = call_of("openat"), other = call_of("close");
+	struct lnch_call c = call_of("openat"), other = call_of("close");
 	struct rpl_rule_verdict v;
 
 	assert_int_equal(rpl_rules_match(r, &c, &v), 1);
@@ -199,7 +199,7 @@ static void test_rules_strace_spellings(void **state)
 		"-einject=openat:error=ENOENT",
 		"--inject=openat:error=ENOENT",
 	};
-	struct rpl_call c = call_of("openat");
+	struct lnch_call c = call_of("openat");
 	struct rpl_rule_verdict v;
 
 	for (size_t i = 0; i < sizeof(injects) / sizeof(injects[0]); i++) {
@@ -218,7 +218,7 @@ static void test_rules_strace_spellings(void **state)
 	assert_describes("chdir:error=ENOENT:when=3+", "chdir:error=ENOENT:when=3+");
 	/* libc names that x86_64 implements with another call */
 	{
-		struct rpl_call recvfrom = call_of("recvfrom");
+		struct lnch_call recvfrom = call_of("recvfrom");
 
 		recvfrom.fd_bytes = 2048;
 		assert_true(fires_on("recv:error=ECONNRESET:after=1024", &recvfrom));
@@ -254,13 +254,13 @@ static void test_rules_classes(void **state)
 		snprintf(text, sizeof(text), "%s:error=EIO", cases[i].set);
 		r = rule_of(text);
 		for (size_t j = 0; j < 4; j++) {
-			struct rpl_call c = call_of(cases[i].in[j]);
+			struct lnch_call c = call_of(cases[i].in[j]);
 
 			if (fires(r, &c) != 1)
 				fail_msg("%s should hold %s", cases[i].set, cases[i].in[j]);
 		}
 		for (size_t j = 0; j < 3; j++) {
-			struct rpl_call c = call_of(cases[i].out[j]);
+			struct lnch_call c = call_of(cases[i].out[j]);
 
 			if (fires(r, &c) != 0)
 				fail_msg("%s should not hold %s", cases[i].set, cases[i].out[j]);
@@ -284,7 +284,7 @@ static void test_rules_classes(void **state)
 static void test_rules_negation(void **state)
 {
 	struct rpl_rules *r = rule_of("!openat,close:error=EIO");
-	struct rpl_call open = call_of("openat"), close = call_of("close"), read = call_of("read");
+	struct lnch_call open = call_of("openat"), close = call_of("close"), read = call_of("read");
 
 	assert_int_equal(fires(r, &open), 0);
 	assert_int_equal(fires(r, &close), 0);
@@ -310,7 +310,7 @@ static void test_rules_first_match_wins(void **state)
 		NULL,
 	};
 	struct rpl_rules *r = rules_of(texts);
-	struct rpl_call etc = call_of("openat"), tmp = call_of("openat");
+	struct lnch_call etc = call_of("openat"), tmp = call_of("openat");
 	struct rpl_rule_verdict v;
 
 	etc.path = "/etc/passwd";
@@ -349,7 +349,7 @@ static void test_rules_when_counts_matching_calls(void **state)
 		NULL,
 	};
 	struct rpl_rules *r = rules_of(texts);
-	struct rpl_call a = call_of("openat"), b = call_of("openat");
+	struct lnch_call a = call_of("openat"), b = call_of("openat");
 
 	a.path = "/a";
 	b.path = "/b";
@@ -366,7 +366,7 @@ static void test_rules_when_counts_matching_calls(void **state)
 
 static void test_rules_prob_seeded(void **state)
 {
-	struct rpl_call c = call_of("openat");
+	struct lnch_call c = call_of("openat");
 	char first[65], second[65], third[65], other[65];
 	struct rpl_rules *r = rule_of("openat:error=EIO:prob=0.5");
 	size_t ones = 0;
@@ -407,7 +407,7 @@ static void test_rules_prob_seeded(void **state)
 
 static void test_rules_path_filter(void **state)
 {
-	struct rpl_call c = call_of("openat");
+	struct lnch_call c = call_of("openat");
 
 	c.path = "/home/u/proj/cache/x";
 	c.path_as_written = "cache/x";
@@ -429,7 +429,7 @@ static void test_rules_path_filter(void **state)
 
 static void test_rules_net_filters(void **state)
 {
-	struct rpl_call c = call_of("connect");
+	struct lnch_call c = call_of("connect");
 
 	c.family = AF_INET;
 	c.ip = "10.0.0.1";
@@ -464,7 +464,7 @@ static void test_rules_net_filters(void **state)
 
 static void test_rules_other_filters(void **state)
 {
-	struct rpl_call w = call_of("write"), c = call_of("connect"), q = call_of("sendto");
+	struct lnch_call w = call_of("write"), c = call_of("connect"), q = call_of("sendto");
 	struct rpl_rules *r;
 	struct rpl_rule_verdict v;
 

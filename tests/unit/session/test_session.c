@@ -158,10 +158,12 @@ struct deny_mkdir {
 	int nr_mkdir, nr_mkdirat;
 };
 
-static int decide_mkdir(void *ctx, const struct lnch_stop *st, struct lnch_verdict *v)
+static int decide_mkdir(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
+			struct lnch_verdict *v)
 {
 	const struct deny_mkdir *d = ctx;
 
+	(void)call;
 	if (st->nr != d->nr_mkdir && st->nr != d->nr_mkdirat)
 		return 0;
 	*v = (struct lnch_verdict){ .errnum = EROFS };

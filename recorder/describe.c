@@ -1,0 +1,110 @@
+/* The decoded call for policies, from the entry's capture (recorder/describe.h). */
+#include "recorder/describe.h"
+#include "common/cleanup.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The first blob of kind, or NULL. */
+static const struct bndl_blob *blob_of(const struct rec_capture *c, uint16_t kind, int argi)
+{
+	for (uint16_t i = 0; i < c->ev.nblobs; i++) {
+		const struct bndl_blob *b = &c->ev.blobs[i];
+
+		if ((b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == kind &&
+		    (argi < 0 || b->argi == argi))
+			return b;
+	}
+	return NULL;
+}
+
+static const char *blob_text(const struct rec_capture *c, const struct bndl_blob *b)
+{
+	/* strings are NUL-terminated in the arena until the event is written (capture.c) */
+	return b != NULL ? c->arena + c->blob_off[b - c->ev.blobs] : NULL;
+}
+
+static void describe_sockaddr(struct rec_describe *d, const struct rec_capture *c,
+			      struct lnch_call *call)
+{
+	const struct bndl_blob *b = blob_of(c, BNDL_BLOB_SOCKADDR, -1);
+	const char *p = blob_text(c, b);
+	struct sockaddr_storage ss = { 0 };
+
+	if (b == NULL || b->len < sizeof(sa_family_t))
+		return;
+	memcpy(&ss, p, b->len < sizeof(ss) ? b->len : sizeof(ss));
+	call->family = ss.ss_family;
+	if (ss.ss_family == AF_INET && b->len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+
+		call->ip = inet_ntop(AF_INET, &in->sin_addr, d->ip, sizeof(d->ip));
+		call->port = ntohs(in->sin_port);
+	} else if (ss.ss_family == AF_INET6 && b->len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+		call->ip = inet_ntop(AF_INET6, &in6->sin6_addr, d->ip, sizeof(d->ip));
+		call->port = ntohs(in6->sin6_port);
+	}
+}
+
+/* SO_TYPE of fd in pid, through a copy of it (pidfd_getfd(2), Linux >= 5.6); 0 unknown. */
+static int socket_type(pid_t pid, int fd)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	cleanup_close int copy = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0) : -1;
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (copy < 0 || getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return 0;
+	return type;
+#else
+	(void)pid;
+	(void)fd;
+	return 0;
+#endif
+}
+
+static const char *exe_of(struct rec_describe *d, pid_t pid)
+{
+	char link[64];
+	ssize_t n;
+
+	if (d->exe_pid == pid)
+		return d->exe[0] != '\0' ? d->exe : NULL;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, d->exe, sizeof(d->exe) - 1);
+	d->exe[n > 0 ? n : 0] = '\0';
+	d->exe_pid = pid;
+	return n > 0 ? d->exe : NULL;
+}
+
+void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
+		       const struct lnch_stop *st, struct lnch_call *call)
+{
+	const struct bndl_blob *path;
+
+	call->exe = exe_of(d, st->pid);
+	if (c == NULL || c->sys == NULL || c->tid != st->tid)
+		return;
+	call->syscall = c->sys->name;
+	if ((path = blob_of(c, BNDL_BLOB_PATH, -1)) != NULL) {
+		call->path = blob_text(c, path);
+		call->path_as_written = blob_text(c, blob_of(c, BNDL_BLOB_STR, path->argi));
+	}
+	describe_sockaddr(d, c, call);
+	if (c->sys->net_role == REC_NET_CONNECT)
+		call->sock_type = socket_type(st->pid, (int)st->args[0]);
+}
+
+void rec_describe_forget(struct rec_describe *d, pid_t pid)
+{
+	if (d->exe_pid == pid)
+		d->exe_pid = 0;
+}

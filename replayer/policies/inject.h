@@ -1,0 +1,40 @@
+#ifndef REPRO_REPLAYER_POLICIES_INJECT_H
+#define REPRO_REPLAYER_POLICIES_INJECT_H
+
+/*
+ * A fault rule set (replayer/policies/rules.h) as a policy of the loop
+ * (launcher/policy.h): `repro record --inject RULE`.  Each call a rule
+ * fires on is failed with its errno (or retval) after its delays; the
+ * event records the rule's number (docs/faults.md).
+ */
+
+#include "common/err.h"
+#include <jansson.h>
+#include <stddef.h>
+#include "launcher/policy.h"
+#include "replayer/policies/rules.h"
+
+/* rpl_inject_ops - the callbacks for a policy whose ctx is a struct rpl_rules (borrowed). */
+const struct lnch_policy_ops *rpl_inject_ops(void);
+
+/*
+ * rpl_inject_report - for the manifest's "injections": a new array of
+ * {"rule":N (from 1),"text":"openat:error=EACCES:path=*","fired":K}, one
+ * per rule of rules (a struct rpl_rules as ctx).  The caller owns it.
+ */
+json_t *rpl_inject_report(void *ctx);
+
+/*
+ * rpl_inject_trap - the native syscall numbers rules may fire on, in a new
+ * array (*n of them; free()), for struct sess_policy.trap_nrs.
+ */
+int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n);
+
+/*
+ * rpl_inject_check - refuse (EINVAL, one line naming the rule) a rule whose
+ * action a run cannot impose yet: signal=, blackhole, dns:, after=.
+ * Returns 0 or -1 with *err.  Linear in the rules.
+ */
+int rpl_inject_check(const struct rpl_rules *rules, struct repro_err **err);
+
+#endif

@@ -1,7 +1,7 @@
 #include "cli/commands.h"
 #include "cli/reading.h"
 #include "common/err.h"
-#include "replayer/explain.h"
+#include "replayer/readers/explain.h"
 
 #include <getopt.h>
 #include <stdbool.h>

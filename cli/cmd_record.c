@@ -12,7 +12,7 @@
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
 #include "recorder/systab.h"
-#include "replayer/deny.h"
+#include "replayer/policies/deny.h"
 #include "replayer/policies/inject.h"
 #include "session/session.h"
 

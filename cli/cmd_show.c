@@ -1,7 +1,7 @@
 #include "cli/commands.h"
 #include "cli/reading.h"
 #include "common/err.h"
-#include "replayer/show.h"
+#include "replayer/readers/show.h"
 
 #include <getopt.h>
 #include <stdbool.h>

@@ -17,6 +17,8 @@ check bundles 'common/'
 check recorder 'common/|bundles/|launcher/(stop|mem|abi|filter_rule|policy)\.h'
 check session 'common/|bundles/|launcher/|recorder/'
 check replayer 'common/|bundles/|launcher/policy\.h|launcher/stop\.h'
+check replayer/readers 'common/|bundles/'
+check replayer/policies 'common/|launcher/policy\.h'
 if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer cli | grep -v '^launcher/arch/'; then
 	echo "register or architecture code outside launcher/arch/"
 	status=1

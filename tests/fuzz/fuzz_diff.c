@@ -1,5 +1,5 @@
 /*
- * Fuzz target: `repro diff A B` (replayer/diff.h).  The input holds both
+ * Fuzz target: `repro diff A B` (replayer/readers/diff.h).  The input holds both
  * bundles: a 4-byte little-endian length N, then A (N bytes), then B (the
  * rest).  An input too short for that, or whose N is larger than what
  * follows (any plain bundle: the zstd magic read as N is about 4 GiB), is
@@ -10,7 +10,7 @@
  */
 #include "fuzz_input.h"
 #include "common/cleanup.h"
-#include "replayer/diff.h"
+#include "replayer/readers/diff.h"
 
 const int fuzz_input_bundles = 2;
 

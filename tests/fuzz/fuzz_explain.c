@@ -1,11 +1,11 @@
 /*
- * Fuzz target: `repro explain` (replayer/explain.h).  The input is a bundle
+ * Fuzz target: `repro explain` (replayer/readers/explain.h).  The input is a bundle
  * file; rpl_explain_run() reads it as text and as --json, each with and
  * without --all (colour on for one text run).  The output is discarded.
  */
 #include "fuzz_input.h"
 #include "common/cleanup.h"
-#include "replayer/explain.h"
+#include "replayer/readers/explain.h"
 
 static const struct rpl_explain_opts runs[] = {
 	{ .json = false },

@@ -1,12 +1,12 @@
 /*
- * Fuzz target: `repro show` (replayer/show.h).  The input is a bundle file;
+ * Fuzz target: `repro show` (replayer/readers/show.h).  The input is a bundle file;
  * rpl_show_run() reads it in every view: the summary (text and --json, with
  * and without --all), --files, --net and --host (text and --json) and
  * --trace, colour on for some of the text runs.  The output is discarded.
  */
 #include "fuzz_input.h"
 #include "common/cleanup.h"
-#include "replayer/show.h"
+#include "replayer/readers/show.h"
 
 static const struct rpl_show_opts runs[] = {
 	{ .view = RPL_VIEW_SUMMARY },

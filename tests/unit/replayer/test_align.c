@@ -1,11 +1,11 @@
 /*
- * Unit tests of replayer/align.h and replayer/normalize.h: Myers' alignment
+ * Unit tests of replayer/readers/align.h and replayer/readers/normalize.h: Myers' alignment
  * checked against a quadratic LCS on random sequences (each element once, in
  * order; SAME pairs equal; as many edits as the shortest edit script), the
  * cost bound, and the normalisation of paths between machines.
  */
-#include "replayer/align.h"
-#include "replayer/normalize.h"
+#include "replayer/readers/align.h"
+#include "replayer/readers/normalize.h"
 
 #include <setjmp.h>
 #include <stdbool.h>

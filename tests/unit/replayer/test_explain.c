@@ -1,10 +1,10 @@
 /*
- * Unit tests of the parts of `repro explain` (replayer/explain_internal.h):
+ * Unit tests of the parts of `repro explain` (replayer/readers/explain_internal.h):
  * which failures are probes, and the sentence and facts of a finding built
  * from hand-made files.jsonl / host.json / network.jsonl records.
  */
-#include "replayer/explain_internal.h"
-#include "replayer/sockidx.h"
+#include "replayer/readers/explain_internal.h"
+#include "replayer/readers/sockidx.h"
 
 #include <jansson.h>
 #include <setjmp.h>
@@ -730,7 +730,7 @@ static void test_wait_sentences(void **state)
 	json_decref(f.wait);
 }
 
-/* A wait on a socket joined to its connect (replayer/sockidx.h): peer, protocol, data phase. */
+/* A wait on a socket joined to its connect (replayer/readers/sockidx.h): peer, protocol, data phase. */
 static void test_wait_socket_sentences(void **state)
 {
 	struct rpl_sockidx idx;

@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "fixture.h"
-#include "replayer/show.h"
+#include "replayer/readers/show.h"
 
 #include <errno.h>
 #include <setjmp.h>

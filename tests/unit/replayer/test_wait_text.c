@@ -1,8 +1,8 @@
 /*
- * Unit tests of the words for waits.jsonl records (replayer/wait_text.h):
+ * Unit tests of the words for waits.jsonl records (replayer/readers/wait_text.h):
  * a wait on a pipe and who holds its other end.
  */
-#include "replayer/wait_text.h"
+#include "replayer/readers/wait_text.h"
 
 #include <jansson.h>
 #include <setjmp.h>

@@ -9,7 +9,7 @@
  */
 
 #include "common/err.h"
-#include "replayer/explain_internal.h"
+#include "replayer/readers/explain_internal.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -14,7 +14,7 @@
  * Each rule looks at one finding: linear in the findings, O(path length)
  * per rule.
  */
-#include "replayer/explain_internal.h"
+#include "replayer/readers/explain_internal.h"
 
 #include <stdio.h>
 #include <string.h>

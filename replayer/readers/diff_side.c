@@ -4,8 +4,8 @@
  * endpoint) grouped by process, files.jsonl facts by normalised path, and
  * network.jsonl attempts and lookups by endpoint or name.
  */
-#include "replayer/diff_internal.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/diff_internal.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "common/cleanup.h"

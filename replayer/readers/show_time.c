@@ -3,8 +3,8 @@
  * into time in long waits and the rest, and the longest waits
  * (waits.jsonl, docs/bundle-format.md).
  */
-#include "replayer/show_internal.h"
-#include "replayer/wait_text.h"
+#include "replayer/readers/show_internal.h"
+#include "replayer/readers/wait_text.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"

@@ -1,5 +1,5 @@
-#include "replayer/explain_said.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/explain_said.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "common/xalloc.h"

@@ -1,5 +1,5 @@
-/* network.jsonl connects by (pid, fd), for the waits on them (replayer/sockidx.h). */
-#include "replayer/sockidx.h"
+/* network.jsonl connects by (pid, fd), for the waits on them (replayer/readers/sockidx.h). */
+#include "replayer/readers/sockidx.h"
 #include "bundles/json_util.h"
 
 #include <inttypes.h>

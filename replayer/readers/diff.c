@@ -1,13 +1,13 @@
 /*
  * `repro diff A B` (docs/diff.md): load both bundles, compare host facts,
  * align the process trees by exec lineage, align each aligned pair's calls
- * (replayer/align.c), compare touched files and network outcomes, rank the
+ * (replayer/readers/align.c), compare touched files and network outcomes, rank the
  * differences by how likely each is the cause, and report.
  */
-#include "replayer/diff.h"
-#include "replayer/align.h"
-#include "replayer/diff_internal.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/diff.h"
+#include "replayer/readers/align.h"
+#include "replayer/readers/diff_internal.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"

@@ -4,7 +4,7 @@
  * explain it (docs/bundle-format.md: files.jsonl "ancestors" and "mount",
  * network.jsonl "outcome").
  */
-#include "replayer/show_internal.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"

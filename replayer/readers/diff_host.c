@@ -4,8 +4,8 @@
  * settings, kernel and distribution, mounts, sandbox.  Free space and the
  * host name are not compared (they differ between any two runs).
  */
-#include "replayer/diff_internal.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/diff_internal.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "common/xalloc.h"
 

@@ -8,7 +8,7 @@
  * remove an entry, r/w/x on the file itself; CAP_DAC_OVERRIDE bypasses the
  * mode bits (capabilities(7)).
  */
-#include "replayer/explain_internal.h"
+#include "replayer/readers/explain_internal.h"
 #include "bundles/json_util.h"
 
 #include <inttypes.h>

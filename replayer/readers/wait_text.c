@@ -1,5 +1,5 @@
 /* Sentences about one waits.jsonl record, shared by `repro explain` and `repro show`. */
-#include "replayer/wait_text.h"
+#include "replayer/readers/wait_text.h"
 #include "bundles/json_util.h"
 
 #include <inttypes.h>

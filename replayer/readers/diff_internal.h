@@ -5,8 +5,8 @@
 
 #include "bundles/reader.h"
 #include "common/err.h"
-#include "replayer/explain_internal.h"
-#include "replayer/normalize.h"
+#include "replayer/readers/explain_internal.h"
+#include "replayer/readers/normalize.h"
 
 #include <jansson.h>
 #include <stdbool.h>

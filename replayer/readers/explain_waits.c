@@ -2,8 +2,8 @@
  * Where the time went, for `repro explain` (docs/explain.md, "Stalls and
  * interruptions"): findings from waits.jsonl (docs/bundle-format.md).
  */
-#include "replayer/explain_internal.h"
-#include "replayer/wait_text.h"
+#include "replayer/readers/explain_internal.h"
+#include "replayer/readers/wait_text.h"
 #include "bundles/json_util.h"
 #include "common/xalloc.h"
 

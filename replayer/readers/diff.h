@@ -9,7 +9,7 @@
 
 #include "bundles/reader.h"
 #include "common/err.h"
-#include "replayer/normalize.h"
+#include "replayer/readers/normalize.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-#include "replayer/normalize.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/normalize.h"
+#include "replayer/readers/show_internal.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>

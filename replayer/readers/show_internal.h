@@ -1,13 +1,13 @@
 #ifndef REPRO_REPLAYER_SHOW_INTERNAL_H
 #define REPRO_REPLAYER_SHOW_INTERNAL_H
 
-/* Shared between the views of `repro show` (replayer/show.c, replayer/views.c). */
+/* Shared between the views of `repro show` (replayer/readers/show.c, replayer/readers/views.c). */
 
 #include "bundles/reader.h"
 #include "common/err.h"
 #include "common/term.h"
-#include "replayer/show.h"
-#include "replayer/sockidx.h"
+#include "replayer/readers/show.h"
+#include "replayer/readers/sockidx.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ size_t rpl_utf8_cut(const char *s, size_t max);
  */
 void rpl_put_incomplete(FILE *out, json_t *manifest);
 
-/* The "Time" section (replayer/show_time.c). */
+/* The "Time" section (replayer/readers/show_time.c). */
 #define RPL_TIME_LONGEST 5 /* longest waits listed */
 #define RPL_TIME_PROCS 10 /* processes listed, the most waiting first */
 

@@ -1,4 +1,4 @@
-#include "replayer/align.h"
+#include "replayer/readers/align.h"
 #include "common/xalloc.h"
 
 #include <stdbool.h>

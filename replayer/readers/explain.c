@@ -3,12 +3,12 @@
  * network.jsonl and host.json, stream events.jsonl once, keep each distinct
  * failure, set probe noise aside, rank the rest and say why each happened.
  */
-#include "replayer/explain.h"
-#include "replayer/explain_internal.h"
-#include "replayer/explain_said.h"
-#include "replayer/normalize.h"
-#include "replayer/show_internal.h"
-#include "replayer/sockidx.h"
+#include "replayer/readers/explain.h"
+#include "replayer/readers/explain_internal.h"
+#include "replayer/readers/explain_said.h"
+#include "replayer/readers/normalize.h"
+#include "replayer/readers/show_internal.h"
+#include "replayer/readers/sockidx.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "bundles/reader.h"

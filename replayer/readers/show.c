@@ -2,8 +2,8 @@
 #define _GNU_SOURCE 1
 #endif
 
-#include "replayer/show.h"
-#include "replayer/show_internal.h"
+#include "replayer/readers/show.h"
+#include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "bundles/reader.h"

@@ -1,4 +1,4 @@
-#include "replayer/deny.h"
+#include "replayer/policies/deny.h"
 #include "common/xalloc.h"
 
 #include <errno.h>

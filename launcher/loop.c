@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 	loop->stop_ctx = stop_ctx;
 	lnch_tasks_init(&loop->tasks);
 	lnch_holds_init(&loop->holds);
+	lnch_netfault_init(&loop->netfault);
 	lnch_taint_table_init(&loop->taint);
 	lnch_filter_view_init(&loop->view, child->rules, child->nrules, child->notify_sock >= 0);
 	loop->check_exec_creds = lnch_taint_exec_may_change();
@@ -102,6 +104,7 @@ void lnch_loop_free(struct lnch_loop *loop)
 			free(loop->tasks.slots[i].wait);
 	lnch_tasks_release(&loop->tasks);
 	lnch_holds_release(&loop->holds);
+	lnch_netfault_release(&loop->netfault);
 	lnch_filter_view_release(&loop->view);
 	pthread_mutex_destroy(&loop->mu);
 	free(loop);
@@ -193,7 +196,9 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
  */
 static bool impose(struct lnch_task *task, const struct lnch_verdict *v)
 {
-	if (lnch_verdict_skips(v)) {
+	if (task->redirected) {
+		task->inject_origin = v->origin;
+	} else if (lnch_verdict_skips(v)) {
 		if (lnch_arch_set_syscall_nr(task->tid, -1, NULL) < 0)
 			return false;
 		task->injected = true;
@@ -298,6 +303,28 @@ static bool own_filter_traced(const struct lnch_task *task)
 	       data != LNCH_TRACE_DATA;
 }
 
+/*
+ * A TCP connect a policy refuses, blackholes or times out goes to a fault
+ * endpoint (launcher/netfault.h) instead of being skipped: the kernel then
+ * gives the program the outcome as a network would.  The delay of a
+ * timeout is the socket's TCP_USER_TIMEOUT, not a hold.
+ */
+static void play_net_fault(struct lnch_loop *loop, struct lnch_task *task,
+			   const struct lnch_stop *st, const struct lnch_call *call,
+			   struct lnch_verdict *v)
+{
+	if (v->net_fault == LNCH_NET_NONE || call->sock_type != SOCK_STREAM ||
+	    (call->family != AF_INET && call->family != AF_INET6) ||
+	    !lnch_netfault_redirect(&loop->netfault, task->tid, task->pid, call->family,
+				    v->net_fault, (uint32_t)(v->delay_exit_ns / 1000000u),
+				    st->args))
+		return;
+	task->redirected = true;
+	v->errnum = 0;
+	v->has_retval = false;
+	v->delay_exit_ns = 0;
+}
+
 static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 {
 	struct __ptrace_syscall_info si;
@@ -327,12 +354,13 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 
 		if (impose(task, &enosys))
 			task->own_trace = true;
-	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v) &&
-		   !impose(task, &v)) {
-		v = (struct lnch_verdict){ 0 };
+	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v)) {
+		play_net_fault(loop, task, &st, &call, &v);
+		if (!impose(task, &v))
+			v = (struct lnch_verdict){ 0 };
 	}
-	task->in_syscall = task->injected || task->creds_check || task->delay_exit_ns > 0 ||
-			   (want & LNCH_WANT_EXIT);
+	task->in_syscall = task->injected || task->redirected || task->creds_check ||
+			   task->delay_exit_ns > 0 || (want & LNCH_WANT_EXIT);
 	if (v.delay_enter_ns > 0)
 		lnch_hold(loop, task, LNCH_HOLD_ENTRY, st.t_ns + v.delay_enter_ns);
 	else
@@ -383,7 +411,10 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t
 
 	fill_stop(loop, task, &si, &st);
 	st.ret = rval;
-	if (task->injected) {
+	if (task->redirected) {
+		st.injected = true; /* the kernel played the policy's outcome out */
+		st.inject_origin = task->inject_origin;
+	} else if (task->injected) {
 		st.ret = task->inject_ret;
 		st.denied_by_filter = task->own_trace;
 		/* a result that could not be set is not claimed as imposed */
@@ -399,6 +430,7 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
 	task->injected = false;
+	task->redirected = false;
 	task->delay_exit_ns = 0;
 }
 
@@ -498,6 +530,7 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, task->tid, (void *)sizeof(si), &si) <= 0 ||
 	    (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)) {
 		task->in_syscall = task->pending = task->injected = task->own_trace = false;
+		task->redirected = false;
 		resume(loop, task, 0);
 		return;
 	}

@@ -13,6 +13,7 @@
 #include "launcher/filter.h"
 #include "launcher/taint.h"
 #include "launcher/hold.h"
+#include "launcher/netfault.h"
 #include "launcher/tasks.h"
 
 #include <pthread.h>
@@ -89,6 +90,7 @@ struct lnch_loop {
 	bool noticed;
 	struct lnch_result res;
 	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
+	struct lnch_netfault netfault; /* endpoints of refused and blackholed connects */
 	struct lnch_wait_calls wait_calls;
 	pthread_mutex_t mu;
 };

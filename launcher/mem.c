@@ -54,6 +54,19 @@ int lnch_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len)
 	return -1;
 }
 
+int lnch_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = (void *)buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n = process_vm_writev(tid, &local, 1, &remote, 1, 0);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0)
+		errno = EFAULT;
+	return -1;
+}
+
 /* Read up to the end of the page holding addr, so a string that ends just before an unmapped page still reads. */
 static ssize_t read_chunk(pid_t tid, uint64_t addr, char *buf, size_t want)
 {

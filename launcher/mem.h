@@ -25,6 +25,13 @@ int lnch_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
  * in bytes (< cap), or -1 with errno.  *truncated is set when the string was
  * longer than cap - 1 bytes.
  */
+/*
+ * lnch_mem_write - copy len bytes from buf into tid's memory at addr
+ * (process_vm_writev(2)).  Returns 0, or -1 with errno (EFAULT, ESRCH,
+ * a short write as EFAULT).
+ */
+int lnch_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+
 ssize_t lnch_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap, bool *truncated);
 
 #endif

@@ -37,6 +37,19 @@ struct lnch_call {
 	const char *dns_name; /* the name the query asks for, when is_dns_query */
 };
 
+/*
+ * A connect outcome the kernel itself plays out (launcher/netfault.h), for
+ * a TCP connect to an IPv4 or IPv6 address: the call is sent to an endpoint
+ * of the tracer's on the program's loopback, so blocking and non-blocking
+ * sockets see it as they would on a real network.
+ */
+enum lnch_net_fault {
+	LNCH_NET_NONE = 0,
+	LNCH_NET_REFUSE, /* a RST: ECONNREFUSED */
+	LNCH_NET_BLACKHOLE, /* SYNs dropped: the connect never completes */
+	LNCH_NET_TIMEOUT, /* SYNs dropped, then ETIMEDOUT after delay_exit_ns (TCP_USER_TIMEOUT) */
+};
+
 /* What a policy decides for one call. */
 struct lnch_verdict {
 	int errnum; /* > 0: skip the call and return -errnum */
@@ -52,6 +65,12 @@ struct lnch_verdict {
 	uint64_t delay_enter_ns;
 	uint64_t delay_exit_ns;
 	int origin; /* the policy's own number for what decided (a rule, from 1), 0: none */
+	/*
+	 * a connect: play errnum out in the kernel (LNCH_NET_REFUSE with
+	 * ECONNREFUSED …); where that cannot be done (not TCP over IPv4/IPv6,
+	 * no loopback), errnum is imposed as usual
+	 */
+	enum lnch_net_fault net_fault;
 };
 
 struct lnch_policy_ops {
@@ -67,7 +86,8 @@ struct lnch_policy_ops {
 /* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */
 static inline bool lnch_verdict_is_active(const struct lnch_verdict *v)
 {
-	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0;
+	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0 ||
+	       v->net_fault != LNCH_NET_NONE;
 }
 
 /* lnch_verdict_skips - whether v skips the call (imposes its result). */

@@ -30,6 +30,18 @@ int lnch_arch_set_syscall_nr(pid_t tid, int nr, struct repro_err **err);
 int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err);
 
 /*
+ * lnch_arch_stack_pointer - at a stop of tid, its stack pointer into *sp.
+ * Returns 0, or -1 with *err.
+ */
+int lnch_arch_stack_pointer(pid_t tid, uint64_t *sp, struct repro_err **err);
+
+/*
+ * lnch_arch_set_arg - at a syscall-entry or seccomp stop, make argument i
+ * (0..5) of tid's call val.  Returns 0, or -1 with *err.
+ */
+int lnch_arch_set_arg(pid_t tid, int i, uint64_t val, struct repro_err **err);
+
+/*
  * lnch_arch_restart_interrupted - at a signal-delivery-stop of tid: when the
  * call it was in returned -ERESTARTSYS and is native syscall nrs[i] (one of
  * n), make it -ERESTARTNOINTR, so that the kernel restarts it after the

@@ -66,6 +66,30 @@ int lnch_arch_set_syscall_nr(pid_t tid, int nr, struct repro_err **err)
 	return set_regs(tid, &regs, err);
 }
 
+int lnch_arch_stack_pointer(pid_t tid, uint64_t *sp, struct repro_err **err)
+{
+	struct user_regs_struct regs;
+
+	if (get_regs(tid, &regs, err) < 0)
+		return -1;
+	*sp = regs.rsp;
+	return 0;
+}
+
+int lnch_arch_set_arg(pid_t tid, int i, uint64_t val, struct repro_err **err)
+{
+	struct user_regs_struct regs;
+	unsigned long long *slot[6] = { &regs.rdi, &regs.rsi, &regs.rdx,
+					&regs.r10, &regs.r8,  &regs.r9 };
+
+	if (i < 0 || i > 5)
+		return repro_err_set(err, EINVAL, "no syscall argument %d", i);
+	if (get_regs(tid, &regs, err) < 0)
+		return -1;
+	*slot[i] = val;
+	return set_regs(tid, &regs, err);
+}
+
 int lnch_arch_set_return(pid_t tid, int64_t ret, struct repro_err **err)
 {
 	struct user_regs_struct regs;

@@ -7,6 +7,26 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/*
+ * A connect's refusal, timeout or blackhole is played out by the kernel
+ * (launcher/netfault.h), so that a non-blocking connect learns it through
+ * poll(2) and SO_ERROR as on a real network.
+ */
+static enum lnch_net_fault net_fault_of(const struct lnch_call *call,
+					const struct rpl_rule_verdict *rv)
+{
+	if (call->syscall == NULL || strcmp(call->syscall, "connect") != 0)
+		return LNCH_NET_NONE;
+	if (rv->is_blackhole)
+		return LNCH_NET_BLACKHOLE;
+	if (rv->errnum == ECONNREFUSED)
+		return LNCH_NET_REFUSE;
+	if (rv->errnum == ETIMEDOUT)
+		return LNCH_NET_TIMEOUT;
+	return LNCH_NET_NONE;
+}
 
 static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
 		  struct lnch_verdict *v)
@@ -22,7 +42,10 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 				    .retval = rv.retval,
 				    .delay_enter_ns = rv.delay_enter_ns,
 				    .delay_exit_ns = rv.delay_exit_ns,
-				    .origin = (int)rv.rule + 1 };
+				    .origin = (int)rv.rule + 1,
+				    .net_fault = net_fault_of(call, &rv) };
+	if (rv.is_blackhole)
+		v->errnum = ETIMEDOUT; /* where the kernel cannot play it out */
 	return 1;
 }
 
@@ -69,8 +92,6 @@ static const char *unsupported(const struct rpl_rule *r)
 {
 	if (r->signo != 0)
 		return "signal=";
-	if (r->is_blackhole)
-		return "blackhole";
 	if (r->is_dns)
 		return "dns:";
 	if (r->has_after)

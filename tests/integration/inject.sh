@@ -1,5 +1,5 @@
 #!/bin/bash
-# inject.sh REPRO [user]: fault rules (`repro record --inject`, docs/faults.md)
+# inject.sh REPRO [user [NB_CONNECT]]: fault rules (`repro record --inject`, docs/faults.md)
 # on real programs:
 #  1. EACCES on */cache_hub/*, matched through the resolved path: a relative
 #     open (cat), a dirfd-relative openat and a path through a symlink and
@@ -10,6 +10,12 @@
 #  4. a rule that never fires is named on stderr;
 #  5. connect ECONNREFUSED on one loopback port while another connects
 #     (curl), and the network record says injected;
+#  5b. connect faults the kernel plays out, so each program reports them as
+#     it reports a real network's: ETIMEDOUT after delay=1s for curl, a C
+#     program's non-blocking connect and poll (nb_connect), python3's
+#     blocking connect, socket.create_connection(timeout=…) and asyncio,
+#     while another port connects; a blackhole that the program's own 1 s
+#     timeout ends (curl --connect-timeout 1, nb_connect's poll);
 #  6. delays hold only their thread: a `cat` delayed 3 s while python3
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
@@ -18,11 +24,13 @@
 set -u
 repro=$(readlink -f "$1")
 variant=${2:-root}
+nb=${3:+$(readlink -f "$3")}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
 	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
 	stage=$(mktemp -d /tmp/repro-inject.XXXXXX)
-	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
+	cp "$repro" "$0" ${nb:+"$nb"} "$stage/" && chmod 755 "$stage" "$stage"/*
+	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
+		${nb:+"$stage/$(basename "$nb")"}
 	rc=$?
 	rm -rf "$stage"
 	exit $rc
@@ -111,6 +119,54 @@ if command -v curl >/dev/null; then
 	member r5.repro network.jsonl | grep "\"port\":$port," | grep -q '"outcome":"refused","errno":"ECONNREFUSED"' &&
 		member r5.repro network.jsonl | grep "\"port\":$port," | grep -q '"injected":true,"rule":1'
 	check "network.jsonl: the refused connect says injected by rule 1" test $? = 0
+
+	# 5b. played out by the kernel
+	"$repro" record -o r5b.repro --inject "connect:error=ETIMEDOUT:port=$port:delay=1s" -- \
+		curl -sS -o /dev/null -w '%{time_total}' http://127.0.0.1:$port/ >out5b 2>err5b
+	check "curl: a timeout after 1 s, as curl says it (exit 28, $(cat out5b) s)" \
+		$py -c "import sys; sys.exit(0 if 0.9 <= float(open('out5b').read() or 0) < 20 else 1)"
+	member r5b.repro trace.txt >tr5b
+	check "curl's non-blocking connect: EINPROGRESS, then SO_ERROR ETIMEDOUT" \
+		sh -c "grep -q 'EINPROGRESS (Operation now in progress) (INJECTED)' tr5b && grep -q 'SO_ERROR, \[ETIMEDOUT\]' tr5b"
+	cat >conn.py <<'PY'
+import asyncio, socket, sys, time
+port, other = int(sys.argv[1]), int(sys.argv[2])
+def timed(what, f):
+    t = time.monotonic()
+    try:
+        f()
+        print(what, "connected")
+    except OSError as e:
+        print(what, type(e).__name__, "%.1f" % (time.monotonic() - t))
+timed("blocking", lambda: socket.socket().connect(("127.0.0.1", port)))
+timed("create_connection", lambda: socket.create_connection(("127.0.0.1", port), timeout=30))
+async def aio():
+    await asyncio.open_connection("127.0.0.1", port)
+timed("asyncio", lambda: asyncio.run(aio()))
+timed("other port", lambda: socket.create_connection(("127.0.0.1", other), timeout=5))
+PY
+	"$repro" record -o r5c.repro --inject "connect:error=ETIMEDOUT:port=$port:delay=1s" -- \
+		$py conn.py "$port" "$port2" >out5c 2>&1
+	check "python3: blocking, create_connection and asyncio time out after 1 s; the other port connects" \
+		$py -c "
+lines = open('out5c').read().split(chr(10))
+ok = [l for l in lines if l.split()[1:2] == ['TimeoutError'] and 0.9 <= float(l.split()[2]) < 20]
+import sys; sys.exit(0 if len(ok) == 3 and 'other port connected' in lines else 1)" || cat out5c
+	if [ -n "$nb" ]; then
+		"$repro" record -o r5d.repro --inject "connect:error=ETIMEDOUT:port=$port:delay=1s" -- \
+			"$nb" "$port" 10000 >out5d
+		check "C, non-blocking connect and poll: $(cat out5d)" \
+			grep -Eq '^connect EINPROGRESS; poll ready; SO_ERROR ETIMEDOUT; (9[0-9][0-9]|[1-9][0-9]{3,4}) ms$' out5d
+		"$repro" record -o r5e.repro --inject "connect:blackhole:port=$port" -- "$nb" "$port" 1000 >out5e
+		check "C, blackhole: its own 1 s poll timeout decides: $(cat out5e)" \
+			grep -Eq '^connect EINPROGRESS; poll timed out; ' out5e
+		"$repro" record -o r5f.repro --inject "connect:error=ECONNREFUSED:port=$port" -- "$nb" "$port" >out5f
+		check "C, refused as a closed loopback port refuses: $(cat out5f)" \
+			grep -Eq '^connect (ECONNREFUSED|EINPROGRESS; poll ready; SO_ERROR ECONNREFUSED);' out5f
+	fi
+	"$repro" record -o r5g.repro --inject "connect:blackhole:port=$port" -- \
+		curl -sS --connect-timeout 1 -o /dev/null http://127.0.0.1:$port/ 2>err5g
+	check "curl, blackhole: its own --connect-timeout 1 ends it" grep -q 'Timeout was reached' err5g
 else
 	echo "no curl: part 5 skipped"
 fi
@@ -154,5 +210,5 @@ bad "port=" --inject 'openat:error=EACCES:port=80'
 bad "prob" --inject 'openat:error=EACCES:prob=1.5'
 bad "malformed duration 'fast' in rule 1" --inject 'openat:error=EACCES:delay=fast'
 bad "record -e: only inject=RULE and fault=RULE are understood" -e 'trace=openat'
-bad "not supported by repro record yet" --inject 'connect:blackhole'
+bad "not supported by repro record yet" --inject 'dns:error=NXDOMAIN:host=example.com'
 exit $fail

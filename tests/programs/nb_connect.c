@@ -31,7 +31,8 @@ static long now_ms(void)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int wait_ms = argc > 2 ? atoi(argv[2]) : 5000, err = 0, fd, rc;
 	socklen_t len = sizeof(err);
 	struct pollfd p;

@@ -5,8 +5,12 @@
 # (mode 0755) and the recording runs as an unprivileged user, so the cache
 # write fails the way it does on a real deployment.  The recording always
 # uses --net=none: the "CDN" connect stays on this machine.
-# Exit 0 when both recordings produced bundles and the recorded program
-# exited 1 (missing weights) and 126 (script without its run bit).
+# A third recording starts a copy that works (weights present, cache_hub/
+# writable) with a fault rule that denies reading cache_hub/: repro explain
+# then names the injected cause.
+# Exit 0 when the recordings produced bundles and the recorded program
+# exited 1 (missing weights), 126 (script without its run bit) and 1
+# (the injected EACCES).
 set -euo pipefail
 
 DEMO_USER=repro-demo
@@ -43,6 +47,18 @@ stage() {
 	chmod 0755 "$dir/bin" "$dir/bin/repro"
 }
 
+# stage_working DIR: a copy of the app in DIR/ok that starts: its weights in
+# place and cache_hub/ writable by whoever runs it.
+stage_working() {
+	local dir=$1
+	cp -r "$dir/app" "$dir/ok"
+	rm -rf "$dir/ok/cache_hub"
+	mkdir "$dir/ok/cache_hub"
+	head -c 4096 /dev/zero >"$dir/ok/cache_hub/model.pth"
+	chmod 0777 "$dir/ok/cache_hub"
+	chmod 0644 "$dir/ok/cache_hub/model.pth"
+}
+
 ensure_demo_user() {
 	if ! id -u "$DEMO_USER" >/dev/null 2>&1; then
 		say "creating system user '$DEMO_USER' to run the recording unprivileged"
@@ -61,16 +77,19 @@ as_user() {
 	fi
 }
 
-# record NAME SCRIPT EXPECTED: record `bash SCRIPT` into $dir/NAME.repro and
-# show and explain it; return non-zero when the bundle is missing or the status differs.
+# record NAME SCRIPT EXPECTED [OPTION...]: record `bash SCRIPT` (in
+# $app, default $dir/app) into $dir/NAME.repro with the options, and show
+# and explain it; return non-zero when the bundle is missing or the status
+# differs.
 record() {
 	local name=$1 script=$2 expected=$3 status=0
-	local bundle="$dir/$name.repro"
+	local bundle="$dir/$name.repro" where=${app:-$dir/app}
+	shift 3
 
 	header "recording: bash $script"
-	say "\$ repro record --net=none -o $bundle -- bash $script"
-	say "  (in $dir/app, as $run_as)"
-	(cd "$dir/app" && as_user "$dir/bin/repro" record --net=none -o "$bundle" \
+	say "\$ repro record --net=none $* -o $bundle -- bash $script"
+	say "  (in $where, as $run_as)"
+	(cd "$where" && as_user "$dir/bin/repro" record --net=none "$@" -o "$bundle" \
 		-- bash "$script") || status=$?
 	if [ ! -f "$bundle" ]; then
 		say "demo: repro failed (status $status) and wrote no bundle; its message is above" >&2
@@ -122,12 +141,22 @@ main() {
 	say "      (no network: --net=none) and tries to save it into cache_hub/"
 	record broken start_app.sh 1 || failed=1
 	record noexec start_app_noexec.sh 126 || failed=1
+	stage_working "$dir"
+	say "demo: a copy that works is in $dir/ok (weights present, cache_hub/ writable);"
+	say "      a fault rule makes reading cache_hub/ fail as it fails on the broken machine"
+	run_as=${run_as%%;*}"; cache_hub/ writable, model.pth present"
+	app=$dir/ok record injected start_app.sh 1 --inject 'openat:error=EACCES:path=*/cache_hub/*' ||
+		failed=1
+	"$dir/bin/repro" explain "$dir/injected.repro" 2>&1 | grep -q '^1\. .*injected by rule 1' || {
+		say "demo: explain did not name the injected cause first" >&2
+		failed=1
+	}
 	header "done"
 	if [ "$failed" -ne 0 ]; then
 		say "demo: FAILED" >&2
 		exit 1
 	fi
-	say "bundles: $dir/broken.repro $dir/noexec.repro (tar --zstd -tf lists them)"
+	say "bundles: $dir/broken.repro $dir/noexec.repro $dir/injected.repro (tar --zstd -tf lists them)"
 	say "demo: OK"
 }
 

@@ -309,14 +309,16 @@ static int record(struct record_opts *o, struct sess_result *res, struct repro_e
 {
 	struct rpl_deny *deny = NULL; /* --io-uring=deny */
 	cleanup_free int *trap = NULL;
+	struct rpl_inject *inject = NULL; /* --inject */
 	struct sess_policy policies[2];
 	size_t npolicies = 0, ntrap = 0;
 	int rc;
 
 	if (o->rules != NULL) {
 		trap = rpl_inject_trap(o->rules, &ntrap);
+		inject = rpl_inject_new(o->rules);
 		policies[npolicies++] = (struct sess_policy){ .ops = rpl_inject_ops(),
-							      .ctx = o->rules,
+							      .ctx = inject,
 							      .trap_nrs = trap,
 							      .ntrap = ntrap,
 							      .report = rpl_inject_report };
@@ -333,6 +335,7 @@ static int record(struct record_opts *o, struct sess_result *res, struct repro_e
 	cli_signals_install();
 	rc = sess_run(&o->sess, policies, npolicies, res, err);
 	rpl_deny_free(deny);
+	rpl_inject_free(inject);
 	if (rc == 0)
 		name_unfired(o->rules);
 	return rc;

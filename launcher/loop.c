@@ -173,6 +173,8 @@ static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_call *call, struct lnch_verdict *v)
 {
+	int observer = 0;
+
 	memset(call, 0, sizeof(*call));
 	call->nr = st->arch == lnch_arch_audit_token() ? st->nr : -1;
 	for (size_t i = 0; i < loop->nobs; i++)
@@ -180,12 +182,20 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			loop->obs[i].ops->describe(loop->obs[i].ctx, st, call);
 	for (size_t i = 0; i < loop->npol; i++) {
 		memset(v, 0, sizeof(*v));
-		if (loop->pol[i].ops->decide(loop->pol[i].ctx, st, call, v) == 1 &&
-		    lnch_verdict_is_active(v))
+		int rc = loop->pol[i].ops->decide(loop->pol[i].ctx, st, call, v);
+
+		if (v->observe_exit && observer == 0)
+			observer = (int)i + 1;
+		if (rc == 1 && lnch_verdict_is_active(v)) {
+			v->observe_exit = observer != 0;
+			v->arg_i = v->has_arg ? v->arg_i : 0;
+			loop->asked_observer = observer;
 			return true;
+		}
 	}
 	memset(v, 0, sizeof(*v));
-	return false;
+	loop->asked_observer = observer;
+	return observer != 0;
 }
 
 /*
@@ -196,6 +206,8 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
  */
 static bool impose(struct lnch_task *task, const struct lnch_verdict *v)
 {
+	if (v->has_arg && lnch_arch_set_arg(task->tid, v->arg_i, v->arg_val, NULL) < 0)
+		return false;
 	if (task->redirected) {
 		task->inject_origin = v->origin;
 	} else if (lnch_verdict_skips(v)) {
@@ -355,12 +367,14 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 		if (impose(task, &enosys))
 			task->own_trace = true;
 	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v)) {
+		task->observer_pol = (int8_t)loop->asked_observer;
 		play_net_fault(loop, task, &st, &call, &v);
 		if (!impose(task, &v))
 			v = (struct lnch_verdict){ 0 };
 	}
 	task->in_syscall = task->injected || task->redirected || task->creds_check ||
-			   task->delay_exit_ns > 0 || (want & LNCH_WANT_EXIT);
+			   task->delay_exit_ns > 0 || task->observer_pol > 0 ||
+			   (want & LNCH_WANT_EXIT);
 	if (v.delay_enter_ns > 0)
 		lnch_hold(loop, task, LNCH_HOLD_ENTRY, st.t_ns + v.delay_enter_ns);
 	else
@@ -426,6 +440,10 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t
 			st.ret = rval;
 	}
 	task->own_trace = false;
+	if (task->observer_pol > 0 && loop->pol[task->observer_pol - 1].ops->on_exit != NULL)
+		loop->pol[task->observer_pol - 1].ops->on_exit(
+			loop->pol[task->observer_pol - 1].ctx, &st);
+	task->observer_pol = 0;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
@@ -531,6 +549,7 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 	    (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)) {
 		task->in_syscall = task->pending = task->injected = task->own_trace = false;
 		task->redirected = false;
+		task->observer_pol = 0;
 		resume(loop, task, 0);
 		return;
 	}

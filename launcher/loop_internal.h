@@ -91,6 +91,7 @@ struct lnch_loop {
 	struct lnch_result res;
 	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
 	struct lnch_netfault netfault; /* endpoints of refused and blackholed connects */
+	int asked_observer; /* lnch_loop_ask_policies(): index + 1 of the policy that wants the exit */
 	struct lnch_wait_calls wait_calls;
 	pthread_mutex_t mu;
 };
@@ -131,7 +132,8 @@ uint64_t lnch_loop_since_start(const struct lnch_loop *loop);
 /*
  * lnch_loop_ask_policies - observers' describe() into *call (zeroed first),
  * then each policy in turn until one imposes: returns true with *v filled,
- * false (v zeroed) when the call runs as it is.
+ * or when a policy asked for the call's result (loop->asked_observer: its
+ * index + 1, 0: none); false (v zeroed) when the call runs as it is.
  */
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_call *call, struct lnch_verdict *v);

@@ -102,6 +102,7 @@ static unsigned tell_entry(struct lnch_loop *loop, const struct seccomp_notif *r
 		if (loop->obs[i].ops->on_entry != NULL)
 			want |= loop->obs[i].ops->on_entry(loop->obs[i].ctx, st);
 	memset(v, 0, sizeof(*v));
+	/* path lookups answered here: no policy needs their result (on_exit is the ptrace path's) */
 	*imposed = loop->npol > 0 && lnch_loop_ask_policies(loop, st, &call, v) &&
 		   lnch_verdict_skips(v);
 	/* resumed with PTRACE_SYSCALL: its exit stop comes once the kernel has run the call */

@@ -71,6 +71,15 @@ struct lnch_verdict {
 	 * no loopback), errnum is imposed as usual
 	 */
 	enum lnch_net_fault net_fault;
+	/*
+	 * let the call run with argument arg_i set to arg_val (a count cut
+	 * short: a write that stops at a disk's last byte)
+	 */
+	bool has_arg;
+	int arg_i;
+	uint64_t arg_val;
+	/* give this policy the call's result (its on_exit), whatever else it decided */
+	bool observe_exit;
 };
 
 struct lnch_policy_ops {
@@ -81,13 +90,19 @@ struct lnch_policy_ops {
 	 */
 	int (*decide)(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
 		      struct lnch_verdict *v);
+	/*
+	 * on_exit - the result of a call whose verdict had observe_exit (st
+	 * borrowed: ret, injected); may be NULL.  On the ptrace path only:
+	 * the calls the notification path answers are path lookups.
+	 */
+	void (*on_exit)(void *ctx, const struct lnch_stop *st);
 };
 
 /* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */
 static inline bool lnch_verdict_is_active(const struct lnch_verdict *v)
 {
 	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0 ||
-	       v->net_fault != LNCH_NET_NONE;
+	       v->net_fault != LNCH_NET_NONE || v->has_arg;
 }
 
 /* lnch_verdict_skips - whether v skips the call (imposes its result). */

@@ -23,6 +23,12 @@
 struct rec_capture {
 	pid_t tid;
 	bool active; /* an entry is waiting for its exit */
+	/*
+	 * a call the recorder does not record (a write to a file, a call of
+	 * no trace class that a fault rule trapped) whose entry is kept in ev
+	 * all the same: recorded at its exit only when a policy imposed it
+	 */
+	bool only_if_injected;
 	bool failure_only; /* kept only if it fails (rec_sys.is_failure_only, no destination, not DNS) */
 	/*
 	 * argi + 1 of an execve's envp not read at entry (0: none): a

@@ -3,6 +3,8 @@
 #include "common/cleanup.h"
 
 #include <arpa/inet.h>
+#include <seccomp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -52,23 +54,58 @@ static void describe_sockaddr(struct rec_describe *d, const struct rec_capture *
 	}
 }
 
-/* SO_TYPE of fd in pid, through a copy of it (pidfd_getfd(2), Linux >= 5.6); 0 unknown. */
-static int socket_type(pid_t pid, int fd)
+/* A copy of fd of pid (pidfd_getfd(2), Linux >= 5.6), or -1. */
+static int copy_fd(pid_t pid, int fd)
 {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
 	cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	cleanup_close int copy = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0) : -1;
+
+	return pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0) : -1;
+#else
+	(void)pid;
+	(void)fd;
+	return -1;
+#endif
+}
+
+/* SO_TYPE of fd in pid, through a copy of it; 0 unknown. */
+static int socket_type(pid_t pid, int fd)
+{
+	cleanup_close int copy = copy_fd(pid, fd);
 	int type = 0;
 	socklen_t len = sizeof(type);
 
 	if (copy < 0 || getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
 		return 0;
 	return type;
-#else
-	(void)pid;
-	(void)fd;
-	return 0;
-#endif
+}
+
+/*
+ * A send or receive without an address of its own: the socket's peer
+ * (getpeername(2) of a copy) and type, so that addr=, port= and type= see
+ * the connection the bytes travel on.
+ */
+static void describe_peer(struct rec_describe *d, pid_t pid, int fd, struct lnch_call *call)
+{
+	cleanup_close int copy = copy_fd(pid, fd);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), tlen = sizeof(call->sock_type);
+
+	if (copy < 0 || getpeername(copy, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	(void)getsockopt(copy, SOL_SOCKET, SO_TYPE, &call->sock_type, &tlen);
+	call->family = ss.ss_family;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+
+		call->ip = inet_ntop(AF_INET, &in->sin_addr, d->ip, sizeof(d->ip));
+		call->port = ntohs(in->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+		call->ip = inet_ntop(AF_INET6, &in6->sin6_addr, d->ip, sizeof(d->ip));
+		call->port = ntohs(in6->sin6_port);
+	}
 }
 
 static const char *exe_of(struct rec_describe *d, pid_t pid)
@@ -85,22 +122,76 @@ static const char *exe_of(struct rec_describe *d, pid_t pid)
 	return n > 0 ? d->exe : NULL;
 }
 
+/* Whether sc reads or writes the descriptor of its first argument (a file, as path= sees it). */
+static bool is_fd_io(const char *sc)
+{
+	static const char *const names[] = { "read",	 "write", "pread64",
+					     "pwrite64", "readv", "writev" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(sc, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The file descriptor fd of pid names, when it is a path ("/…"), or NULL. */
+static const char *fd_path(struct rec_describe *d, pid_t pid, int fd)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(link, d->fd_path, sizeof(d->fd_path) - 1);
+	if (n <= 0 || d->fd_path[0] != '/')
+		return NULL;
+	d->fd_path[n] = '\0';
+	return d->fd_path;
+}
+
+/* The name of native call nr outside the table (read, write …), from libseccomp, cached. */
+static const char *name_of(struct rec_describe *d, int nr)
+{
+	if (nr < 0 || nr >= REC_DESCRIBE_NAMES)
+		return NULL;
+	if (d->names[nr] == NULL)
+		d->names[nr] = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+	return d->names[nr];
+}
+
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 		       const struct lnch_stop *st, struct lnch_call *call)
 {
 	const struct bndl_blob *path;
 
 	call->exe = exe_of(d, st->pid);
-	if (c == NULL || c->sys == NULL || c->tid != st->tid)
+	if (c == NULL || c->tid != st->tid)
 		return;
-	call->syscall = c->sys->name;
+	call->syscall = c->sys != NULL ? c->sys->name : name_of(d, call->nr);
+	if (call->syscall == NULL)
+		return;
+	if (c->sys == NULL) {
+		if (is_fd_io(call->syscall))
+			call->path = fd_path(d, st->pid, (int)st->args[0]);
+		return;
+	}
 	if ((path = blob_of(c, BNDL_BLOB_PATH, -1)) != NULL) {
 		call->path = blob_text(c, path);
 		call->path_as_written = blob_text(c, blob_of(c, BNDL_BLOB_STR, path->argi));
 	}
+	if (call->path == NULL && is_fd_io(call->syscall))
+		call->path = fd_path(d, st->pid, (int)st->args[0]);
 	describe_sockaddr(d, c, call);
 	if (c->sys->net_role == REC_NET_CONNECT)
 		call->sock_type = socket_type(st->pid, (int)st->args[0]);
+	else if (call->family == 0 && c->sys->is_failure_only)
+		describe_peer(d, st->pid, (int)st->args[0], call);
+}
+
+void rec_describe_release(struct rec_describe *d)
+{
+	for (size_t i = 0; i < REC_DESCRIBE_NAMES; i++)
+		free(d->names[i]);
+	memset(d->names, 0, sizeof(d->names));
 }
 
 void rec_describe_forget(struct rec_describe *d, pid_t pid)

@@ -16,11 +16,17 @@
 #include <limits.h>
 #include <sys/types.h>
 
+/* Native syscall numbers whose names are cached (x86_64 has fewer than 512). */
+#define REC_DESCRIBE_NAMES 1024
+
 /* Buffers the strings of a struct lnch_call point into, and a one-process exe cache. */
 struct rec_describe {
 	char ip[INET6_ADDRSTRLEN];
 	pid_t exe_pid; /* whose exe is in exe, 0: none */
 	char exe[PATH_MAX];
+	char fd_path[PATH_MAX]; /* the file a read or write goes to (/proc/PID/fd/N) */
+	/* owned: libseccomp's names of native calls outside the recorder's table, by number */
+	char *names[REC_DESCRIBE_NAMES];
 };
 
 /*
@@ -28,10 +34,16 @@ struct rec_describe {
  * for st; borrowed), its strings pointing into c and d (valid until the
  * task's next stop).  Costs: a scan of c's blobs; one readlink(2) of
  * /proc/PID/exe when the process differs from the last one described; for
- * a connect, pidfd_open(2) + pidfd_getfd(2) + getsockopt(SO_TYPE).
+ * a connect, pidfd_open(2) + pidfd_getfd(2) + getsockopt(SO_TYPE); for a
+ * send or receive without an address, the same and getpeername(2); for a
+ * call that reads or writes a descriptor (read, write, pread64, pwrite64,
+ * readv, writev), a readlink(2) of /proc/PID/fd/N: path is that file.
  */
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 		       const struct lnch_stop *st, struct lnch_call *call);
+
+/* rec_describe_release - free the names d cached. */
+void rec_describe_release(struct rec_describe *d);
 
 /* rec_describe_forget - pid exec'd (or ended): its executable is read again. */
 void rec_describe_forget(struct rec_describe *d, pid_t pid);

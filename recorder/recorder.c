@@ -210,15 +210,6 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 		append_syscall(r, c); /* a restarted call whose exit we never saw */
 	rec_capture_reset(c);
 	c->sys = rec_systab_lookup(r->tab, st->arch, st->nr);
-	if (c->sys != NULL && (c->sys->classes & REC_CLASS_OUTPUT)) {
-		/* what the program said is no event: its bytes go to a ring, now */
-		if (rec_output_wants(st))
-			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
-		return LNCH_WANT_NOTHING;
-	}
-	if (c->sys != NULL && c->sys->net_role == REC_NET_CLOSE)
-		sock_release(r, st->pid, (int32_t)st->args[0], st->t_ns, BNDL_SOCK_CLOSED);
-	c->failure_only = c->sys != NULL && c->sys->is_failure_only;
 	c->ev.type = BNDL_REC_SYSCALL;
 	c->ev.t_ns = st->t_ns;
 	c->ev.pid = st->pid;
@@ -228,6 +219,16 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 	memcpy(c->ev.args, st->args, sizeof(c->ev.args));
 	if (lnch_arch_is_compat(st->arch))
 		c->ev.flags |= BNDL_EV_COMPAT;
+	if (c->sys == NULL || (c->sys->classes & REC_CLASS_OUTPUT)) {
+		/* what the program said is no event: its bytes go to a ring, now */
+		if (c->sys != NULL && rec_output_wants(st))
+			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
+		c->only_if_injected = true; /* a fault rule may still fail it */
+		return LNCH_WANT_NOTHING;
+	}
+	if (c->sys->net_role == REC_NET_CLOSE)
+		sock_release(r, st->pid, (int32_t)st->args[0], st->t_ns, BNDL_SOCK_CLOSED);
+	c->failure_only = c->sys->is_failure_only;
 	if (!capture_args(c, st))
 		return LNCH_WANT_NOTHING;
 	if (c->sys != NULL && c->sys->no_return) {
@@ -255,8 +256,11 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	struct rec_recorder *r = ctx;
 	struct rec_capture *c = capture_get(r, st->tid, false);
 
+	if (c != NULL && !c->active && c->only_if_injected && (st->injected || st->inject_failed))
+		c->active = true; /* a write or unrecorded call a fault rule failed: an event */
 	if (c == NULL || !c->active)
 		return;
+	c->only_if_injected = false;
 	if (c->sys != NULL && c->sys->is_failure_only)
 		rec_net_count(c, st);
 	if (c->failure_only && !(st->ret < 0 && st->ret >= -4095)) {
@@ -526,6 +530,7 @@ void rec_recorder_free(struct rec_recorder *r)
 	}
 	repro_err_free(&r->first_err);
 	rec_output_free(r->out);
+	rec_describe_release(&r->describe);
 	rec_seen_release(&r->seen);
 	rec_socks_release(&r->socks);
 	rec_pathcache_release(&r->paths);

@@ -617,6 +617,9 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 	if (txt == NULL)
 		abort();
 	fprintf(txt, "%d  %s(", ev->tid, name);
+	if (sys == NULL) /* a call outside the table (a fault rule trapped it): its raw arguments */
+		fprintf(txt, "%lld, %#llx, %llu", (long long)(int32_t)ev->args[0],
+			(unsigned long long)ev->args[1], (unsigned long long)ev->args[2]);
 	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
 		struct argctx a = {
 			.redact = r->redact,

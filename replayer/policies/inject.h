@@ -14,13 +14,27 @@
 #include "launcher/policy.h"
 #include "replayer/policies/rules.h"
 
-/* rpl_inject_ops - the callbacks for a policy whose ctx is a struct rpl_rules (borrowed). */
+struct rpl_inject;
+
+/*
+ * rpl_inject_new - the policy of rules (borrowed: it must outlive the
+ * policy), with the byte counts after= needs: per process and descriptor,
+ * what read, write, pread64, pwrite64, recvfrom, sendto, readv, writev,
+ * recvmsg and sendmsg moved (forgotten at close).  A call of the first
+ * six that would cross a limit is cut short at it (its count argument),
+ * so that the program sees a short write or read, and the next call fails
+ * as the rule says.  Free with rpl_inject_free().
+ */
+struct rpl_inject *rpl_inject_new(struct rpl_rules *rules);
+void rpl_inject_free(struct rpl_inject *in);
+
+/* rpl_inject_ops - the callbacks for a policy whose ctx is a struct rpl_inject. */
 const struct lnch_policy_ops *rpl_inject_ops(void);
 
 /*
  * rpl_inject_report - for the manifest's "injections": a new array of
  * {"rule":N (from 1),"text":"openat:error=EACCES:path=*","fired":K}, one
- * per rule of rules (a struct rpl_rules as ctx).  The caller owns it.
+ * per rule (ctx: a struct rpl_inject).  The caller owns it.
  */
 json_t *rpl_inject_report(void *ctx);
 
@@ -32,7 +46,7 @@ int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n);
 
 /*
  * rpl_inject_check - refuse (EINVAL, one line naming the rule) a rule whose
- * action a run cannot impose yet: signal=, blackhole, dns:, after=.
+ * action a run cannot impose yet: signal=, dns:, host=.
  * Returns 0 or -1 with *err.  Linear in the rules.
  */
 int rpl_inject_check(const struct rpl_rules *rules, struct repro_err **err);

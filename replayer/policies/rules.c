@@ -176,6 +176,23 @@ int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call, struct rp
 	return 0;
 }
 
+uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call)
+{
+	uint64_t limit = UINT64_MAX;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rpl_rule *rule = &r->v[i];
+		struct lnch_call at = *call;
+
+		if (!rule->has_after || rule->after <= call->fd_bytes || rule->after >= limit)
+			continue;
+		at.fd_bytes = rule->after;
+		if (in_set(rule, &at) && filters_match(rule, &at))
+			limit = rule->after;
+	}
+	return limit;
+}
+
 /* The calls through which a resolver sends its query, over UDP or TCP (resolv.conf(5)). */
 static const char *const dns_calls[] = { "sendto", "sendmsg", "sendmmsg", "write", "writev" };
 

@@ -87,6 +87,16 @@ int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call,
 		    struct rpl_rule_verdict *out);
 
 /*
+ * rpl_rules_byte_limit - for a call that moves bytes through a descriptor
+ * (call->fd_bytes of them moved before it): the smallest after= limit,
+ * above fd_bytes, of the rules that would fire on it once the limit is
+ * reached (their set holds it and every other filter matches), so that
+ * the caller can cut the call short at the limit; UINT64_MAX when none.
+ * Counts nothing.  Linear in the rules.
+ */
+uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call);
+
+/*
  * rpl_rules_syscalls - the native syscall numbers the rules of r can fire
  * on, ascending and each once, so that the seccomp filter traps only those:
  * the sets the rules name, and for dns: rules the calls that carry a query

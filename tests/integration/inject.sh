@@ -16,6 +16,10 @@
 #     blocking connect, socket.create_connection(timeout=…) and asyncio,
 #     while another port connects; a blackhole that the program's own 1 s
 #     timeout ends (curl --connect-timeout 1, nb_connect's poll);
+#  5c. a download cut half-way: recv ECONNRESET after 1 KiB (curl from a
+#     local HTTP server): curl says "Connection reset", the file is short;
+#  5d. a disk that fills after 4 KiB: a config rewrite (python3) gets a
+#     short write, then ENOSPC; the file holds exactly 4096 bytes;
 #  6. delays hold only their thread: a `cat` delayed 3 s while python3
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
@@ -167,9 +171,34 @@ import sys; sys.exit(0 if len(ok) == 3 and 'other port connected' in lines else 
 	"$repro" record -o r5g.repro --inject "connect:blackhole:port=$port" -- \
 		curl -sS --connect-timeout 1 -o /dev/null http://127.0.0.1:$port/ 2>err5g
 	check "curl, blackhole: its own --connect-timeout 1 ends it" grep -q 'Timeout was reached' err5g
+
+	# 5c. a download cut half-way
+	head -c 65536 /dev/zero >model.bin
+	"$repro" record -o r5h.repro --inject "recv:error=ECONNRESET:port=$port:after=1k" -- \
+		curl -sS -o got.bin http://127.0.0.1:$port/model.bin 2>err5h
+	rc=$?
+	check "curl: reset after 1 KiB, as curl says it (exit $rc, $(stat -c %s got.bin 2>/dev/null) bytes)" \
+		sh -c "[ $rc = 56 ] && grep -q 'Connection reset by peer' err5h && [ \$(stat -c %s got.bin) -lt 1024 ]"
 else
 	echo "no curl: part 5 skipped"
 fi
+
+# 5d. a disk that fills after 4 KiB
+cat >rewrite.py <<'PY'
+import os
+data = b"k = v\n" * 2000
+try:
+    with open("settings.conf", "wb") as f:
+        f.write(data)
+    print("saved")
+except OSError as e:
+    print("save failed:", e.strerror)
+PY
+"$repro" record -o r5i.repro --inject 'write:error=ENOSPC:path=*/settings.conf:after=4k' -- $py rewrite.py >out5i
+check "python3: the rewrite fails with ENOSPC after a short write ($(cat out5i))" \
+	test "$(cat out5i)" = "save failed: No space left on device" -a "$(stat -c %s settings.conf)" = 4096
+member r5i.repro trace.txt | grep -q 'write(.*= -1 ENOSPC (No space left on device) (INJECTED)'
+check "trace.txt: the write after the short one is the injected ENOSPC" test $? = 0
 
 # 6. delays hold only their thread
 mkdir -p slow && echo x >slow/x

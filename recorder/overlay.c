@@ -26,6 +26,7 @@ struct walk {
 	const char *root; /* borrowed: the overlaid directory being walked */
 	const char *upper; /* borrowed: its upper layer, for error messages */
 	uint64_t max, n;
+	uint64_t unreadable; /* directories of an upper layer skipped: no permission */
 	bool is_truncated;
 	char rel[4096]; /* the entry's path below root, "" for root itself */
 };
@@ -173,6 +174,11 @@ static int descend(struct walk *w, int ufd, int lfd, const char *name, bool lowe
 	cleanup_close int cu = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	cleanup_close int cl = -1;
 
+	/* the program may have taken the tracer's permission away (chmod 0): said, not fatal */
+	if (cu < 0 && errno == EACCES) {
+		w->unreadable++;
+		return 0;
+	}
 	if (cu < 0)
 		return repro_err_set(err, errno, "cannot read '%s/%s'", w->upper, w->rel);
 	if (lower_is_dir)
@@ -232,8 +238,12 @@ static int walk_dir(struct walk *w, int ufd, int lfd, bool hidden, struct repro_
 {
 	cleanup_names struct names ns = { 0 };
 
-	if (read_names(ufd, &ns) < 0)
-		return repro_err_set(err, errno, "cannot read '%s/%s'", w->upper, w->rel);
+	if (read_names(ufd, &ns) < 0) {
+		if (errno != EACCES)
+			return repro_err_set(err, errno, "cannot read '%s/%s'", w->upper, w->rel);
+		w->unreadable++;
+		return 0;
+	}
 	for (size_t i = 0; i < ns.n; i++) {
 		ssize_t old = rel_push(w, ns.v[i]);
 		int rc;
@@ -289,6 +299,8 @@ int rec_overlay_write(const struct rec_overlay_root *roots, size_t n, uint64_t m
 		return -1;
 	if (fclose(steal_ptr(&out)) != 0)
 		return repro_err_set(err, errno, "cannot write '%s'", out_path);
-	*st = (struct rec_overlay_stats){ .changes = w.n, .is_truncated = w.is_truncated };
+	*st = (struct rec_overlay_stats){ .changes = w.n,
+					  .unreadable = w.unreadable,
+					  .is_truncated = w.is_truncated };
 	return 0;
 }

@@ -29,6 +29,7 @@ struct rec_overlay_root {
 /* What rec_overlay_write() wrote. */
 struct rec_overlay_stats {
 	uint64_t changes; /* lines */
+	uint64_t unreadable; /* directories skipped: the tracer may not read them (EACCES) */
 	bool is_truncated; /* the walk stopped at max lines */
 };
 
@@ -44,6 +45,8 @@ struct rec_overlay_stats {
  * entry below an opaque directory that the directory no longer has
  * (type and size are then those of what was deleted).  At most max lines
  * (0: REC_OVERLAY_MAX); *st says how many and whether the walk stopped.
+ * A directory the tracer may not read (the program made it mode 0) is
+ * skipped and counted in st->unreadable.
  * Cost: linear in the upper layers' entries (plus the lower entries of
  * opaque directories), n log n per directory for the sorting; one open
  * directory per level.  Returns 0, or -1 with *err (an upper layer that

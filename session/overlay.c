@@ -242,6 +242,17 @@ void sess_overlay_settle(struct sess_state *s)
 		sess_notice(s, "%s", line);
 }
 
+/* Directories the program made unreadable to the tracer: what is in them is not listed. */
+static void unreadable_warning(struct sess_state *s, uint64_t n)
+{
+	char note[160];
+
+	snprintf(note, sizeof(note),
+		 "overlay.jsonl leaves out what is in %llu director%s the program made unreadable",
+		 (unsigned long long)n, n == 1 ? "y" : "ies");
+	sess_add_warning(s, note);
+}
+
 int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err **err)
 {
 	cleanup_free struct rec_overlay_root *roots = NULL;
@@ -274,6 +285,8 @@ int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err 
 	s->info.overlay = s->overlay_json;
 	if (st.is_truncated)
 		sess_add_warning(s, "overlay.jsonl stopped at its limit of changes");
+	if (st.unreadable > 0)
+		unreadable_warning(s, st.unreadable);
 	/* run.json too, for a `repro pack` of a spool kept by a full disk */
 	if (strcmp(dir, s->spool_dir) == 0)
 		(void)bndl_runinfo_save(s->spool_dir, &s->info, NULL);

@@ -759,6 +759,8 @@ static json_t *manifest_json(const struct pack_state *st, const struct bndl_run_
 			    run->redacted != NULL ? json_deep_copy(run->redacted) : json_array());
 	if (json_is_array(run->injections))
 		json_object_set_new(m, "injections", json_deep_copy(run->injections));
+	if (json_is_object(run->overlay))
+		json_object_set_new(m, "overlay", json_deep_copy(run->overlay));
 	return m;
 }
 
@@ -1170,6 +1172,8 @@ int bndl_runinfo_save(const char *spool_dir, const struct bndl_run_info *run,
 	json_object_set_new(o, "warnings", bndl_json_str_or_null(run->warnings));
 	if (json_is_array(run->injections))
 		json_object_set_new(o, "injections", json_deep_copy(run->injections));
+	if (json_is_object(run->overlay))
+		json_object_set_new(o, "overlay", json_deep_copy(run->overlay));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode '%s'", path);
@@ -1211,6 +1215,9 @@ static void runinfo_fill(json_t *o, struct bndl_run_info *run)
 		.injections = json_is_array(json_object_get(o, "injections"))
 				      ? json_object_get(o, "injections")
 				      : NULL,
+		.overlay = json_is_object(json_object_get(o, "overlay"))
+				   ? json_object_get(o, "overlay")
+				   : NULL,
 	};
 }
 

@@ -87,6 +87,12 @@ struct bndl_run_info {
 	 * manifest's "injections" (absent when NULL)
 	 */
 	json_t *injections;
+	/*
+	 * borrowed, may be NULL: what `record --overlay` overlaid and how much
+	 * the program wrote there, {"paths":[...],"changes":N,"truncated":B,
+	 * "kept":DIR|null}, for the manifest's "overlay" (absent when NULL)
+	 */
+	json_t *overlay;
 	bool is_packed_later; /* by `repro pack`: the manifest says so in its warnings */
 	/*
 	 * borrowed, may be NULL: what the recording counted of a full spool

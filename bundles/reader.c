@@ -18,8 +18,17 @@
 #define CHUNK_SIZE (64u * 1024u)
 
 const char *const bndl_members_in_order[] = {
-	"manifest.json", "host.json",	"processes.jsonl", "events.jsonl", "network.jsonl",
-	"waits.jsonl",	 "files.jsonl", "output.jsonl",	   "trace.txt",	   NULL,
+	"manifest.json",
+	"host.json",
+	"processes.jsonl",
+	"events.jsonl",
+	"network.jsonl",
+	"waits.jsonl",
+	"files.jsonl",
+	"output.jsonl",
+	"trace.txt",
+	"overlay.jsonl",
+	NULL,
 };
 
 struct bndl_reader {

@@ -38,7 +38,7 @@
 /* Default limits of struct bndl_limits (bytes). */
 #define BNDL_READ_DEFAULT (4ull * 1024 * 1024 * 1024)
 #define BNDL_MEMORY_DEFAULT (1ull * 1024 * 1024 * 1024)
-/* Most members an archive may have (a bundle has 7). */
+/* Most members an archive may have (a bundle has 9, 10 with overlay.jsonl). */
 #define BNDL_MEMBERS_MAX 64u
 
 /* The members of a bundle in the order they are written; NULL-terminated. */

@@ -688,7 +688,7 @@ int bndl_spool_remove(const char *dir, struct repro_err **err)
 	static const char *const names[] = { BNDL_SPOOL_FILE,	 BNDL_SPOOL_RUNINFO,
 					     BNDL_SPOOL_RESERVE, "host.json",
 					     "files.jsonl",	 "network.jsonl",
-					     "waits.jsonl" };
+					     "waits.jsonl",	 "overlay.jsonl" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		cleanup_free char *path = repro_path_join(dir, names[i]);

@@ -1,6 +1,6 @@
 /*
  * repro record [-o FILE] [--trace=CLASSES] [--net=host|none] [--sandbox=MODE] [--ptrace-only]
- *              [--wait=all|main] -- CMD [ARG...]
+ *              [--wait=all|main] [--overlay[=PATH,...]] [--keep-overlay DIR] -- CMD [ARG...]
  * Runs CMD under the tracer and writes a bundle (docs/bundle-format.md):
  * the options go to one sess_run() (session/session.h), whose result
  * becomes repro's exit status.
@@ -37,6 +37,10 @@ struct record_opts {
 	bool verbose;
 	struct rpl_rules *rules; /* owned: --inject rules, or NULL */
 	uint64_t seed; /* --seed: prob= draws */
+	const char *overlay[MAX_LIST + 1]; /* --overlay=PATH,...: NULL-terminated, into ovl_text */
+	size_t noverlay;
+	char *ovl_text[MAX_LIST]; /* owned: copies of the --overlay values, split at ',' */
+	size_t novl_text;
 };
 
 static const char usage_text[] =
@@ -85,6 +89,13 @@ static const char usage_text[] =
 	"                        (docs/faults.md)\n"
 	"      --seed N          seed of the prob= draws (default 0: the same faults\n"
 	"                        every run)\n"
+	"      --overlay[=PATHS] a throwaway filesystem: CMD's writes under each of\n"
+	"                        PATHS (comma list; default: the working directory\n"
+	"                        and $HOME) go to an overlay in a temporary directory,\n"
+	"                        listed in the bundle's overlay.jsonl; the host is\n"
+	"                        left unchanged (needs the sandbox)\n"
+	"      --keep-overlay DIR  keep the overlay's upper layers in DIR (one\n"
+	"                        directory per PATH) instead of removing them\n"
 	"  -v, --verbose         say where the bundle went\n"
 	"  -h, --help            this text\n";
 
@@ -112,6 +123,28 @@ static int parse_seed(struct record_opts *o, const char *text, struct repro_err 
 	if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
 		return repro_err_set(err, EINVAL, "record --seed: expected a number, got '%s'",
 				     text);
+	return 0;
+}
+
+/* --overlay[=PATH,...]: the paths, split at ','; without a value, the defaults. */
+static int add_overlay(struct record_opts *o, const char *value, struct repro_err **err)
+{
+	char *text, *save = NULL;
+
+	o->sess.is_overlay = true;
+	if (value == NULL)
+		return 0;
+	if (o->novl_text >= MAX_LIST)
+		return repro_err_set(err, E2BIG, "record: at most %d --overlay", MAX_LIST);
+	text = o->ovl_text[o->novl_text++] = repro_xstrdup(value);
+	for (char *p = strtok_r(text, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+		if (o->noverlay >= MAX_LIST)
+			return repro_err_set(err, E2BIG, "record --overlay: at most %d paths",
+					     MAX_LIST);
+		o->overlay[o->noverlay++] = p;
+	}
+	if (o->noverlay == 0)
+		return repro_err_set(err, EINVAL, "record --overlay: no path in '%s'", value);
 	return 0;
 }
 
@@ -176,8 +209,24 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 	case 'I':
 	case 'e': return add_rule(o, c, optarg, err);
 	case 'D': return parse_seed(o, optarg, err);
+	case 'O': return add_overlay(o, optarg, err);
+	case 'K': o->sess.keep_overlay = optarg; return 0;
 	default: return repro_err_set(err, EINVAL, "record: bad option; see 'repro record --help'");
 	}
+}
+
+/* --overlay needs the mount namespace of the sandbox; --keep-overlay needs --overlay. */
+static int check_overlay(struct record_opts *o, struct repro_err **err)
+{
+	if (o->sess.keep_overlay != NULL && !o->sess.is_overlay)
+		return repro_err_set(err, EINVAL, "record: --keep-overlay needs --overlay");
+	if (o->sess.is_overlay && o->sess.sandbox == LNCH_SANDBOX_NONE)
+		return repro_err_set(err, EINVAL,
+				     "record: --overlay needs a mount namespace, which "
+				     "--sandbox=none (--no-sandbox) does not make");
+	o->sess.overlay_paths = o->overlay;
+	o->sess.noverlay_paths = o->noverlay;
+	return 0;
 }
 
 /* Returns 1 when --help was given, 0 to go on, -1 on a bad option. */
@@ -200,6 +249,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		{ "io-uring", required_argument, NULL, 'U' },
 		{ "inject", required_argument, NULL, 'I' },
 		{ "seed", required_argument, NULL, 'D' },
+		{ "overlay", optional_argument, NULL, 'O' },
+		{ "keep-overlay", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -230,6 +281,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		return repro_err_set(err, EINVAL,
 				     "record: --net=none needs a network namespace, which "
 				     "--sandbox=none (--no-sandbox) does not make");
+	if (check_overlay(o, err) < 0)
+		return -1;
 	if (optind >= argc)
 		return repro_err_set(
 			err, EINVAL,
@@ -341,25 +394,28 @@ static int record(struct record_opts *o, struct sess_result *res, struct repro_e
 	return rc;
 }
 
+static void record_opts_release(struct record_opts *o)
+{
+	rpl_rules_free(o->rules);
+	for (size_t i = 0; i < o->novl_text; i++)
+		free(o->ovl_text[i]);
+}
+#define cleanup_record_opts __attribute__((cleanup(record_opts_release)))
+
 int cmd_record(int argc, char **argv, struct repro_err **err)
 {
-	struct record_opts o;
+	cleanup_record_opts struct record_opts o = { 0 };
 	cleanup_free char *output = NULL;
 	struct sess_result res = { 0 };
 	int rc = parse_record_args(argc, argv, &o, err);
 
-	if (rc != 0) {
-		rpl_rules_free(o.rules);
+	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	}
 	if (o.sess.output == NULL)
 		o.sess.output = output = default_output(o.sess.argv[0]);
-	if (record(&o, &res, err) < 0) {
-		rpl_rules_free(o.rules);
+	if (record(&o, &res, err) < 0)
 		return -1;
-	}
 	rc = mirror(&o, &res);
 	sess_result_release(&res);
-	rpl_rules_free(o.rules);
 	return rc;
 }

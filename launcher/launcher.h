@@ -29,6 +29,8 @@ enum lnch_step {
 	LNCH_STEP_SECCOMP,
 	LNCH_STEP_EXEC,
 	LNCH_STEP_ID_MAP, /* the tracer's: writing uid_map/gid_map failed */
+	LNCH_STEP_OVERLAY, /* mounting an overlay (struct lnch_overlay) failed */
+	LNCH_STEP_CHDIR, /* entering the working directory again through the overlays failed */
 };
 
 /*
@@ -45,6 +47,20 @@ enum lnch_sandbox_mode {
 	LNCH_SANDBOX_REQUIRE, /* namespaces, or fail */
 };
 
+/*
+ * One overlay of `record --overlay` (docs/architecture.md, "Sandbox"): an
+ * overlayfs with lowerdir=path and the given upper and work directories,
+ * mounted over path in the program's mount namespace before exec, so that
+ * what the program writes under path lands in upper and the host's path
+ * stays as it was.
+ */
+struct lnch_overlay {
+	const char *
+		path; /* borrowed: absolute, canonical directory; the lower layer and mount point */
+	const char *upper; /* borrowed: an empty directory, not under path */
+	const char *work; /* borrowed: an empty directory on upper's filesystem */
+};
+
 struct lnch_spawn_opts {
 	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
 	enum lnch_sandbox_mode sandbox;
@@ -52,6 +68,16 @@ struct lnch_spawn_opts {
 	bool notify; /* path-only calls through seccomp user notification (launcher/behalf.h) */
 	const struct lnch_filter_rule *rules; /* borrowed */
 	size_t nrules;
+	/*
+	 * borrowed, noverlays of them, may be NULL: overlays to mount (they
+	 * need namespaces: AUTO never falls back to none with them); the
+	 * child then enters cwd (borrowed, required with overlays) again, so
+	 * that its working directory is the overlay's and not the directory
+	 * underneath it
+	 */
+	const struct lnch_overlay *overlays;
+	size_t noverlays;
+	const char *cwd;
 };
 
 /* A started tracee, stopped nowhere, seized and running towards its exec. */
@@ -85,7 +111,9 @@ struct lnch_child {
  * A file the kernel refuses with ENOEXEC (no #! line) is run by /bin/sh,
  * as execvp(3) does.  On success fills *child (release with
  * lnch_child_release()).  Errors: the errno and step of the first failing
- * set-up step, with a hint (e.g. --sandbox=none) in the message.
+ * set-up step, with a hint (e.g. --sandbox=none) in the message; with
+ * overlays, a mount the kernel refuses is such an error before exec (the
+ * message names the path; EINVAL when opts has overlays but no sandbox).
  */
 int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
 		     struct repro_err **err);

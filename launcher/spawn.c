@@ -5,6 +5,7 @@
  */
 #include "launcher/launcher.h"
 #include "launcher/filter.h"
+#include "launcher/overlay.h"
 #include "launcher/syscalls.h"
 #include "launcher/taint.h"
 #include "common/cleanup.h"
@@ -34,6 +35,7 @@
 struct lnch_child_err {
 	uint32_t step;
 	int32_t errnum;
+	uint32_t index; /* LNCH_STEP_OVERLAY: which overlay */
 };
 
 uint64_t lnch_now_ns(void)
@@ -56,6 +58,8 @@ const char *lnch_step_name(enum lnch_step step)
 	case LNCH_STEP_SECCOMP: return "cannot install the seccomp filter";
 	case LNCH_STEP_EXEC: return "cannot execute";
 	case LNCH_STEP_ID_MAP: return "cannot map user and group ids into the user namespace";
+	case LNCH_STEP_OVERLAY: return "cannot mount an overlay";
+	case LNCH_STEP_CHDIR: return "cannot enter the working directory through the overlay";
 	case LNCH_STEP_NONE: break;
 	}
 	return "set-up";
@@ -106,6 +110,14 @@ static char *resolve_program(const char *name, bool *not_found)
 	return found_noexec;
 }
 
+static void child_fail_at(int err_fd, enum lnch_step step, size_t index, int errnum)
+{
+	struct lnch_child_err ce = { .step = step, .errnum = errnum, .index = (uint32_t)index };
+
+	(void)!write(err_fd, &ce, sizeof(ce));
+	_exit(127);
+}
+
 static void child_fail(int err_fd, enum lnch_step step, int errnum)
 {
 	struct lnch_child_err ce = { .step = step, .errnum = errnum };
@@ -139,6 +151,7 @@ struct child_args {
 	int ns_flags; /* for unshare(2); 0: no namespaces */
 	bool userns; /* ns_flags has CLONE_NEWUSER */
 	bool nnp; /* the filter needs no_new_privs (no CAP_SYS_ADMIN where it is installed) */
+	char *const *ovl_data; /* mount options of opts->overlays (lnch_overlay_data()) */
 	struct sock_fprog *prog; /* the filter; with SECCOMP_RET_USER_NOTIF when notify */
 	bool notify;
 	int notify_fd; /* socket to send the listener on, or -1 */
@@ -295,6 +308,27 @@ static void child_exec(const struct child_args *a)
 	exec_fail(a, errnum);
 }
 
+/*
+ * The overlays, mounted once the mounts are private (so that none reaches
+ * the host), then the working directory entered again: a process keeps the
+ * directory it had, the one now hidden underneath the overlay (chdir(2)),
+ * and writes through it would reach the host.  Then the tracer hears that
+ * the mounts are in place (a second byte on the ready pipe).
+ */
+static void child_overlays(const struct child_args *a)
+{
+	const struct lnch_spawn_opts *o = a->opts;
+	size_t failed = 0;
+	char byte = 0;
+
+	if (lnch_overlay_mount_all(o->overlays, a->ovl_data, o->noverlays, &failed) < 0)
+		child_fail_at(a->err_fd, LNCH_STEP_OVERLAY, failed, errno);
+	if (chdir(o->cwd) < 0)
+		child_fail(a->err_fd, LNCH_STEP_CHDIR, errno);
+	if (write(a->ready_fd, &byte, 1) != 1)
+		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
+}
+
 static void child_main(const struct child_args *a)
 {
 	char byte = 0;
@@ -303,12 +337,14 @@ static void child_main(const struct child_args *a)
 		child_fail(a->err_fd, LNCH_STEP_UNSHARE, errno);
 	if (write(a->ready_fd, &byte, 1) != 1 || read(a->go_fd, &byte, 1) != 1)
 		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
-	close(a->ready_fd);
 	close(a->go_fd);
 	if (a->ns_flags != 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(a->err_fd, LNCH_STEP_MOUNT_PRIVATE, errno);
 	if (a->userns && drop_to_bounding(a) < 0)
 		child_fail(a->err_fd, LNCH_STEP_CAPS, errno);
+	if (a->opts->noverlays > 0)
+		child_overlays(a);
+	close(a->ready_fd);
 	if ((a->ns_flags & CLONE_NEWNET) && loopback_up() < 0)
 		child_fail(a->err_fd, LNCH_STEP_LOOPBACK, errno);
 	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
@@ -427,14 +463,42 @@ static int seize(pid_t pid, struct repro_err **err)
 			     "(a container's seccomp profile may block ptrace)");
 }
 
+/*
+ * An overlay the kernel refused, named with its errno in the message
+ * itself (the cli leaves EINVAL unsaid for its own bad-input errors, but
+ * here it is the kernel's answer; the kernel log says more).  In a user
+ * namespace overlayfs needs Linux >= 5.11.
+ */
+static int overlay_failed(const struct child_args *a, const struct lnch_child_err *ce,
+			  struct repro_err **err)
+{
+	const struct lnch_spawn_opts *o = a->opts;
+	const char *path = ce->index < o->noverlays ? o->overlays[ce->index].path : "?";
+	const char *name = strerrorname_np(ce->errnum);
+	bool old_kernel = a->userns &&
+			  (ce->errnum == EINVAL || ce->errnum == EPERM || ce->errnum == ENODEV);
+
+	return repro_err_set(err, 0, "cannot mount an overlay on '%s': %s (%s)%s", path,
+			     strerror(ce->errnum), name != NULL ? name : "?",
+			     old_kernel ? "; in a user namespace overlayfs needs Linux 5.11 or "
+					  "later (see dmesg)"
+					: "");
+}
+
 /* Reads the child's error record when it died before signalling readiness; *step names it. */
-static int child_setup_failed(int err_fd, enum lnch_step *step, struct repro_err **err)
+static int child_setup_failed(const struct child_args *a, int err_fd, enum lnch_step *step,
+			      struct repro_err **err)
 {
 	struct lnch_child_err ce = { 0 };
 
 	if (read(err_fd, &ce, sizeof(ce)) != (ssize_t)sizeof(ce))
 		return repro_err_set(err, EPIPE, "the program's set-up process died");
 	*step = (enum lnch_step)ce.step;
+	if (ce.step == LNCH_STEP_OVERLAY)
+		return overlay_failed(a, &ce, err);
+	if (ce.step == LNCH_STEP_CHDIR)
+		return repro_err_set(err, ce.errnum, "%s '%s'", lnch_step_name(ce.step),
+				     a->opts->cwd);
 	if (ce.step == LNCH_STEP_UNSHARE)
 		return repro_err_set(err, ce.errnum,
 				     "cannot create the sandbox's namespaces (user namespaces are "
@@ -465,7 +529,7 @@ static int parent_setup(const struct child_args *a, pid_t pid, struct pipes *p,
 	char byte;
 
 	if (read(p->ready[0], &byte, 1) != 1)
-		return child_setup_failed(p->err[0], step, err);
+		return child_setup_failed(a, p->err[0], step, err);
 	if (a->userns && write_id_maps(pid, err) < 0) {
 		*step = LNCH_STEP_ID_MAP;
 		return repro_err_wrap(err, "cannot map user and group ids into the user namespace");
@@ -474,6 +538,9 @@ static int parent_setup(const struct child_args *a, pid_t pid, struct pipes *p,
 		return -1;
 	if (write(p->go[1], &byte, 1) != 1)
 		return repro_err_set(err, errno, "cannot start the program");
+	/* with overlays, a refused mount is a set-up error before exec, not a recorded run */
+	if (a->opts->noverlays > 0 && read(p->ready[0], &byte, 1) != 1)
+		return child_setup_failed(a, p->err[0], step, err);
 	return 0;
 }
 
@@ -549,7 +616,8 @@ static bool may_fall_back(const struct lnch_spawn_opts *opts, enum lnch_step ste
 {
 	int n = e != NULL ? e->errnum : 0;
 
-	if (opts->sandbox != LNCH_SANDBOX_AUTO || opts->net_none)
+	/* never without the overlays: the program's writes would reach the host */
+	if (opts->sandbox != LNCH_SANDBOX_AUTO || opts->net_none || opts->noverlays > 0)
 		return false;
 	if (step != LNCH_STEP_UNSHARE && step != LNCH_STEP_MOUNT_PRIVATE &&
 	    step != LNCH_STEP_ID_MAP)
@@ -574,6 +642,24 @@ static char **shell_argv(const char *path, char *const *argv)
 	return v;
 }
 
+static void free_strv(char ***v)
+{
+	for (size_t i = 0; *v != NULL && (*v)[i] != NULL; i++)
+		free((*v)[i]);
+	free(*v);
+}
+#define cleanup_strv __attribute__((cleanup(free_strv)))
+
+/* The mount options of each overlay (owned, NULL-terminated), made before fork. */
+static char **overlay_data(const struct lnch_spawn_opts *opts, bool userns)
+{
+	char **v = repro_xcalloc(opts->noverlays + 1, sizeof(char *));
+
+	for (size_t i = 0; i < opts->noverlays; i++)
+		v[i] = lnch_overlay_data(&opts->overlays[i], userns);
+	return v;
+}
+
 int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *child,
 		     struct repro_err **err)
 {
@@ -581,6 +667,7 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	cleanup_free char *exec_path = resolve_program(opts->argv[0], &not_found);
 	cleanup_free char **sh_argv = exec_path ? shell_argv(exec_path, opts->argv) : NULL;
 	cleanup_prog struct sock_fprog prog = { 0 };
+	cleanup_strv char **ovl_data = NULL;
 	struct repro_err *first = NULL;
 	enum lnch_step step;
 	struct child_args a = {
@@ -591,10 +678,14 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 		.notify = opts->notify,
 	};
 
+	if (opts->noverlays > 0 && (opts->sandbox == LNCH_SANDBOX_NONE || opts->cwd == NULL))
+		return repro_err_set(err, EINVAL, "overlays need a mount namespace and a cwd");
 	if (lnch_filter_build(opts->rules, opts->nrules, opts->notify, &prog, err) < 0)
 		return repro_err_wrap(err, "cannot build the seccomp filter");
 	a.bounding = read_bounding(&a.cap_last);
 	child->sandbox = plan_namespaces(opts->sandbox != LNCH_SANDBOX_NONE, opts->net_none, &a);
+	ovl_data = overlay_data(opts, a.userns);
+	a.ovl_data = ovl_data;
 	child->fallback[0] = '\0';
 	if (spawn_once(&a, child, &step, &first) < 0) {
 		if (!may_fall_back(opts, step, first)) {

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 /* Members derived from the spool after the run, packed after trace.txt. */
-static const char *const extra_members[] = { "host.json", "files.jsonl", "network.jsonl",
-					     "waits.jsonl", NULL };
+static const char *const extra_members[] = { "host.json",   "files.jsonl",   "network.jsonl",
+					     "waits.jsonl", "overlay.jsonl", NULL };
 
 /*
  * Render the spool's records (recorder/render.h, redacting with redact,
@@ -91,7 +91,7 @@ static int derive(struct sess_state *s, const char *work, struct repro_err **err
 		return -1;
 	if (note[0] != '\0')
 		sess_add_warning(s, note);
-	if (rec_waits_write(s->spool_dir, waits, err) < 0)
+	if (rec_waits_write(s->spool_dir, waits, err) < 0 || sess_overlay_derive(s, work, err) < 0)
 		return -1;
 	return rec_network_write(s->spool_dir, net, err);
 }
@@ -160,7 +160,9 @@ static void unlink_derived(const char *spool_dir)
 	cleanup_free char *files = repro_path_join(spool_dir, "files.jsonl");
 	cleanup_free char *net = repro_path_join(spool_dir, "network.jsonl");
 	cleanup_free char *waits = repro_path_join(spool_dir, "waits.jsonl");
+	cleanup_free char *ovl = repro_path_join(spool_dir, "overlay.jsonl");
 
+	(void)unlink(ovl);
 	(void)unlink(files);
 	(void)unlink(net);
 	(void)unlink(waits);

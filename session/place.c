@@ -15,8 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The spool's parent: opts->spool_parent, $TMPDIR when it is an absolute path, else /tmp. */
-static const char *spool_parent(const struct sess_options *o)
+const char *sess_tmp_parent(const struct sess_options *o)
 {
 	const char *tmp = getenv("TMPDIR");
 
@@ -107,7 +106,7 @@ int sess_make_spool(struct sess_state *s, struct repro_err **err)
 {
 	cleanup_err struct repro_err *first = NULL;
 	cleanup_dirs char **dirs = NULL;
-	const char *tmp = spool_parent(s->o);
+	const char *tmp = sess_tmp_parent(s->o);
 
 	if (spool_in(s, tmp, &first) == 0)
 		return 0;

@@ -47,6 +47,7 @@ void sess_add_warning(struct sess_state *s, const char *note)
 static void state_release(struct sess_state *s)
 {
 	(void)sess_host_join(s, NULL);
+	sess_overlay_release(s);
 	rec_redact_argv_free(s->argv_shown);
 	json_decref(s->redacted);
 	json_decref(s->injections);
@@ -169,7 +170,14 @@ static int spawn(struct sess_state *s, const struct sess_policy *policies, size_
 	struct lnch_spawn_opts so = { .argv = s->o->argv,
 				      .sandbox = s->o->sandbox,
 				      .net_none = s->o->net_none,
-				      .notify = !s->o->ptrace_only };
+				      /*
+				       * the tracer would answer path calls from the host's
+				       * view, not the overlays' (launcher/behalf.h)
+				       */
+				      .notify = !s->o->ptrace_only && s->novl == 0,
+				      .overlays = s->lovl,
+				      .noverlays = s->novl,
+				      .cwd = s->cwd };
 
 	s->tab = rec_systab_new();
 	trap_names(s, policies, npolicies);
@@ -206,7 +214,8 @@ static int start(struct sess_state *s, const struct sess_policy *policies, size_
 	if (redact_argv(s, err) < 0)
 		return -1;
 	fill_info(s);
-	if (sess_check_output(s->o->output, err) < 0 || sess_make_spool(s, err) < 0)
+	if (sess_check_output(s->o->output, err) < 0 || sess_make_spool(s, err) < 0 ||
+	    sess_overlay_prepare(s, err) < 0)
 		return -1;
 	if (spawn(s, policies, npolicies, err) < 0)
 		return -1;
@@ -303,6 +312,7 @@ static int run_and_pack(struct sess_state *s, struct repro_err **err)
 	if (rc == 0)
 		rc = sess_host_join(s, err);
 	finish_info(s);
+	sess_overlay_settle(s);
 	if (rc == 0)
 		rc = end_spool(s, err);
 	if (rc == 0)

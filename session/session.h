@@ -66,6 +66,18 @@ struct sess_options {
 	bool redact_hostname;
 	uint64_t hash_max; /* bytes: hash touched files up to this size (0: none) */
 	bool hash_secrets;
+	/*
+	 * --overlay (docs/architecture.md, "Sandbox"): the program's writes
+	 * under each of overlay_paths (borrowed, noverlay_paths of them; none:
+	 * its working directory and $HOME) go to an overlay whose upper layer
+	 * is a temporary directory, listed in overlay.jsonl after the run and
+	 * then removed, or moved into keep_overlay (borrowed, may be NULL).
+	 * Needs a sandbox (not LNCH_SANDBOX_NONE).
+	 */
+	bool is_overlay;
+	const char *const *overlay_paths;
+	size_t noverlay_paths;
+	const char *keep_overlay;
 	const struct sess_observer *observers; /* borrowed: nobservers more observers, or NULL */
 	size_t nobservers;
 	/*
@@ -114,8 +126,9 @@ struct sess_result {
  * spool and pack the bundle (where a filesystem is full, into the first
  * of bndl_scratch_dirs() with room, or the spool is kept: no error).
  * Returns 0 with *out filled (the caller releases it), or -1 with *err:
- * a bad output path, no room for the spool, a failed namespace or
- * filter set-up before exec (the message names the step and where the
+ * a bad output path, no room for the spool, an overlay path that is
+ * missing or not a directory (ENOENT, ENOTDIR), a failed namespace,
+ * overlay or filter set-up before exec (the message names the step and where the
  * run was recorded), ptrace or spool trouble.  A program that exits
  * non-zero or cannot be executed is no error (see struct sess_result).
  * Not reentrant: the loop owns the process's children while it runs.

@@ -20,6 +20,15 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* One overlaid directory of --overlay (session/overlay.c). */
+struct sess_overlay {
+	char *path; /* owned: canonical */
+	char *tmp; /* owned: the temporary directory (0700) holding upper/ and work/ */
+	char *upper; /* owned: the upper layer, where it is now (moved by --keep-overlay) */
+	char *work; /* owned */
+	char *kept_name; /* owned: its name in --keep-overlay's directory, or NULL */
+};
+
 /* Everything a recording holds, released in one place (sess_state_release()). */
 struct sess_state {
 	const struct sess_options *o; /* borrowed */
@@ -60,6 +69,11 @@ struct sess_state {
 	char *written; /* the bundle's path; NULL when the spool was kept */
 	char *full_output; /* -o, when its filesystem had no room for the bundle */
 	char tried[512]; /* the other places tried for it, ", "-separated */
+	/* --overlay */
+	struct sess_overlay *ovl; /* owned, novl of them */
+	size_t novl;
+	struct lnch_overlay *lovl; /* owned array; its strings borrowed from ovl */
+	json_t *overlay_json; /* owned: the manifest's "overlay", or NULL */
 };
 
 /* session.c */
@@ -70,6 +84,8 @@ void sess_notice(const struct sess_state *s, const char *fmt, ...)
 void sess_add_warning(struct sess_state *s, const char *note);
 
 /* place.c */
+/* sess_tmp_parent - where temporary directories go: opts->spool_parent, $TMPDIR if absolute, /tmp. */
+const char *sess_tmp_parent(const struct sess_options *o);
 /* sess_same_fs - true when paths a and b are on one filesystem (both exist). */
 bool sess_same_fs(const char *a, const char *b);
 /*
@@ -84,6 +100,31 @@ int sess_check_output(const char *out, struct repro_err **err);
  * notice).  Returns 0 or -1 with *err (nothing left behind).
  */
 int sess_make_spool(struct sess_state *s, struct repro_err **err);
+
+/* overlay.c */
+/*
+ * sess_overlay_prepare - for --overlay: the canonical directories to
+ * overlay (those inside another dropped: it covers them), each with a
+ * temporary directory holding upper/ and work/ (s->ovl, s->lovl), and the
+ * --keep-overlay directory made.  Returns 0 (also without --overlay) or -1
+ * with *err naming the path (missing, not a directory, holding the
+ * temporary directory, a name taken in the keep directory).
+ */
+int sess_overlay_prepare(struct sess_state *s, struct repro_err **err);
+/*
+ * sess_overlay_settle - after the run: move the upper layers into
+ * --keep-overlay's directory (one notice saying where; a layer that
+ * cannot be moved stays where it is, said too).
+ */
+void sess_overlay_settle(struct sess_state *s);
+/*
+ * sess_overlay_derive - overlay.jsonl in dir from the upper layers, and
+ * s->info.overlay for the manifest (a warning when the walk stopped at its
+ * limit).  Returns 0 (nothing to do without --overlay) or -1 with *err.
+ */
+int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err **err);
+/* sess_overlay_release - remove the temporary directories and free s->ovl; idempotent. */
+void sess_overlay_release(struct sess_state *s);
 
 /* host_thread.c */
 /* sess_host_dump - write s->host_json as dir/host.json.  Returns 0 or -1 with *err. */

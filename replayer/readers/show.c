@@ -626,6 +626,8 @@ static int show_text(struct show_state *st, struct bndl_reader *r, struct repro_
 		rpl_time_put(st->out, st->opts->color, &time, st->procs,
 			     bndl_json_int(bndl_reader_manifest(r), "duration_ns", 0));
 	rpl_time_release(&time);
+	if (rc == 0)
+		rc = rpl_overlay_put(r, st->out, st->opts->color, err);
 	if (rc < 0)
 		return -1;
 	if (fflush(st->out) == EOF || ferror(st->out))

@@ -69,6 +69,19 @@ void rpl_time_put(FILE *out, bool color, const struct rpl_time *t, json_t *procs
 int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 		     struct rpl_time *time, struct repro_err **err);
 
+/* The "Overlay" section (replayer/show_overlay.c). */
+#define RPL_OVERLAY_SHOWN 10 /* changes listed */
+
+/*
+ * rpl_overlay_put - for a bundle recorded with --overlay (the manifest's
+ * "overlay"), the "Overlay" section: the overlaid directories, how many
+ * changes, where the layers were kept, then the first RPL_OVERLAY_SHOWN
+ * lines of overlay.jsonl and "... N more".  Prints nothing for other
+ * bundles.  Reads overlay.jsonl once (the last member); memory: one line.
+ * Returns 0, or -1 with *err (reader errors).
+ */
+int rpl_overlay_put(struct bndl_reader *r, FILE *out, bool color, struct repro_err **err);
+
 /*
  * rpl_views_show - the --files, --net or --host view (text or JSON) of the
  * bundle.  Returns 0, or -1 with *err (EPROTO when the bundle has no such

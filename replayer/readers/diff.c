@@ -446,6 +446,8 @@ static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const 
 	f.path = (char *)path;
 	f.errname = (char *)bndl_json_str(ev, "errno");
 	f.t_ns = bndl_json_int(ev, "t_ns", 0);
+	f.injected = json_object_get(ev, "rule") != NULL; /* kept only for injected events */
+	f.inject_rule = (int)bndl_json_int(ev, "rule", 0);
 	xp_reason_build(&f, &xp, &s->facts);
 	json_decref(f.reason);
 	sentence = f.sentence;

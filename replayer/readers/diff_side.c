@@ -342,6 +342,9 @@ static uint64_t keep_record(struct df_side *s, json_t *ev)
 		bndl_json_str(ev, "errno"), "flags", bndl_json_str(ev, "flags"), "mode",
 		bndl_json_str(ev, "mode"), "seq", (json_int_t)bndl_json_int(ev, "seq", 0), "t_ns",
 		(json_int_t)bndl_json_int(ev, "t_ns", 0));
+
+	if (o != NULL && json_is_true(json_object_get(ev, "injected")))
+		json_object_set_new(o, "rule", json_integer(bndl_json_int(ev, "rule", 0)));
 	size_t need = o != NULL ? json_dumpb(o, NULL, 0, JSON_COMPACT) : 0;
 	uint64_t at = s->text_len;
 
@@ -639,6 +642,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 		goto out;
 	s->facts.host = s->host;
 	s->facts.net_mode = bndl_json_str(json_object_get(s->manifest, "options"), "net");
+	s->facts.injections = json_object_get(s->manifest, "injections");
 	s->norm.cwd = bndl_json_str(s->manifest, "cwd");
 	s->norm.home = bndl_json_str(json_object_get(s->host, "environment"), "HOME");
 	/* with --map, this side's cwd and home are compared where they map to */

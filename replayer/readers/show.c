@@ -574,7 +574,12 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	repro_term_puts(out, en != NULL ? en : "error");
 	if (st->opts->color)
 		fputs(RESET, out);
-	fputs(json_is_true(json_object_get(ev, "injected")) ? " (injected)\n" : "\n", out);
+	if (json_is_true(json_object_get(ev, "injected")) &&
+	    json_is_integer(json_object_get(ev, "rule")))
+		fprintf(out, " (injected by rule %" JSON_INTEGER_FORMAT ")\n",
+			json_integer_value(json_object_get(ev, "rule")));
+	else
+		fputs(json_is_true(json_object_get(ev, "injected")) ? " (injected)\n" : "\n", out);
 }
 
 static void show_group(const struct show_state *st, const struct show_proc *p)

@@ -89,6 +89,12 @@ check "the manifest lists the rule and its 3 firings" test $? = 0
 "$repro" explain r1.repro >x1 2>&1
 check "explain's #1 says injected by rule 1" grep -q '^1\. .*model.pth: EACCES — injected by rule 1 (openat:error=EACCES:path=\*/cache_hub/\*)' x1
 
+"$repro" show r1.repro >s1 2>&1
+check "show marks the open (injected by rule 1)" grep -q 'model.pth O_RDONLY -> EACCES (injected by rule 1)' s1
+"$repro" record -o r1ok.repro -- /bin/cat app/cache_hub/model.pth >/dev/null 2>&1
+"$repro" diff r1ok.repro r1.repro >d1 2>&1
+check "diff's most likely cause names the rule" grep -q '^Most likely cause: .*EACCES in B.*injected by rule 1' d1
+
 # 2. when=2+
 printf 'a\n' >f
 "$repro" record -o r2.repro --inject 'openat:error=ENOENT:path=*/f:when=2+' -- /bin/cat f f f >out2 2>err2

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,6 +209,9 @@ static bool impose(struct lnch_task *task, const struct lnch_verdict *v)
 {
 	if (v->has_arg && lnch_arch_set_arg(task->tid, v->arg_i, v->arg_val, NULL) < 0)
 		return false;
+	/* queued while the task is stopped: delivered as the call returns, as strace does */
+	if (v->signo > 0)
+		(void)syscall(SYS_tgkill, task->pid, task->tid, v->signo);
 	if (task->redirected) {
 		task->inject_origin = v->origin;
 	} else if (lnch_verdict_skips(v)) {

@@ -80,6 +80,8 @@ struct lnch_verdict {
 	uint64_t arg_val;
 	/* give this policy the call's result (its on_exit), whatever else it decided */
 	bool observe_exit;
+	/* > 0: send the calling thread this signal at the call's entry (strace's signal=) */
+	int signo;
 };
 
 struct lnch_policy_ops {
@@ -102,7 +104,7 @@ struct lnch_policy_ops {
 static inline bool lnch_verdict_is_active(const struct lnch_verdict *v)
 {
 	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0 ||
-	       v->net_fault != LNCH_NET_NONE || v->has_arg;
+	       v->net_fault != LNCH_NET_NONE || v->has_arg || v->signo > 0;
 }
 
 /* lnch_verdict_skips - whether v skips the call (imposes its result). */

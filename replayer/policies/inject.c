@@ -141,7 +141,8 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 				    .delay_exit_ns = rv.delay_exit_ns,
 				    .origin = (int)rv.rule + 1,
 				    .net_fault = net_fault_of(call, &rv),
-				    .observe_exit = v->observe_exit };
+				    .observe_exit = v->observe_exit,
+				    .signo = rv.signo };
 	if (rv.is_blackhole)
 		v->errnum = ETIMEDOUT; /* where the kernel cannot play it out */
 	return 1;
@@ -188,8 +189,6 @@ int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n)
 /* What rule r asks for that the loop cannot do yet, or NULL. */
 static const char *unsupported(const struct rpl_rule *r)
 {
-	if (r->signo != 0)
-		return "signal=";
 	if (r->is_dns)
 		return "dns:";
 	if (r->host != NULL && !r->is_dns)

@@ -101,6 +101,11 @@ printf 'a\n' >f
 check "when=2+: the first open works, the other two fail" \
 	test "$(cat out2)" = a -a "$(grep -c 'No such file' err2)" = 2
 
+# 2b. signal=: the program dies of it as the call returns
+"$repro" record -o r2b.repro --inject 'openat:signal=SIGUSR1:path=*/f' -- /bin/cat f >/dev/null 2>&1
+rc=$?
+check "signal=SIGUSR1 on cat's open: cat is killed by SIGUSR1 (status $rc)" test $rc = $((128 + 10))
+
 # 3. prob= with a seed: the same fired set twice
 for i in 1 2; do
 	"$repro" record -o r3.$i.repro --seed 42 --inject 'openat:error=EIO:path=*/f:prob=0.5' -- \

@@ -35,6 +35,7 @@ struct lnch_call {
 	uint64_t fd_bytes; /* bytes moved through this descriptor before this call (after=) */
 	bool is_dns_query; /* the call sends a DNS query */
 	const char *dns_name; /* the name the query asks for, when is_dns_query */
+	int64_t dns_ret; /* with is_dns_query: what the call returns once sent (bytes, or messages) */
 };
 
 /*

@@ -158,6 +158,62 @@ static const char *name_of(struct rec_describe *d, int nr)
 	return d->names[nr];
 }
 
+/* A UDP message, or a TCP one after its two-byte length (RFC 1035 4.2.2), parsed. */
+static bool parse_payload(const struct rec_capture *c, const struct bndl_blob *b,
+			  struct rec_dns_msg *m)
+{
+	const uint8_t *p = (const uint8_t *)blob_text(c, b);
+	size_t len = b->len;
+
+	if (len >= 14 && (size_t)(p[0] << 8 | p[1]) == len - 2) {
+		p += 2;
+		len -= 2;
+	}
+	return rec_dns_parse(p, len, m) == 0;
+}
+
+void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c)
+{
+	for (uint16_t i = 0; i < c->ev.nblobs; i++) {
+		const struct bndl_blob *b = &c->ev.blobs[i];
+		struct rec_dns_msg m;
+		size_t k;
+		json_t *a;
+
+		if ((b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED) != BNDL_BLOB_PAYLOAD ||
+		    !parse_payload(c, b, &m))
+			continue;
+		if (d->hosts == NULL)
+			d->hosts = json_object();
+		json_array_foreach (m.answers, k, a)
+			if (m.response && m.has_question &&
+			    json_object_size(d->hosts) < REC_DESCRIBE_HOSTS_MAX)
+				json_object_set_new(d->hosts, json_string_value(a),
+						    json_string(m.name));
+		rec_dns_msg_release(&m);
+	}
+}
+
+/* A DNS query the call sends: its name, and what the call returns once sent. */
+static void describe_query(struct rec_describe *d, const struct rec_capture *c,
+			   const struct lnch_stop *st, struct lnch_call *call)
+{
+	const struct bndl_blob *b = blob_of(c, BNDL_BLOB_PAYLOAD, -1);
+	struct rec_dns_msg m;
+
+	if (b == NULL || !parse_payload(c, b, &m))
+		return;
+	if (!m.response && m.has_question) {
+		snprintf(d->qname, sizeof(d->qname), "%s", m.name);
+		call->is_dns_query = true;
+		call->dns_name = d->qname;
+		/* sendmmsg: messages; sendmsg: the message's bytes; sendto: its length */
+		call->dns_ret = strcmp(call->syscall, "sendmsg") == 0 ? (int64_t)b->len
+								      : (int64_t)st->args[2];
+	}
+	rec_dns_msg_release(&m);
+}
+
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 		       const struct lnch_stop *st, struct lnch_call *call)
 {
@@ -181,6 +237,10 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	if (call->path == NULL && is_fd_io(call->syscall))
 		call->path = fd_path(d, st->pid, (int)st->args[0]);
 	describe_sockaddr(d, c, call);
+	if (c->sys->net_role == REC_NET_SEND)
+		describe_query(d, c, st, call);
+	if (call->ip != NULL && d->hosts != NULL)
+		call->host = json_string_value(json_object_get(d->hosts, call->ip));
 	if (c->sys->net_role == REC_NET_CONNECT)
 		call->sock_type = socket_type(st->pid, (int)st->args[0]);
 	else if (call->family == 0 && c->sys->is_failure_only)
@@ -192,6 +252,8 @@ void rec_describe_release(struct rec_describe *d)
 	for (size_t i = 0; i < REC_DESCRIBE_NAMES; i++)
 		free(d->names[i]);
 	memset(d->names, 0, sizeof(d->names));
+	json_decref(d->hosts);
+	d->hosts = NULL;
 }
 
 void rec_describe_forget(struct rec_describe *d, pid_t pid)

@@ -11,6 +11,7 @@
 
 #include "launcher/policy.h"
 #include "recorder/capture.h"
+#include "recorder/dns.h"
 
 #include <netinet/in.h>
 #include <limits.h>
@@ -27,7 +28,12 @@ struct rec_describe {
 	char fd_path[PATH_MAX]; /* the file a read or write goes to (/proc/PID/fd/N) */
 	/* owned: libseccomp's names of native calls outside the recorder's table, by number */
 	char *names[REC_DESCRIBE_NAMES];
+	json_t *hosts; /* owned: address -> the name a DNS answer of the run gave it (host=) */
+	char qname[REC_DNS_NAME_MAX]; /* the name a DNS query being sent asks for */
 };
+
+/* Most addresses whose DNS name is kept. */
+#define REC_DESCRIBE_HOSTS_MAX 100000
 
 /*
  * rec_describe_call - fill *call from capture c (the entry just captured
@@ -37,13 +43,22 @@ struct rec_describe {
  * a connect, pidfd_open(2) + pidfd_getfd(2) + getsockopt(SO_TYPE); for a
  * send or receive without an address, the same and getpeername(2); for a
  * call that reads or writes a descriptor (read, write, pread64, pwrite64,
- * readv, writev), a readlink(2) of /proc/PID/fd/N: path is that file.
+ * readv, writev), a readlink(2) of /proc/PID/fd/N: path is that file; a
+ * send of a DNS query is parsed for its name.
  */
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 		       const struct lnch_stop *st, struct lnch_call *call);
 
 /* rec_describe_release - free the names d cached. */
 void rec_describe_release(struct rec_describe *d);
+
+/*
+ * rec_describe_learn - at the exit of a receive on a DNS socket (c holds
+ * its payloads): remember which name each A/AAAA answer belongs to, for
+ * host= of later connects.  Bounded by REC_DESCRIBE_HOSTS_MAX addresses.
+ * Cost: one parse per payload.
+ */
+void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c);
 
 /* rec_describe_forget - pid exec'd (or ended): its executable is read again. */
 void rec_describe_forget(struct rec_describe *d, pid_t pid);

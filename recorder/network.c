@@ -373,6 +373,11 @@ static void dns_query(struct net_state *ns, const struct bndl_event *ev, const s
 	}
 	o = json_object();
 	json_object_set_new(o, "kind", json_string("dns"));
+	if (ev->flags & BNDL_EV_INJECTED) {
+		json_object_set_new(o, "injected", json_true());
+		if (ev->status > 0)
+			json_object_set_new(o, "rule", json_integer(ev->status));
+	}
 	json_object_set_new(o, "seq", json_integer((json_int_t)ev->seq));
 	json_object_set_new(o, "pid", json_integer(ev->pid));
 	json_object_set_new(o, "t_ns", json_integer((json_int_t)ev->t_ns));

@@ -283,6 +283,8 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->ev.flags |= BNDL_EV_FILTER_SIGSYS;
 	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
+	if (c->sys != NULL && c->sys->net_role == REC_NET_RECV && st->ret > 0)
+		rec_describe_learn(&r->describe, c); /* names for host= of fault rules */
 	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE) {
 		rec_net_after(c, st);
 		sock_track(r, c, st);

@@ -145,6 +145,11 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 				    .signo = rv.signo };
 	if (rv.is_blackhole)
 		v->errnum = ETIMEDOUT; /* where the kernel cannot play it out */
+	if (rv.dns == RPL_DNS_TIMEOUT) { /* the query is dropped: no answer ever comes */
+		v->errnum = 0;
+		v->has_retval = true;
+		v->retval = call->dns_ret;
+	}
 	return 1;
 }
 
@@ -189,10 +194,8 @@ int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n)
 /* What rule r asks for that the loop cannot do yet, or NULL. */
 static const char *unsupported(const struct rpl_rule *r)
 {
-	if (r->is_dns)
-		return "dns:";
-	if (r->host != NULL && !r->is_dns)
-		return "host=";
+	if (r->is_dns && r->dns != RPL_DNS_TIMEOUT)
+		return "dns:error=NXDOMAIN and SERVFAIL (dns:error=TIMEOUT is)";
 	return NULL;
 }
 

@@ -46,7 +46,7 @@ int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n);
 
 /*
  * rpl_inject_check - refuse (EINVAL, one line naming the rule) a rule whose
- * action a run cannot impose yet: dns:, host=.
+ * action a run cannot impose yet: dns:error=NXDOMAIN, dns:error=SERVFAIL.
  * Returns 0 or -1 with *err.  Linear in the rules.
  */
 int rpl_inject_check(const struct rpl_rules *rules, struct repro_err **err);

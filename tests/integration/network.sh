@@ -11,6 +11,11 @@
 #  3. connects that never get an answer (a listener whose accept queue is
 #     full drops SYNs): abandoned after the program's own 500 ms wait, timed
 #     out by the kernel, and curl giving up after --connect-timeout 1;
+#  4. fault rules on names (docs/faults.md): dns:error=TIMEOUT for
+#     good.repro.test makes python3's lookup of it fail as a silent server
+#     does ("Temporary failure in name resolution") while tcp.repro.test
+#     resolves; a connect rule with host=good.repro.test refuses curl's
+#     connect to the address that name resolved to;
 # each run bare and under repro with the same output and exit status.
 # "user" runs repro as the unprivileged user repro-test inside the namespace.
 set -u
@@ -104,4 +109,32 @@ same curl_stalled sh -c 'curl -sS --connect-timeout 1 "http://127.0.0.1:$1/" 2>&
 	"$(cat "$stage/full.port")"
 cat "$work/resolve.bare"
 /usr/bin/python3 "$here/checks/network_dns.py" "$work" || fail=1
+
+# 4. fault rules on names
+cat >"$stage/two_names.py" <<'PY'
+import socket
+for name in ("good.repro.test", "tcp.repro.test"):
+    try:
+        print(name, socket.getaddrinfo(name, 80, socket.AF_INET, socket.SOCK_STREAM)[0][4][0])
+    except socket.gaierror as e:
+        print(name, "failed:", e.strerror)
+PY
+(cd "$work" && as_variant "$stage/repro" record -o "$work/dnsfault.repro" \
+	--inject 'dns:error=TIMEOUT:host=good.repro.test' -- /usr/bin/python3 "$stage/two_names.py" \
+	>"$work/dnsfault.out" 2>&1)
+if grep -qx 'good.repro.test failed: Temporary failure in name resolution' "$work/dnsfault.out" &&
+	grep -qx 'tcp.repro.test 127.0.0.2' "$work/dnsfault.out"; then
+	echo "ok: dns:error=TIMEOUT for good.repro.test: its lookup times out, tcp.repro.test resolves"
+else
+	echo "FAIL: dns:error=TIMEOUT"; cat "$work/dnsfault.out"; fail=1
+fi
+(cd "$work" && as_variant "$stage/repro" record -o "$work/hostfault.repro" \
+	--inject 'connect:error=ECONNREFUSED:host=good.repro.test' -- \
+	curl -sS -o /dev/null http://good.repro.test:8080/ >"$work/hostfault.out" 2>&1)
+rc=$?
+if [ $rc = 7 ] && grep -q "Couldn't connect to server" "$work/hostfault.out"; then
+	echo "ok: host=good.repro.test: curl's connect to 127.0.0.1:8080 is refused (exit 7)"
+else
+	echo "FAIL: host=: curl exit $rc"; cat "$work/hostfault.out"; fail=1
+fi
 exit $fail

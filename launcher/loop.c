@@ -189,8 +189,8 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			observer = (int)i + 1;
 		if (rc == 1 && lnch_verdict_is_active(v)) {
 			v->observe_exit = observer != 0;
-			v->arg_i = v->has_arg ? v->arg_i : 0;
 			loop->asked_observer = observer;
+			loop->asked_policy = (int)i + 1;
 			return true;
 		}
 	}
@@ -372,6 +372,13 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 			task->own_trace = true;
 	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v)) {
 		task->observer_pol = (int8_t)loop->asked_observer;
+		if (v.rewrite_result) {
+			task->rewrite_pol = (int8_t)loop->asked_policy;
+			task->rewrite_fd = st.args[0];
+			task->rewrite_buf = st.args[1];
+			task->rewrite_cap = st.args[2];
+			task->inject_origin = v.origin;
+		}
 		play_net_fault(loop, task, &st, &call, &v);
 		if (!impose(task, &v))
 			v = (struct lnch_verdict){ 0 };
@@ -421,6 +428,38 @@ void lnch_sleep_ns(uint64_t ns)
 		;
 }
 
+/* Most bytes of a received message a policy may rewrite (a DNS answer over UDP: 512 to 4096). */
+#define REWRITE_MAX 4096
+
+/*
+ * A receive whose verdict asked for it: the policy sees what the call got
+ * and may replace it (a DNS answer turned into NXDOMAIN); the event is
+ * then injected.  Linear in the bytes (at most REWRITE_MAX).
+ */
+static void rewrite_received(struct lnch_loop *loop, struct lnch_task *task, struct lnch_stop *st)
+{
+	int p = task->rewrite_pol - 1;
+	const struct lnch_policy_ops *ops = loop->pol[p].ops;
+	uint8_t in[REWRITE_MAX], out[REWRITE_MAX];
+	size_t len = st->ret > 0 ? (size_t)st->ret : 0, n;
+
+	task->rewrite_pol = 0;
+	if (len == 0 || len > sizeof(in) || ops->rewrite == NULL ||
+	    lnch_mem_read(task->tid, task->rewrite_buf, in, len) < 0)
+		return;
+	st->args[0] = task->rewrite_fd; /* what the policy keys on; an exit stop has no args */
+	st->args[1] = task->rewrite_buf;
+	st->args[2] = task->rewrite_cap;
+	n = ops->rewrite(loop->pol[p].ctx, st, in, len, out,
+			 task->rewrite_cap < sizeof(out) ? (size_t)task->rewrite_cap : sizeof(out));
+	if (n == 0 || lnch_mem_write(task->tid, task->rewrite_buf, out, n) < 0 ||
+	    lnch_arch_set_return(task->tid, (int64_t)n, NULL) < 0)
+		return;
+	st->ret = (int64_t)n;
+	st->injected = true;
+	st->inject_origin = task->inject_origin;
+}
+
 /* The exit of a call whose entry asked for it (in_syscall): tell observers the result. */
 static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t arch, int64_t rval)
 {
@@ -444,6 +483,8 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t
 			st.ret = rval;
 	}
 	task->own_trace = false;
+	if (task->rewrite_pol > 0)
+		rewrite_received(loop, task, &st);
 	if (task->observer_pol > 0 && loop->pol[task->observer_pol - 1].ops->on_exit != NULL)
 		loop->pol[task->observer_pol - 1].ops->on_exit(
 			loop->pol[task->observer_pol - 1].ctx, &st);
@@ -554,6 +595,7 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 		task->in_syscall = task->pending = task->injected = task->own_trace = false;
 		task->redirected = false;
 		task->observer_pol = 0;
+		task->rewrite_pol = 0;
 		resume(loop, task, 0);
 		return;
 	}

@@ -92,6 +92,7 @@ struct lnch_loop {
 	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
 	struct lnch_netfault netfault; /* endpoints of refused and blackholed connects */
 	int asked_observer; /* lnch_loop_ask_policies(): index + 1 of the policy that wants the exit */
+	int asked_policy; /* lnch_loop_ask_policies(): index + 1 of the policy that decided */
 	struct lnch_wait_calls wait_calls;
 	pthread_mutex_t mu;
 };

@@ -36,6 +36,9 @@ struct lnch_call {
 	bool is_dns_query; /* the call sends a DNS query */
 	const char *dns_name; /* the name the query asks for, when is_dns_query */
 	int64_t dns_ret; /* with is_dns_query: what the call returns once sent (bytes, or messages) */
+	uint16_t dns_ids
+		[4]; /* with is_dns_query: the ids of the queries it sends (sendmmsg: several) */
+	int n_dns_ids;
 };
 
 /*
@@ -83,6 +86,11 @@ struct lnch_verdict {
 	bool observe_exit;
 	/* > 0: send the calling thread this signal at the call's entry (strace's signal=) */
 	int signo;
+	/*
+	 * a receive (buffer args[1], args[2] bytes): at its exit, give the
+	 * bytes it got to this policy's rewrite(), which may replace them
+	 */
+	bool rewrite_result;
 };
 
 struct lnch_policy_ops {
@@ -99,13 +107,22 @@ struct lnch_policy_ops {
 	 * the calls the notification path answers are path lookups.
 	 */
 	void (*on_exit)(void *ctx, const struct lnch_stop *st);
+	/*
+	 * rewrite - the exit of a call whose verdict had rewrite_result: in
+	 * (len bytes, borrowed) is what the call received; write at most cap
+	 * bytes to out and return their count to make the call return those
+	 * instead (the event is then marked injected), or 0 to leave it.
+	 * May be NULL.  Ptrace path only.
+	 */
+	size_t (*rewrite)(void *ctx, const struct lnch_stop *st, const uint8_t *in, size_t len,
+			  uint8_t *out, size_t cap);
 };
 
 /* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */
 static inline bool lnch_verdict_is_active(const struct lnch_verdict *v)
 {
 	return v->errnum != 0 || v->has_retval || v->delay_enter_ns != 0 || v->delay_exit_ns != 0 ||
-	       v->net_fault != LNCH_NET_NONE || v->has_arg || v->signo > 0;
+	       v->net_fault != LNCH_NET_NONE || v->has_arg || v->signo > 0 || v->rewrite_result;
 }
 
 /* lnch_verdict_skips - whether v skips the call (imposes its result). */

@@ -212,6 +212,16 @@ static void describe_query(struct rec_describe *d, const struct rec_capture *c,
 								      : (int64_t)st->args[2];
 	}
 	rec_dns_msg_release(&m);
+	/* every query's id (sendmmsg sends A and AAAA together), for the answers to them */
+	for (uint16_t i = 0; call->is_dns_query && i < c->ev.nblobs && call->n_dns_ids < 4; i++) {
+		const struct bndl_blob *q = &c->ev.blobs[i];
+
+		if ((q->kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == BNDL_BLOB_PAYLOAD &&
+		    parse_payload(c, q, &m)) {
+			call->dns_ids[call->n_dns_ids++] = m.id;
+			rec_dns_msg_release(&m);
+		}
+	}
 }
 
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,

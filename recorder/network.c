@@ -431,6 +431,11 @@ static int dns_message(struct net_state *ns, const struct bndl_event *ev, const 
 	} else if ((q = query_find(ns, ev->pid, (int32_t)ev->args[0], m.id)) != NULL) {
 		if (m.has_question && q->qtype == m.qtype && json_array_size(m.answers) > 0)
 			learn_names(ns, &m);
+		if (ev->flags & BNDL_EV_INJECTED) { /* a fault rule rewrote the answer */
+			json_object_set_new(q->rec, "injected", json_true());
+			if (ev->status > 0)
+				json_object_set_new(q->rec, "rule", json_integer(ev->status));
+		}
 		rc = query_end(ns, q, &m, ev->t_ns + ev->dur_ns, err);
 	}
 	rec_dns_msg_release(&m);

@@ -32,6 +32,8 @@ struct rpl_inject {
 	struct rpl_rules *rules; /* borrowed */
 	json_t *bytes; /* owned: "PID/FD" -> bytes moved through it */
 	json_t *pending; /* owned: "TID" -> "PID/FD" of a call whose result is to be counted */
+	/* owned: "PID/FD/ID" -> [rcode, rule] of a DNS query whose answer is to be rewritten */
+	json_t *answers;
 };
 
 struct rpl_inject *rpl_inject_new(struct rpl_rules *rules)
@@ -41,6 +43,7 @@ struct rpl_inject *rpl_inject_new(struct rpl_rules *rules)
 	in->rules = rules;
 	in->bytes = json_object();
 	in->pending = json_object();
+	in->answers = json_object();
 	return in;
 }
 
@@ -50,6 +53,7 @@ void rpl_inject_free(struct rpl_inject *in)
 		return;
 	json_decref(in->bytes);
 	json_decref(in->pending);
+	json_decref(in->answers);
 	free(in);
 }
 
@@ -116,6 +120,87 @@ static void on_exit_result(void *ctx, const struct lnch_stop *st)
 	json_object_del(in->pending, tid);
 }
 
+/* Most DNS answers waiting to be rewritten (bounded memory). */
+#define ANSWERS_MAX 10000
+
+/*
+ * An NXDOMAIN or SERVFAIL rule fired on a query: the query goes to the
+ * server, and the answer to each of its ids is rewritten when it comes
+ * (rewrite_answer()), so the resolver sees the rule's RCODE from its own
+ * server, on UDP as glibc reads it (recvfrom).
+ */
+static void expect_answers(struct rpl_inject *in, const struct lnch_stop *st,
+			   const struct lnch_call *call, const struct rpl_rule_verdict *rv)
+{
+	int rcode = rv->dns == RPL_DNS_NXDOMAIN ? 3 : 2;
+
+	for (int i = 0; i < call->n_dns_ids && json_object_size(in->answers) < ANSWERS_MAX; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%d/%d/%u", (int)st->pid, (int)st->args[0],
+			 (unsigned)call->dns_ids[i]);
+		json_object_set_new(in->answers, key, json_pack("[ii]", rcode, (int)rv->rule + 1));
+	}
+}
+
+/* Whether an answer on (pid, fd) is expected to be rewritten: the rule's number, else 0. */
+static int answer_expected(const struct rpl_inject *in, const struct lnch_stop *st)
+{
+	char prefix[48];
+	const char *key;
+	json_t *val;
+	size_t n;
+
+	n = (size_t)snprintf(prefix, sizeof(prefix), "%d/%d/", (int)st->pid, (int)st->args[0]);
+	json_object_foreach (in->answers, key, val)
+		if (strncmp(key, prefix, n) == 0)
+			return (int)json_integer_value(json_array_get(val, 1));
+	return 0;
+}
+
+/* Length of the question section at p (QNAME labels, QTYPE, QCLASS), 0 when it does not fit. */
+static size_t question_len(const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] != 0) {
+		if (p[i] & 0xc0)
+			return 0; /* a query's name is never compressed */
+		i += (size_t)p[i] + 1;
+	}
+	return i + 5 <= len ? i + 5 : 0;
+}
+
+/*
+ * The answer to an expected query, rewritten: its id and question, the
+ * rule's RCODE, no records (RFC 1035 4.1.1).  0 when it is not one.
+ */
+static size_t rewrite_answer(void *ctx, const struct lnch_stop *st, const uint8_t *in_buf,
+			     size_t len, uint8_t *out, size_t cap)
+{
+	struct rpl_inject *in = ctx;
+	char key[64];
+	json_t *val;
+	size_t q;
+
+	if (len < 12 || !(in_buf[2] & 0x80))
+		return 0;
+	snprintf(key, sizeof(key), "%d/%d/%u", (int)st->pid, (int)st->args[0],
+		 (unsigned)(in_buf[0] << 8 | in_buf[1]));
+	val = json_object_get(in->answers, key);
+	q = question_len(in_buf + 12, len - 12);
+	if (val == NULL || q == 0 || 12 + q > cap)
+		return 0;
+	memcpy(out, in_buf, 12 + q);
+	out[3] =
+		(uint8_t)((in_buf[3] & 0xf0) | (json_integer_value(json_array_get(val, 0)) & 0x0f));
+	out[4] = 0; /* QDCOUNT 1, ANCOUNT, NSCOUNT, ARCOUNT 0 */
+	out[5] = 1;
+	memset(out + 6, 0, 6);
+	json_object_del(in->answers, key);
+	return 12 + q;
+}
+
 static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call *call,
 		  struct lnch_verdict *v)
 {
@@ -132,6 +217,11 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 	}
 	if (kind != 0)
 		cut = count_bytes(in, st, &c, kind, v);
+	if (call->syscall != NULL && strcmp(call->syscall, "recvfrom") == 0 &&
+	    json_object_size(in->answers) > 0 && (v->origin = answer_expected(in, st)) > 0) {
+		v->rewrite_result = true; /* an answer an NXDOMAIN or SERVFAIL rule changes */
+		return 1;
+	}
 	if (call->nr < 0 || rpl_rules_match(in->rules, &c, &rv) != 1)
 		return cut;
 	*v = (struct lnch_verdict){ .errnum = rv.errnum,
@@ -149,11 +239,17 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 		v->errnum = 0;
 		v->has_retval = true;
 		v->retval = call->dns_ret;
+	} else if (rv.dns != RPL_DNS_NONE) { /* the query goes; its answer will be rewritten */
+		expect_answers(in, st, call, &rv);
+		*v = (struct lnch_verdict){ .observe_exit = v->observe_exit };
+		return 0;
 	}
 	return 1;
 }
 
-static const struct lnch_policy_ops ops = { .decide = decide, .on_exit = on_exit_result };
+static const struct lnch_policy_ops ops = { .decide = decide,
+					    .on_exit = on_exit_result,
+					    .rewrite = rewrite_answer };
 
 const struct lnch_policy_ops *rpl_inject_ops(void)
 {
@@ -194,8 +290,6 @@ int *rpl_inject_trap(const struct rpl_rules *rules, size_t *n)
 /* What rule r asks for that the loop cannot do yet, or NULL. */
 static const char *unsupported(const struct rpl_rule *r)
 {
-	if (r->is_dns && r->dns != RPL_DNS_TIMEOUT)
-		return "dns:error=NXDOMAIN and SERVFAIL (dns:error=TIMEOUT is)";
 	return NULL;
 }
 

@@ -193,8 +193,13 @@ uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call 
 	return limit;
 }
 
-/* The calls through which a resolver sends its query, over UDP or TCP (resolv.conf(5)). */
-static const char *const dns_calls[] = { "sendto", "sendmsg", "sendmmsg", "write", "writev" };
+/*
+ * The calls through which a resolver sends its query, over UDP or TCP
+ * (resolv.conf(5)), and recvfrom, through which glibc takes a UDP answer
+ * (an NXDOMAIN or SERVFAIL rule rewrites it).
+ */
+static const char *const dns_calls[] = { "sendto", "sendmsg", "sendmmsg",
+					 "write",  "writev",  "recvfrom" };
 
 static bool rules_trap(const struct rpl_rules *r, int nr, const int *dns_nrs)
 {

@@ -250,5 +250,5 @@ bad "port=" --inject 'openat:error=EACCES:port=80'
 bad "prob" --inject 'openat:error=EACCES:prob=1.5'
 bad "malformed duration 'fast' in rule 1" --inject 'openat:error=EACCES:delay=fast'
 bad "record -e: only inject=RULE and fault=RULE are understood" -e 'trace=openat'
-bad "dns:error=NXDOMAIN and SERVFAIL (dns:error=TIMEOUT is) is not supported by repro record yet" --inject 'dns:error=NXDOMAIN:host=example.com'
+bad "unknown dns error 'ENOENT' in rule 1 (want NXDOMAIN, SERVFAIL or TIMEOUT)" --inject 'dns:error=ENOENT'
 exit $fail

@@ -14,8 +14,10 @@
 #  4. fault rules on names (docs/faults.md): dns:error=TIMEOUT for
 #     good.repro.test makes python3's lookup of it fail as a silent server
 #     does ("Temporary failure in name resolution") while tcp.repro.test
-#     resolves; a connect rule with host=good.repro.test refuses curl's
-#     connect to the address that name resolved to;
+#     resolves; NXDOMAIN and SERVFAIL the same, as the server would say
+#     them ("Name or service not known", "Temporary failure …" / curl's
+#     "Could not resolve host"); a connect rule with host=good.repro.test
+#     refuses curl's connect to the address that name resolved to;
 # each run bare and under repro with the same output and exit status.
 # "user" runs repro as the unprivileged user repro-test inside the namespace.
 set -u
@@ -112,12 +114,15 @@ cat "$work/resolve.bare"
 
 # 4. fault rules on names
 cat >"$stage/two_names.py" <<'PY'
-import socket
+import socket, sys
+status = 0
 for name in ("good.repro.test", "tcp.repro.test"):
     try:
         print(name, socket.getaddrinfo(name, 80, socket.AF_INET, socket.SOCK_STREAM)[0][4][0])
     except socket.gaierror as e:
         print(name, "failed:", e.strerror)
+        status = 1
+sys.exit(status)
 PY
 (cd "$work" && as_variant "$stage/repro" record -o "$work/dnsfault.repro" \
 	--inject 'dns:error=TIMEOUT:host=good.repro.test' -- /usr/bin/python3 "$stage/two_names.py" \
@@ -127,6 +132,35 @@ if grep -qx 'good.repro.test failed: Temporary failure in name resolution' "$wor
 	echo "ok: dns:error=TIMEOUT for good.repro.test: its lookup times out, tcp.repro.test resolves"
 else
 	echo "FAIL: dns:error=TIMEOUT"; cat "$work/dnsfault.out"; fail=1
+fi
+(cd "$work" && as_variant "$stage/repro" record -o "$work/nxfault.repro" \
+	--inject 'dns:error=NXDOMAIN:host=good.repro.test' -- /usr/bin/python3 "$stage/two_names.py" \
+	>"$work/nxfault.out" 2>&1)
+if grep -qx 'good.repro.test failed: Name or service not known' "$work/nxfault.out" &&
+	grep -qx 'tcp.repro.test 127.0.0.2' "$work/nxfault.out"; then
+	echo "ok: dns:error=NXDOMAIN for good.repro.test: it does not exist, tcp.repro.test resolves"
+else
+	echo "FAIL: dns:error=NXDOMAIN"; cat "$work/nxfault.out"; fail=1
+fi
+tar --zstd -xOf "$work/nxfault.repro" network.jsonl | grep '"name":"good.repro.test"' |
+	grep '"outcome":"nxdomain"' | grep -q '"injected":true,"rule":1'
+if [ $? = 0 ] && as_variant "$stage/repro" explain "$work/nxfault.repro" 2>&1 |
+	grep -q '^1\. .*good.repro.test.*injected by rule 1'; then
+	echo "ok: network.jsonl: good.repro.test's lookup says nxdomain, injected; explain names the rule"
+else
+	echo "FAIL: network.jsonl lookup, or explain"
+	tar --zstd -xOf "$work/nxfault.repro" network.jsonl | grep good.repro
+	as_variant "$stage/repro" explain "$work/nxfault.repro" 2>&1 | head -6
+	fail=1
+fi
+(cd "$work" && as_variant "$stage/repro" record -o "$work/sffault.repro" \
+	--inject 'dns:error=SERVFAIL:host=good.repro.test' -- curl -sS http://good.repro.test:8080/ \
+	>"$work/sffault.out" 2>&1)
+rc=$?
+if [ $rc = 6 ] && grep -q 'Could not resolve host: good.repro.test' "$work/sffault.out"; then
+	echo "ok: dns:error=SERVFAIL: curl cannot resolve good.repro.test (exit 6)"
+else
+	echo "FAIL: dns:error=SERVFAIL: curl exit $rc"; cat "$work/sffault.out"; fail=1
 fi
 (cd "$work" && as_variant "$stage/repro" record -o "$work/hostfault.repro" \
 	--inject 'connect:error=ECONNREFUSED:host=good.repro.test' -- \

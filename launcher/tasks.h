@@ -20,7 +20,8 @@ struct lnch_task {
 	bool redirected; /* the current connect was sent to a fault endpoint (launcher/netfault.h) */
 	int8_t observer_pol; /* index + 1 of the policy that asked for the current call's result */
 	int8_t rewrite_pol; /* index + 1 of the policy that may rewrite what the call receives */
-	uint64_t rewrite_fd, rewrite_buf, rewrite_cap; /* the call's fd, where it receives, how much */
+	uint64_t rewrite_fd, rewrite_buf,
+		rewrite_cap; /* the call's fd, where it receives, how much */
 	uint64_t delay_exit_ns; /* a policy's delay before the current call's result returns */
 	/* held by repro at a stop until hold_until_ns (since t0): enum lnch_hold_kind, launcher/hold.h */
 	uint8_t held;

@@ -194,6 +194,52 @@ void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c)
 	}
 }
 
+/* Most bytes of /etc/hosts looked at. */
+#define ETC_HOSTS_MAX (1u << 20)
+
+/*
+ * The program's /etc/hosts (through /proc/PID/root, its mount namespace's
+ * view): address -> the first name of its line, the first line winning,
+ * as glibc's files backend answers.  Read once; linear in the file.
+ */
+static void read_etc_hosts(struct rec_describe *d, pid_t pid)
+{
+	char path[64], line[1024];
+	FILE *f;
+	size_t seen = 0;
+
+	d->read_etc_hosts = true;
+	d->etc_hosts = json_object();
+	snprintf(path, sizeof(path), "/proc/%d/root/etc/hosts", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	while (seen < ETC_HOSTS_MAX && fgets(line, sizeof(line), f) != NULL) {
+		char *save = NULL, *ip, *name;
+
+		seen += strlen(line);
+		line[strcspn(line, "#")] = '\0';
+		ip = strtok_r(line, " \t\r\n", &save);
+		name = ip != NULL ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+		if (name != NULL && json_object_get(d->etc_hosts, ip) == NULL &&
+		    json_object_size(d->etc_hosts) < REC_DESCRIBE_HOSTS_MAX)
+			json_object_set_new(d->etc_hosts, ip, json_string(name));
+	}
+	fclose(f);
+}
+
+/* The name behind address ip: the run's DNS answers first, then /etc/hosts. */
+static const char *host_of(struct rec_describe *d, pid_t pid, const char *ip)
+{
+	json_t *n = d->hosts != NULL ? json_object_get(d->hosts, ip) : NULL;
+
+	if (n != NULL)
+		return json_string_value(n);
+	if (!d->read_etc_hosts)
+		read_etc_hosts(d, pid);
+	return json_string_value(json_object_get(d->etc_hosts, ip));
+}
+
 /* A DNS query the call sends: its name, and what the call returns once sent. */
 static void describe_query(struct rec_describe *d, const struct rec_capture *c,
 			   const struct lnch_stop *st, struct lnch_call *call)
@@ -249,8 +295,8 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	describe_sockaddr(d, c, call);
 	if (c->sys->net_role == REC_NET_SEND)
 		describe_query(d, c, st, call);
-	if (call->ip != NULL && d->hosts != NULL)
-		call->host = json_string_value(json_object_get(d->hosts, call->ip));
+	if (call->ip != NULL)
+		call->host = host_of(d, st->pid, call->ip);
 	if (c->sys->net_role == REC_NET_CONNECT)
 		call->sock_type = socket_type(st->pid, (int)st->args[0]);
 	else if (call->family == 0 && c->sys->is_failure_only)
@@ -264,6 +310,8 @@ void rec_describe_release(struct rec_describe *d)
 	memset(d->names, 0, sizeof(d->names));
 	json_decref(d->hosts);
 	d->hosts = NULL;
+	json_decref(d->etc_hosts);
+	d->etc_hosts = NULL;
 }
 
 void rec_describe_forget(struct rec_describe *d, pid_t pid)

@@ -29,6 +29,8 @@ struct rec_describe {
 	/* owned: libseccomp's names of native calls outside the recorder's table, by number */
 	char *names[REC_DESCRIBE_NAMES];
 	json_t *hosts; /* owned: address -> the name a DNS answer of the run gave it (host=) */
+	json_t *etc_hosts; /* owned: address -> first name in the program's /etc/hosts, read once */
+	bool read_etc_hosts;
 	char qname[REC_DNS_NAME_MAX]; /* the name a DNS query being sent asks for */
 };
 

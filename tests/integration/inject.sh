@@ -5,7 +5,8 @@
 #     open (cat), a dirfd-relative openat and a path through a symlink and
 #     `..` (python3); events say injected and rule 1, trace.txt (INJECTED),
 #     the manifest lists the rule and how often it fired, explain names it;
-#  2. when=2+: the first matching open works, the later ones fail;
+#  2. when=2+: the first matching open works, the later ones fail; exec
+#     faults (ENOEXEC, EACCES) as bash handles real ones; signal=;
 #  3. prob=0.5 with --seed: the same calls fail in two runs;
 #  4. a rule that never fires is named on stderr;
 #  5. connect ECONNREFUSED on one loopback port while another connects
@@ -101,6 +102,18 @@ printf 'a\n' >f
 check "when=2+: the first open works, the other two fail" \
 	test "$(cat out2)" = a -a "$(grep -c 'No such file' err2)" = 2
 
+# 2a. exec faults: bash says of an injected ENOEXEC and EACCES what it says of real ones
+printf '#!/bin/sh\necho helper ran\n' >helper.sh && chmod 755 helper.sh
+"$repro" record -o r2a.repro --inject 'execve:error=ENOEXEC:path=*/helper.sh' -- /bin/bash -c ./helper.sh >out2a 2>&1
+rc=$?
+# a real ENOEXEC makes bash read the file as a script of its own, as it does here
+check "execve ENOEXEC: bash runs the file itself, as it does on a real ENOEXEC (exit $rc)" \
+	sh -c "[ $rc = 0 ] && grep -qx 'helper ran' out2a && tar --zstd -xOf r2a.repro trace.txt | grep -q 'ENOEXEC (Exec format error) (INJECTED)'"
+"$repro" record -o r2a2.repro --inject 'execve:error=EACCES:path=*/helper.sh' -- /bin/bash -c ./helper.sh >out2a2 2>&1
+rc=$?
+check "execve EACCES: bash says Permission denied (exit $rc)" \
+	sh -c "[ $rc = 126 ] && grep -q 'Permission denied' out2a2"
+
 # 2b. signal=: the program dies of it as the call returns
 "$repro" record -o r2b.repro --inject 'openat:signal=SIGUSR1:path=*/f' -- /bin/cat f >/dev/null 2>&1
 rc=$?
@@ -134,6 +147,13 @@ if command -v curl >/dev/null; then
 	member r5.repro network.jsonl | grep "\"port\":$port," | grep -q '"outcome":"refused","errno":"ECONNREFUSED"' &&
 		member r5.repro network.jsonl | grep "\"port\":$port," | grep -q '"injected":true,"rule":1'
 	check "network.jsonl: the refused connect says injected by rule 1" test $? = 0
+
+	# host= from /etc/hosts: 127.0.0.1 is localhost there on every Debian
+	if grep -Eq '^127\.0\.0\.1[[:space:]]+localhost' /etc/hosts; then
+		"$repro" record -o r5j.repro --inject 'connect:error=ECONNREFUSED:host=localhost' -- \
+			curl -sS -o /dev/null http://127.0.0.1:$port/ 2>/dev/null
+		check "host=localhost (/etc/hosts) refuses curl's connect to 127.0.0.1 (exit $?)" test $? = 7
+	fi
 
 	# 5b. played out by the kernel
 	"$repro" record -o r5b.repro --inject "connect:error=ETIMEDOUT:port=$port:delay=1s" -- \

@@ -32,6 +32,12 @@ struct lnch_call {
 	int sock_type; /* SOCK_STREAM or SOCK_DGRAM; 0 when not known */
 	const char *host; /* the DNS name the address came from, or NULL */
 	const char *exe; /* absolute path of the calling process's executable, or NULL */
+	/*
+	 * the programs the process and its ancestors exec'd, the first
+	 * process's first, as "/bin/bash > /usr/bin/python3" (exes as
+	 * /proc/PID/exe gives them), or NULL
+	 */
+	const char *lineage;
 	uint64_t fd_bytes; /* bytes moved through this descriptor before this call (after=) */
 	bool is_dns_query; /* the call sends a DNS query */
 	const char *dns_name; /* the name the query asks for, when is_dns_query */

@@ -1,6 +1,7 @@
 /* The decoded call for policies, from the entry's capture (recorder/describe.h). */
 #include "recorder/describe.h"
 #include "common/cleanup.h"
+#include "common/xalloc.h"
 
 #include <arpa/inet.h>
 #include <seccomp.h>
@@ -10,6 +11,11 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+static void pid_key(char *buf, size_t len, pid_t pid)
+{
+	snprintf(buf, len, "%d", (int)pid);
+}
 
 /* The first blob of kind, or NULL. */
 static const struct bndl_blob *blob_of(const struct rec_capture *c, uint16_t kind, int argi)
@@ -276,6 +282,12 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	const struct bndl_blob *path;
 
 	call->exe = exe_of(d, st->pid);
+	if (d->lineage != NULL) {
+		char key[16];
+
+		pid_key(key, sizeof(key), st->pid);
+		call->lineage = json_string_value(json_object_get(d->lineage, key));
+	}
 	if (c == NULL || c->tid != st->tid)
 		return;
 	call->syscall = c->sys != NULL ? c->sys->name : name_of(d, call->nr);
@@ -312,6 +324,57 @@ void rec_describe_release(struct rec_describe *d)
 	d->hosts = NULL;
 	json_decref(d->etc_hosts);
 	d->etc_hosts = NULL;
+	json_decref(d->lineage);
+	d->lineage = NULL;
+}
+
+/* Longest lineage kept (bytes); a longer one keeps its end. */
+#define LINEAGE_MAX 8192
+
+void rec_describe_spawn(struct rec_describe *d, pid_t parent, pid_t child)
+{
+	char pk[16], ck[16];
+	json_t *l;
+
+	if (d->lineage == NULL)
+		d->lineage = json_object();
+	pid_key(pk, sizeof(pk), parent);
+	pid_key(ck, sizeof(ck), child);
+	if ((l = json_object_get(d->lineage, pk)) != NULL)
+		json_object_set(d->lineage, ck, l);
+}
+
+void rec_describe_exec(struct rec_describe *d, pid_t pid)
+{
+	char key[16], link[64], exe[PATH_MAX];
+	const char *before;
+	char *joined;
+	size_t n;
+	ssize_t len;
+
+	if (d->lineage == NULL)
+		d->lineage = json_object();
+	pid_key(key, sizeof(key), pid);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	if (len <= 0)
+		return;
+	exe[len] = '\0';
+	before = json_string_value(json_object_get(d->lineage, key));
+	joined = repro_xasprintf("%s%s%s", before ? before : "", before ? " > " : "", exe);
+	n = strlen(joined);
+	json_object_set_new(d->lineage, key,
+			    json_string(n > LINEAGE_MAX ? joined + n - LINEAGE_MAX : joined));
+	free(joined);
+}
+
+void rec_describe_exit(struct rec_describe *d, pid_t pid)
+{
+	char key[16];
+
+	pid_key(key, sizeof(key), pid);
+	if (d->lineage != NULL)
+		json_object_del(d->lineage, key);
 }
 
 void rec_describe_forget(struct rec_describe *d, pid_t pid)

@@ -30,6 +30,7 @@ struct rec_describe {
 	char *names[REC_DESCRIBE_NAMES];
 	json_t *hosts; /* owned: address -> the name a DNS answer of the run gave it (host=) */
 	json_t *etc_hosts; /* owned: address -> first name in the program's /etc/hosts, read once */
+	json_t *lineage; /* owned: "PID" -> the exec lineage of each live process */
 	bool read_etc_hosts;
 	char qname[REC_DNS_NAME_MAX]; /* the name a DNS query being sent asks for */
 };
@@ -64,5 +65,16 @@ void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c);
 
 /* rec_describe_forget - pid exec'd (or ended): its executable is read again. */
 void rec_describe_forget(struct rec_describe *d, pid_t pid);
+
+/*
+ * The exec lineage of processes (struct lnch_call.lineage): a new process
+ * starts with its parent's; an exec appends the new executable; an ended
+ * process is forgotten.  Memory: one string per live process, the length
+ * of its chain of execs (each exec path at most PATH_MAX; a chain past 8
+ * KiB keeps its end).
+ */
+void rec_describe_spawn(struct rec_describe *d, pid_t parent, pid_t child);
+void rec_describe_exec(struct rec_describe *d, pid_t pid);
+void rec_describe_exit(struct rec_describe *d, pid_t pid);
 
 #endif

@@ -308,8 +308,10 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 		.flags = is_thread ? BNDL_EV_THREAD : 0,
 	};
 
-	if (!is_thread)
+	if (!is_thread) {
 		r->processes++;
+		rec_describe_spawn(&r->describe, parent_pid, child_pid);
+	}
 	append(r, &ev);
 }
 
@@ -367,6 +369,7 @@ static void on_exec(void *ctx, pid_t pid, pid_t former_tid, uint64_t t_ns)
 	struct rec_capture *c = capture_get(r, former_tid, false);
 
 	rec_describe_forget(&r->describe, pid);
+	rec_describe_exec(&r->describe, pid);
 	append_exec(r, pid, c, t_ns);
 	if (former_tid == pid)
 		return;
@@ -405,6 +408,8 @@ static void on_task_exit(void *ctx, pid_t tid, pid_t pid, int status, uint64_t t
 		append_unfinished(r, c);
 	}
 	capture_drop(r, tid);
+	if (tid == pid)
+		rec_describe_exit(&r->describe, pid);
 	if (tid == pid)
 		append_output(r, pid);
 	if (tid == pid)

@@ -71,7 +71,8 @@ static int read_names(int fd, struct names *ns)
 	}
 	if (errno != 0)
 		return -1;
-	qsort(ns->v, ns->n, sizeof(*ns->v), name_cmp);
+	if (ns->n > 1) /* qsort(3) of no array is undefined */
+		qsort(ns->v, ns->n, sizeof(*ns->v), name_cmp);
 	return 0;
 }
 

@@ -100,7 +100,7 @@ uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call 
  * rpl_rules_syscalls - the native syscall numbers the rules of r can fire
  * on, ascending and each once, so that the seccomp filter traps only those:
  * the sets the rules name, and for dns: rules the calls that carry a query
- * (sendto, sendmsg, sendmmsg, write, writev).  Writes at most cap of them to
+ * (sendto, sendmsg, sendmmsg, write, writev) and recvfrom (its answer).  Writes at most cap of them to
  * nrs (NULL when cap is 0) and returns how many there are, so a caller may
  * ask with cap 0 first.  Cost: O(rules * syscall numbers).
  */

@@ -105,3 +105,16 @@ void lnch_holds_release_due(struct lnch_loop *loop)
 	}
 	arm(loop, next); /* also stops the repeats of one that fired */
 }
+
+void lnch_holds_release_all(struct lnch_loop *loop)
+{
+	struct lnch_holds *h = &loop->holds;
+
+	for (size_t i = 0; i < h->n; i++) {
+		struct lnch_task *task = lnch_tasks_get(&loop->tasks, h->tids[i]);
+
+		if (task != NULL)
+			task->hold_until_ns = 0;
+	}
+	lnch_holds_release_due(loop);
+}

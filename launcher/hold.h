@@ -62,4 +62,12 @@ void lnch_hold(struct lnch_loop *loop, struct lnch_task *task, enum lnch_hold_ki
  */
 void lnch_holds_release_due(struct lnch_loop *loop);
 
+/*
+ * lnch_holds_release_all - release every held task now, whatever its
+ * deadline: the recording was asked to stop (Ctrl-C, SIGTERM, SIGHUP sent
+ * to repro), and a signal passed on to a task held in its ptrace stop
+ * would otherwise wait for the end of the delay.  Linear in the held tasks.
+ */
+void lnch_holds_release_all(struct lnch_loop *loop);
+
 #endif

@@ -781,6 +781,11 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			bool stop = loop->should_stop != NULL && loop->should_stop(loop->stop_ctx);
 
 			lnch_holds_release_due(loop);
+			/* a delay does not outlast a stop request: the signal passed on must reach its task */
+			if (stop) {
+				lnch_holds_release_all(loop);
+				lnch_notifier_flush(&notifier);
+			}
 			lnch_waits_sample(loop);
 			if (stop && !loop->stopping)
 				lnch_waits_stop_requested(loop);

@@ -173,7 +173,7 @@ static void delay_answer(struct lnch_notifier *nt, const struct lnch_stop *st, b
  */
 static int send_due(struct lnch_notifier *nt, int listener)
 {
-	uint64_t now = lnch_now_ns(), next = 0;
+	uint64_t now = atomic_exchange(&nt->flush, false) ? UINT64_MAX : lnch_now_ns(), next = 0;
 
 	for (size_t i = 0; i < nt->ndelayed;) {
 		struct lnch_delayed *d = &nt->delayed[i];
@@ -187,7 +187,12 @@ static int send_due(struct lnch_notifier *nt, int listener)
 		free(d->resp);
 		*d = nt->delayed[--nt->ndelayed];
 	}
-	return next == 0 ? -1 : (int)((next - now + 999999) / 1000000);
+	if (next == 0)
+		return -1;
+	/* a flush whose wake-up came just before poll(2) waits no longer than this */
+	return next - now >= LNCH_NOTIFY_FLUSH_MS * 1000000ull
+		       ? LNCH_NOTIFY_FLUSH_MS
+		       : (int)((next - now + 999999) / 1000000);
 }
 
 static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_notif *req,
@@ -313,6 +318,7 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 	nt->loop = loop;
 	nt->sock = sock;
 	atomic_init(&nt->stop, false);
+	atomic_init(&nt->flush, false);
 	if (sock < 0)
 		return 0;
 	lnch_behalf_init(&nt->behalf);
@@ -328,6 +334,14 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 		return errno = rc, -1;
 	nt->running = true;
 	return 0;
+}
+
+void lnch_notifier_flush(struct lnch_notifier *nt)
+{
+	if (!nt->running)
+		return;
+	atomic_store(&nt->flush, true);
+	pthread_kill(nt->thread, WAKE_SIG);
 }
 
 void lnch_notifier_stop(struct lnch_notifier *nt)

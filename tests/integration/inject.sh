@@ -23,6 +23,8 @@
 #  6. delays hold only their thread: a `cat` delayed 3 s while python3
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
+#  6b. SIGTERM or SIGINT sent to repro during a 10-minute delay ends the
+#     program as the signal does and the bundle is written;
 #  7. bad rules: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
@@ -222,6 +224,33 @@ t0, s, c = (float(open(f).read()) for f in ('t0', 't_stats', 't_cat'))
 print(round(s - t0, 2), round(c - t0, 2))")
 	check "$mode: 10,000 stats done in ${stats} s, before the cat delayed ${delay} s (${cat_t} s)" \
 		$py -c "import sys; sys.exit(0 if $stats < $cat_t and $cat_t >= $delay - 0.1 else 1)"
+done
+
+# 6b. a stop request ends a delay: SIGTERM or SIGINT sent to repro while a
+# call is held 10 minutes (at its entry, at its exit, on the notification
+# path) reaches the program, which ends as it would; the bundle is written
+held() { # mode signal want-status rule cmd...
+	local mode=$1 sig=$2 want=$3 rule=$4 opt= rp dog rc t0 took
+	shift 4
+	[ "$mode" = notify ] || opt=$mode
+	rm -f r6b.repro
+	"$repro" record $opt -o r6b.repro --inject "$rule" -- "$@" >/dev/null 2>r6b.err &
+	rp=$!
+	sleep 1
+	t0=$(date +%s)
+	kill -"$sig" $rp
+	(sleep 20 && kill -KILL $rp 2>/dev/null) &
+	dog=$!
+	wait $rp
+	rc=$? took=$(($(date +%s) - t0))
+	kill $dog 2>/dev/null
+	check "$mode: SIG$sig during $rule ends the run (exit $rc in ${took} s, want $want)" \
+		test $rc = "$want" -a $took -lt 10 -a -e r6b.repro
+}
+for mode in notify --ptrace-only; do
+	held $mode TERM 143 'write:delay=10m:path=/*' /bin/sh -c 'echo held'
+	held $mode INT 130 'write:delay_enter=10m:path=/*' /bin/sh -c 'echo held'
+	held $mode TERM 143 'newfstatat:delay=10m:path=/' $py -c 'import os; os.stat("/")'
 done
 
 # 7. bad rules

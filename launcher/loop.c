@@ -332,6 +332,8 @@ static void play_net_fault(struct lnch_loop *loop, struct lnch_task *task,
 				    st->args))
 		return;
 	task->redirected = true;
+	task->redirect_addr = st->args[1];
+	task->redirect_len = st->args[2];
 	v->errnum = 0;
 	v->has_retval = false;
 	v->delay_exit_ns = 0;
@@ -351,6 +353,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 		return;
 	}
 	task->stop_seen = true;
+	task->redirect_addr = task->redirect_len = 0;
 	fill_stop(loop, task, &si, &st);
 	st.is_entry = true;
 	st.nr = (int)si.seccomp.nr;

@@ -18,6 +18,8 @@ struct lnch_task {
 	int64_t inject_ret; /* what it returns then (-errno, or a retval) */
 	int inject_origin; /* the policy's number for what decided (struct lnch_verdict.origin) */
 	bool redirected; /* the current connect was sent to a fault endpoint (launcher/netfault.h) */
+	/* the program's own sockaddr (args 1, 2) of the last connect redirected, until its next seccomp stop */
+	uint64_t redirect_addr, redirect_len;
 	int8_t observer_pol; /* index + 1 of the policy that asked for the current call's result */
 	uint64_t delay_exit_ns; /* a policy's delay before the current call's result returns */
 	/* held by repro at a stop until hold_until_ns (since t0): enum lnch_hold_kind, launcher/hold.h */

@@ -24,7 +24,8 @@
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
 #  6b. SIGTERM or SIGINT sent to repro during a 10-minute delay ends the
-#     program as the signal does and the bundle is written;
+#     program as the signal does and the bundle is written; waits.jsonl of
+#     a blackholed connect names the program's address;
 #  7. bad rules: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
@@ -252,6 +253,16 @@ for mode in notify --ptrace-only; do
 	held $mode INT 130 'write:delay_enter=10m:path=/*' /bin/sh -c 'echo held'
 	held $mode TERM 143 'newfstatat:delay=10m:path=/' $py -c 'import os; os.stat("/")'
 done
+# a blackholed connect without a timeout, ended by SIGINT: waits.jsonl names the
+# address the program asked for, not the fault endpoint it was sent to
+held notify INT 130 'connect:blackhole:port=9' $py -c \
+	'import socket; socket.socket().connect(("127.0.0.1", 9))'
+check "waits.jsonl: the blackholed connect waited on 127.0.0.1:9" \
+	$py -c 'import json, sys
+w = [json.loads(l) for l in sys.stdin if l.strip()]
+c = [x for x in w if x.get("syscall") == "connect"]
+sys.exit(0 if c and all(x["addr"]["ip"] == "127.0.0.1" and x["addr"]["port"] == 9 for x in c) else 1)' \
+	< <(member r6b.repro waits.jsonl)
 
 # 7. bad rules
 bad() { # expected-line rule...

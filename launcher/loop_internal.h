@@ -98,7 +98,7 @@ struct lnch_loop {
 
 /* The notification thread (launcher/notify.c). */
 /* How long the notification thread polls at most while it holds an answer back. */
-#define LNCH_NOTIFY_FLUSH_MS 250
+#define LNCH_NOTIFY_FLUSH_MS 100
 
 struct lnch_notifier {
 	struct lnch_loop *loop; /* borrowed */
@@ -114,6 +114,8 @@ struct lnch_notifier {
 	struct lnch_delayed *delayed; /* owned */
 	size_t ndelayed, delayed_cap;
 	size_t resp_size; /* of a struct seccomp_notif_resp, as the kernel has it */
+	uint64_t
+		sig_checked_ns; /* when held-back answers were last looked at for a signal (CLOCK_MONOTONIC) */
 };
 
 /*

@@ -174,11 +174,16 @@ static void delay_answer(struct lnch_notifier *nt, const struct lnch_stop *st, b
 static int send_due(struct lnch_notifier *nt, int listener)
 {
 	uint64_t now = atomic_exchange(&nt->flush, false) ? UINT64_MAX : lnch_now_ns(), next = 0;
+	/* a signal for a held tracee ends its delay, as it would interrupt a slow call (hold.h) */
+	bool look = nt->ndelayed > 0 &&
+		    lnch_now_ns() - nt->sig_checked_ns >= LNCH_HOLD_SIG_CHECK_NS;
 
+	if (look)
+		nt->sig_checked_ns = lnch_now_ns();
 	for (size_t i = 0; i < nt->ndelayed;) {
 		struct lnch_delayed *d = &nt->delayed[i];
 
-		if (d->due_ns > now) {
+		if (d->due_ns > now && !(look && lnch_signal_pending(d->st.tid))) {
 			next = next == 0 || d->due_ns < next ? d->due_ns : next;
 			i++;
 			continue;

@@ -24,8 +24,9 @@
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
 #  6b. SIGTERM or SIGINT sent to repro during a 10-minute delay ends the
-#     program as the signal does and the bundle is written; waits.jsonl of
-#     a blackholed connect names the program's address;
+#     program as the signal does and the bundle is written; a signal the
+#     program sends to a held thread ends its delay; waits.jsonl of a
+#     blackholed connect names the program's address;
 #  7. bad rules: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
@@ -253,6 +254,34 @@ for mode in notify --ptrace-only; do
 	held $mode INT 130 'write:delay_enter=10m:path=/*' /bin/sh -c 'echo held'
 	held $mode TERM 143 'newfstatat:delay=10m:path=/' $py -c 'import os; os.stat("/")'
 done
+# a signal the program sends to a held thread ends its delay, as it would end
+# a slow call: a child killed by SIGTERM, a handler's SIGUSR1 (both paths)
+for mode in notify --ptrace-only; do
+	opt=
+	[ "$mode" = notify ] || opt=$mode
+	for call in 'open("/etc/hostname")' 'os.stat("/etc/hostname")'; do
+		t0=$(date +%s)
+		timeout -s KILL 30 "$repro" record $opt -o r6c.repro \
+			--inject 'openat,newfstatat:delay=10m:path=/etc/hostname' -- $py -c "
+import os, signal, sys, threading, time
+p = os.fork()
+if p == 0:
+    $call
+    os._exit(0)
+time.sleep(0.5)
+os.kill(p, signal.SIGTERM)
+print(os.waitpid(p, 0)[1])
+signal.signal(signal.SIGUSR1, lambda *a: None)
+m = threading.main_thread().ident
+threading.Timer(0.5, lambda: signal.pthread_kill(m, signal.SIGUSR1)).start()
+$call
+print('after')" >r6c.out 2>r6c.err
+		rc=$? took=$(($(date +%s) - t0))
+		check "$mode: SIGTERM and SIGUSR1 end the delays of $call (exit $rc in ${took} s)" \
+			test $rc = 0 -a $took -lt 10 -a "$(tr '\n' ' ' <r6c.out)" = "15 after "
+	done
+done
+
 # a blackholed connect without a timeout, ended by SIGINT: waits.jsonl names the
 # address the program asked for, not the fault endpoint it was sent to
 held notify INT 130 'connect:blackhole:port=9' $py -c \

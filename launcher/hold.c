@@ -1,6 +1,7 @@
 /* Tasks held at a stop until a policy's delay ends (launcher/hold.h). */
 #include "launcher/hold.h"
 #include "launcher/loop_internal.h"
+#include "launcher/taint.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -82,18 +83,54 @@ void lnch_hold(struct lnch_loop *loop, struct lnch_task *task, enum lnch_hold_ki
 		arm(loop, until_ns);
 }
 
+/* The hex mask after key in a /proc/TID/status text, 0 when absent. */
+static uint64_t status_mask(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	uint64_t v = 0;
+
+	for (p = p != NULL ? p + strlen(key) : NULL; p != NULL && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (; p != NULL && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); p++)
+		v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	return v;
+}
+
+/* The bit of sig in a /proc/TID/status mask. */
+#define SIG_BIT(sig) (1ull << ((sig)-1))
+
+bool lnch_signal_pending(pid_t tid)
+{
+	/* ignored by default: a tracee has them queued all the same (ptrace), though they do nothing */
+	const uint64_t dfl_ign = SIG_BIT(SIGCHLD) | SIG_BIT(SIGURG) | SIG_BIT(SIGWINCH) |
+				 SIG_BIT(SIGCONT);
+	char text[4096];
+	uint64_t pending;
+
+	if (lnch_proc_read(tid, "status", text, sizeof(text)) <= 0)
+		return false;
+	pending = (status_mask(text, "SigPnd:") | status_mask(text, "ShdPnd:")) &
+		  ~status_mask(text, "SigBlk:") & ~status_mask(text, "SigIgn:");
+	return (pending & ~(dfl_ign & ~status_mask(text, "SigCgt:"))) != 0;
+}
+
 void lnch_holds_release_due(struct lnch_loop *loop)
 {
 	struct lnch_holds *h = &loop->holds;
 	uint64_t now, next = 0;
+	bool look;
 
 	if (h->n == 0)
 		return;
 	now = lnch_loop_since_start(loop);
+	look = now - h->sig_checked_ns >= LNCH_HOLD_SIG_CHECK_NS;
+	if (look)
+		h->sig_checked_ns = now;
 	for (size_t i = 0; i < h->n;) {
 		struct lnch_task *task = lnch_tasks_get(&loop->tasks, h->tids[i]);
 
-		if (task != NULL && task->held != LNCH_HOLD_NONE && task->hold_until_ns > now) {
+		if (task != NULL && task->held != LNCH_HOLD_NONE && task->hold_until_ns > now &&
+		    !(look && lnch_signal_pending(task->tid))) {
 			if (next == 0 || task->hold_until_ns < next)
 				next = task->hold_until_ns;
 			i++;
@@ -104,4 +141,17 @@ void lnch_holds_release_due(struct lnch_loop *loop)
 			lnch_loop_release(loop, task);
 	}
 	arm(loop, next); /* also stops the repeats of one that fired */
+}
+
+void lnch_holds_release_all(struct lnch_loop *loop)
+{
+	struct lnch_holds *h = &loop->holds;
+
+	for (size_t i = 0; i < h->n; i++) {
+		struct lnch_task *task = lnch_tasks_get(&loop->tasks, h->tids[i]);
+
+		if (task != NULL)
+			task->hold_until_ns = 0;
+	}
+	lnch_holds_release_due(loop);
 }

@@ -336,6 +336,8 @@ static void play_net_fault(struct lnch_loop *loop, struct lnch_task *task,
 				    st->args))
 		return;
 	task->redirected = true;
+	task->redirect_addr = st->args[1];
+	task->redirect_len = st->args[2];
 	v->errnum = 0;
 	v->has_retval = false;
 	v->delay_exit_ns = 0;
@@ -355,6 +357,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 		return;
 	}
 	task->stop_seen = true;
+	task->redirect_addr = task->redirect_len = 0;
 	fill_stop(loop, task, &si, &st);
 	st.is_entry = true;
 	st.nr = (int)si.seccomp.nr;
@@ -827,6 +830,11 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			bool stop = loop->should_stop != NULL && loop->should_stop(loop->stop_ctx);
 
 			lnch_holds_release_due(loop);
+			/* a delay does not outlast a stop request: the signal passed on must reach its task */
+			if (stop) {
+				lnch_holds_release_all(loop);
+				lnch_notifier_flush(&notifier);
+			}
 			lnch_waits_sample(loop);
 			if (stop && !loop->stopping)
 				lnch_waits_stop_requested(loop);

@@ -98,10 +98,14 @@ struct lnch_loop {
 };
 
 /* The notification thread (launcher/notify.c). */
+/* How long the notification thread polls at most while it holds an answer back. */
+#define LNCH_NOTIFY_FLUSH_MS 100
+
 struct lnch_notifier {
 	struct lnch_loop *loop; /* borrowed */
 	int sock; /* where the child sends its listener (borrowed), -1: none */
 	atomic_bool stop; /* the loop is over */
+	atomic_bool flush; /* send the held-back answers now (lnch_notifier_flush) */
 	pthread_t thread;
 	bool running;
 	struct lnch_behalf_ctx behalf;
@@ -111,6 +115,8 @@ struct lnch_notifier {
 	struct lnch_delayed *delayed; /* owned */
 	size_t ndelayed, delayed_cap;
 	size_t resp_size; /* of a struct seccomp_notif_resp, as the kernel has it */
+	uint64_t
+		sig_checked_ns; /* when held-back answers were last looked at for a signal (CLOCK_MONOTONIC) */
 };
 
 /*
@@ -127,6 +133,14 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 
 /* lnch_notifier_stop - end the thread and close its fds. */
 void lnch_notifier_stop(struct lnch_notifier *nt);
+
+/*
+ * lnch_notifier_flush - have the thread send every answer a delay holds
+ * back now (the recording was asked to stop): a tracee waiting for its
+ * answer takes no signal but SIGKILL (WAIT_KILLABLE_RECV).  Async: the
+ * thread is woken and sends them within LNCH_NOTIFY_FLUSH_MS at the latest.
+ */
+void lnch_notifier_flush(struct lnch_notifier *nt);
 
 /* Shared helpers of loop.c (call with mu held). */
 uint64_t lnch_loop_since_start(const struct lnch_loop *loop);

@@ -173,12 +173,17 @@ static void delay_answer(struct lnch_notifier *nt, const struct lnch_stop *st, b
  */
 static int send_due(struct lnch_notifier *nt, int listener)
 {
-	uint64_t now = lnch_now_ns(), next = 0;
+	uint64_t now = atomic_exchange(&nt->flush, false) ? UINT64_MAX : lnch_now_ns(), next = 0;
+	/* a signal for a held tracee ends its delay, as it would interrupt a slow call (hold.h) */
+	bool look = nt->ndelayed > 0 &&
+		    lnch_now_ns() - nt->sig_checked_ns >= LNCH_HOLD_SIG_CHECK_NS;
 
+	if (look)
+		nt->sig_checked_ns = lnch_now_ns();
 	for (size_t i = 0; i < nt->ndelayed;) {
 		struct lnch_delayed *d = &nt->delayed[i];
 
-		if (d->due_ns > now) {
+		if (d->due_ns > now && !(look && lnch_signal_pending(d->st.tid))) {
 			next = next == 0 || d->due_ns < next ? d->due_ns : next;
 			i++;
 			continue;
@@ -187,7 +192,12 @@ static int send_due(struct lnch_notifier *nt, int listener)
 		free(d->resp);
 		*d = nt->delayed[--nt->ndelayed];
 	}
-	return next == 0 ? -1 : (int)((next - now + 999999) / 1000000);
+	if (next == 0)
+		return -1;
+	/* a flush whose wake-up came just before poll(2) waits no longer than this */
+	return next - now >= LNCH_NOTIFY_FLUSH_MS * 1000000ull
+		       ? LNCH_NOTIFY_FLUSH_MS
+		       : (int)((next - now + 999999) / 1000000);
 }
 
 static void answer(struct lnch_notifier *nt, int listener, const struct seccomp_notif *req,
@@ -313,6 +323,7 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 	nt->loop = loop;
 	nt->sock = sock;
 	atomic_init(&nt->stop, false);
+	atomic_init(&nt->flush, false);
 	if (sock < 0)
 		return 0;
 	lnch_behalf_init(&nt->behalf);
@@ -328,6 +339,14 @@ int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int so
 		return errno = rc, -1;
 	nt->running = true;
 	return 0;
+}
+
+void lnch_notifier_flush(struct lnch_notifier *nt)
+{
+	if (!nt->running)
+		return;
+	atomic_store(&nt->flush, true);
+	pthread_kill(nt->thread, WAKE_SIG);
 }
 
 void lnch_notifier_stop(struct lnch_notifier *nt)

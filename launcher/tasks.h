@@ -18,6 +18,8 @@ struct lnch_task {
 	int64_t inject_ret; /* what it returns then (-errno, or a retval) */
 	int inject_origin; /* the policy's number for what decided (struct lnch_verdict.origin) */
 	bool redirected; /* the current connect was sent to a fault endpoint (launcher/netfault.h) */
+	/* the program's own sockaddr (args 1, 2) of the last connect redirected, until its next seccomp stop */
+	uint64_t redirect_addr, redirect_len;
 	int8_t observer_pol; /* index + 1 of the policy that asked for the current call's result */
 	int8_t rewrite_pol; /* index + 1 of the policy that may rewrite what the call receives */
 	uint64_t rewrite_fd, rewrite_buf,

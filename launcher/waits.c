@@ -243,6 +243,13 @@ static void open_wait(struct lnch_loop *loop, struct lnch_task *task, int ci, in
 	w->start_ns = start_ns;
 	w->start_exact = task->last_entry_nr == nr && task->seen_out_ns <= task->last_stop_ns;
 	describe(w, loop->wait_calls.kind[ci], &loop->tasks);
+	/* a connect sent to a fault endpoint waits on the address the program asked for, not on it */
+	if (loop->wait_calls.kind[ci] == LNCH_WAITK_CONNECT && task->redirect_len != 0) {
+		w->addr_len = task->redirect_len < sizeof(w->addr) ? (uint32_t)task->redirect_len
+								   : sizeof(w->addr);
+		if (lnch_mem_read(w->tid, task->redirect_addr, w->addr, w->addr_len) < 0)
+			w->addr_len = 0;
+	}
 	task->wait = w;
 }
 

@@ -181,6 +181,13 @@ static int prepare_keep(struct sess_state *s, bool *tmp_in_keep, struct repro_er
 		struct stat st;
 
 		ov->kept_name = kept_name(ov->path);
+		/* "/a_b" and "/a/b" have the same name: the second could not be moved there */
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(s->ovl[j].kept_name, ov->kept_name) == 0)
+				return repro_err_set(err, EEXIST,
+						     "cannot keep the overlays of '%s' and '%s' in "
+						     "'%s': both would be named '%s'",
+						     s->ovl[j].path, ov->path, dir, ov->kept_name);
 		to = repro_path_join(real, ov->kept_name);
 		if (lstat(to, &st) == 0)
 			return repro_err_set(err, EEXIST, "cannot keep the overlay of '%s' in '%s'",

@@ -24,6 +24,10 @@
 #  6. delays hold only their thread: a `cat` delayed 3 s while python3
 #     does 10,000 stats, which finish long before the delay ends (with and
 #     without --ptrace-only);
+#  6b. SIGTERM or SIGINT sent to repro during a 10-minute delay ends the
+#     program as the signal does and the bundle is written; a signal the
+#     program sends to a held thread ends its delay; waits.jsonl of a
+#     blackholed connect names the program's address;
 #  7. bad rules: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
@@ -254,6 +258,71 @@ print(round(s - t0, 2), round(c - t0, 2))")
 	check "$mode: 10,000 stats done in ${stats} s, before the cat delayed ${delay} s (${cat_t} s)" \
 		$py -c "import sys; sys.exit(0 if $stats < $cat_t and $cat_t >= $delay - 0.1 else 1)"
 done
+
+# 6b. a stop request ends a delay: SIGTERM or SIGINT sent to repro while a
+# call is held 10 minutes (at its entry, at its exit, on the notification
+# path) reaches the program, which ends as it would; the bundle is written
+held() { # mode signal want-status rule cmd...
+	local mode=$1 sig=$2 want=$3 rule=$4 opt= rp dog rc t0 took
+	shift 4
+	[ "$mode" = notify ] || opt=$mode
+	rm -f r6b.repro
+	"$repro" record $opt -o r6b.repro --inject "$rule" -- "$@" >/dev/null 2>r6b.err &
+	rp=$!
+	sleep 1
+	t0=$(date +%s)
+	kill -"$sig" $rp
+	(sleep 20 && kill -KILL $rp 2>/dev/null) &
+	dog=$!
+	wait $rp
+	rc=$? took=$(($(date +%s) - t0))
+	kill $dog 2>/dev/null
+	check "$mode: SIG$sig during $rule ends the run (exit $rc in ${took} s, want $want)" \
+		test $rc = "$want" -a $took -lt 10 -a -e r6b.repro
+}
+for mode in notify --ptrace-only; do
+	held $mode TERM 143 'write:delay=10m:path=/*' /bin/sh -c 'echo held'
+	held $mode INT 130 'write:delay_enter=10m:path=/*' /bin/sh -c 'echo held'
+	held $mode TERM 143 'newfstatat:delay=10m:path=/' $py -c 'import os; os.stat("/")'
+done
+# a signal the program sends to a held thread ends its delay, as it would end
+# a slow call: a child killed by SIGTERM, a handler's SIGUSR1 (both paths)
+for mode in notify --ptrace-only; do
+	opt=
+	[ "$mode" = notify ] || opt=$mode
+	for call in 'open("/etc/hostname")' 'os.stat("/etc/hostname")'; do
+		t0=$(date +%s)
+		timeout -s KILL 30 "$repro" record $opt -o r6c.repro \
+			--inject 'openat,newfstatat:delay=10m:path=/etc/hostname' -- $py -c "
+import os, signal, sys, threading, time
+p = os.fork()
+if p == 0:
+    $call
+    os._exit(0)
+time.sleep(0.5)
+os.kill(p, signal.SIGTERM)
+print(os.waitpid(p, 0)[1])
+signal.signal(signal.SIGUSR1, lambda *a: None)
+m = threading.main_thread().ident
+threading.Timer(0.5, lambda: signal.pthread_kill(m, signal.SIGUSR1)).start()
+$call
+print('after')" >r6c.out 2>r6c.err
+		rc=$? took=$(($(date +%s) - t0))
+		check "$mode: SIGTERM and SIGUSR1 end the delays of $call (exit $rc in ${took} s)" \
+			test $rc = 0 -a $took -lt 10 -a "$(tr '\n' ' ' <r6c.out)" = "15 after "
+	done
+done
+
+# a blackholed connect without a timeout, ended by SIGINT: waits.jsonl names the
+# address the program asked for, not the fault endpoint it was sent to
+held notify INT 130 'connect:blackhole:port=9' $py -c \
+	'import socket; socket.socket().connect(("127.0.0.1", 9))'
+check "waits.jsonl: the blackholed connect waited on 127.0.0.1:9" \
+	$py -c 'import json, sys
+w = [json.loads(l) for l in sys.stdin if l.strip()]
+c = [x for x in w if x.get("syscall") == "connect"]
+sys.exit(0 if c and all(x["addr"]["ip"] == "127.0.0.1" and x["addr"]["port"] == 9 for x in c) else 1)' \
+	< <(member r6b.repro waits.jsonl)
 
 # 7. bad rules
 bad() { # expected-line rule...

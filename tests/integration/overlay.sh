@@ -11,6 +11,8 @@
 #  3. --keep-overlay DIR: the upper layers are kept there (the created
 #     file, the whiteout of the deleted one), said in one line;
 #  4. a missing path: one line naming it, exit 2, nothing run;
+#  4b. two paths whose kept layers would both be named a_b (a_b and a/b):
+#     one line naming both, exit 2, nothing run;
 #  5. --overlay with --sandbox=none: one line, exit 2.
 # With "user" as root: the same as the unprivileged user repro-test (a user
 # namespace; overlayfs there needs Linux >= 5.11 and the userxattr option).
@@ -178,6 +180,17 @@ check "a missing path is said in one line naming it" \
 	test "$(wc -l <missing.err)" = 1 -a "$(grep -c "'$work/missing'" missing.err)" = 1
 check "the program did not run" test ! -e proj/ran
 check "no bundle for a missing path" test ! -e out/missing.repro
+
+# 4b. two paths whose kept layers would have the same name (a_b and a/b)
+mkdir -p "$work/nm/a_b" "$work/nm/a/b"
+(cd proj && "$repro" record -o ../out/names.repro --overlay="$work/nm/a_b,$work/nm/a/b" \
+	--keep-overlay ../kept2 -- touch ran) >names.out 2>names.err
+rc=$?
+check "kept layers of the same name exit 2 (got $rc)" test $rc = 2
+check "kept layers of the same name are said in one line naming both" \
+	test "$(wc -l <names.err)" = 1 -a "$(grep -c "'$work/nm/a_b' and '$work/nm/a/b'" names.err)" = 1
+check "the program did not run with kept layers of the same name" test ! -e proj/ran
+check "no bundle with kept layers of the same name" test ! -e out/names.repro
 
 # 5. --sandbox=none
 (cd proj && "$repro" record -o ../out/none.repro --overlay --sandbox=none -- touch ran) \

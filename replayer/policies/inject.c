@@ -235,6 +235,12 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 				    .signo = rv.signo };
 	if (rv.is_blackhole)
 		v->errnum = ETIMEDOUT; /* where the kernel cannot play it out */
+	if (strcmp(call->syscall != NULL ? call->syscall : "", "exit_group") == 0 ||
+	    strcmp(call->syscall != NULL ? call->syscall : "", "exit") == 0) {
+		/* a call that never returns has no result to hold back: the delay comes first */
+		v->delay_enter_ns += v->delay_exit_ns;
+		v->delay_exit_ns = 0;
+	}
 	if (rv.dns == RPL_DNS_TIMEOUT) { /* the query is dropped: no answer ever comes */
 		v->errnum = 0;
 		v->has_retval = true;

@@ -140,9 +140,9 @@ check "a rule that never fired is named on stderr" \
 
 # 5. connect: one port refused, another served
 if command -v curl >/dev/null; then
-	$py -m http.server 0 --bind 127.0.0.1 >http.log 2>&1 &
+	$py -u -m http.server 0 --bind 127.0.0.1 >http.log 2>&1 &
 	for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' http.log | grep -o '[0-9]*'); [ -n "$port" ] && break; sleep 0.1; done
-	$py -m http.server 0 --bind 127.0.0.1 >http2.log 2>&1 &
+	$py -u -m http.server 0 --bind 127.0.0.1 >http2.log 2>&1 &
 	for _ in $(seq 50); do port2=$(grep -o 'port [0-9]*' http2.log | grep -o '[0-9]*'); [ -n "$port2" ] && break; sleep 0.1; done
 	"$repro" record -o r5.repro --inject "connect:error=ECONNREFUSED:port=$port" -- \
 		sh -c "curl -sS -o /dev/null http://127.0.0.1:$port/; echo a=\$?; curl -sS -o /dev/null http://127.0.0.1:$port2/; echo b=\$?" >out5 2>err5

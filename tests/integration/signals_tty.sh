@@ -95,8 +95,9 @@ check "the packed bundle has the failed lookup" sh -c "tar --zstd -xOf '$work/ki
 check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']")" = None
 # 5. a signal to the whole process group reaches the program once
 group_kill() { # group_kill CMD...: the program's exit status (its SIGINT count)
-	# a trapped signal can end bash's `wait` early (status 130, POSIX): wait again while the job runs
-	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 600); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; echo $rc' group "$@"
+	# a trapped signal can end bash's `wait` early (status 130, POSIX): wait again while the
+	# job runs, and once more after (the job may have ended meanwhile: bash keeps its status)
+	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 600); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; wait $! 2>/dev/null; r=$?; [ $r -ne 127 ] && rc=$r; echo $rc' group "$@"
 }
 if [ -n "$counter" ]; then
 	for run in 1 2 3; do

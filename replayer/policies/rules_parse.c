@@ -180,18 +180,23 @@ static int add_element(struct parse *ps, const char *name, bool negated, struct 
 	return 0;
 }
 
-/* Keep only the numbers this libseccomp names (a negation must not reach non-calls). */
+/*
+ * Keep only the numbers this libseccomp names (a negation must not reach
+ * non-calls).  One libseccomp look-up per number in the set: a rule that
+ * names one call costs one, a negation up to RPL_RULES_NR_MAX.
+ */
 static void clip_to_known(struct parse *ps, bool invert)
 {
 	for (int nr = 0; nr < RPL_RULES_NR_MAX; nr++) {
-		cleanup_free char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 		bool in = has_bit(ps->rule, nr) != invert;
+		char *name;
 
 		ps->rule->set[nr / 64] &= ~(1ull << (nr % 64));
-		if (name == NULL || !in)
+		if (!in || (name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr)) == NULL)
 			continue;
 		set_bit(ps->rule, nr);
 		ps->any_bits |= rpl_sysclass_of(name);
+		free(name);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* The decoded call for policies, from the entry's capture (recorder/describe.h). */
 #include "recorder/describe.h"
+#include "recorder/host.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -36,28 +37,35 @@ static const char *blob_text(const struct rec_capture *c, const struct bndl_blob
 	return b != NULL ? c->arena + c->blob_off[b - c->ev.blobs] : NULL;
 }
 
-static void describe_sockaddr(struct rec_describe *d, const struct rec_capture *c,
-			      struct lnch_call *call)
+/* family, ip (as text, in d) and port of a sockaddr of len bytes into call. */
+static void put_sockaddr(struct rec_describe *d, const struct sockaddr_storage *ss, size_t len,
+			 struct lnch_call *call)
 {
-	const struct bndl_blob *b = blob_of(c, BNDL_BLOB_SOCKADDR, -1);
-	const char *p = blob_text(c, b);
-	struct sockaddr_storage ss = { 0 };
-
-	if (b == NULL || b->len < sizeof(sa_family_t))
-		return;
-	memcpy(&ss, p, b->len < sizeof(ss) ? b->len : sizeof(ss));
-	call->family = ss.ss_family;
-	if (ss.ss_family == AF_INET && b->len >= sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+	call->family = ss->ss_family;
+	if (ss->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
 
 		call->ip = inet_ntop(AF_INET, &in->sin_addr, d->ip, sizeof(d->ip));
 		call->port = ntohs(in->sin_port);
-	} else if (ss.ss_family == AF_INET6 && b->len >= sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+	} else if (ss->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
 
 		call->ip = inet_ntop(AF_INET6, &in6->sin6_addr, d->ip, sizeof(d->ip));
 		call->port = ntohs(in6->sin6_port);
 	}
+}
+
+static void describe_sockaddr(struct rec_describe *d, const struct rec_capture *c,
+			      struct lnch_call *call)
+{
+	const struct bndl_blob *b = blob_of(c, BNDL_BLOB_SOCKADDR, -1);
+	struct sockaddr_storage ss = { 0 };
+	size_t len = b != NULL && b->len < sizeof(ss) ? b->len : sizeof(ss);
+
+	if (b == NULL || b->len < sizeof(sa_family_t))
+		return;
+	memcpy(&ss, blob_text(c, b), len);
+	put_sockaddr(d, &ss, len, call);
 }
 
 /* A copy of fd of pid (pidfd_getfd(2), Linux >= 5.6), or -1. */
@@ -100,18 +108,7 @@ static void describe_peer(struct rec_describe *d, pid_t pid, int fd, struct lnch
 	if (copy < 0 || getpeername(copy, (struct sockaddr *)&ss, &len) < 0)
 		return;
 	(void)getsockopt(copy, SOL_SOCKET, SO_TYPE, &call->sock_type, &tlen);
-	call->family = ss.ss_family;
-	if (ss.ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
-
-		call->ip = inet_ntop(AF_INET, &in->sin_addr, d->ip, sizeof(d->ip));
-		call->port = ntohs(in->sin_port);
-	} else if (ss.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
-
-		call->ip = inet_ntop(AF_INET6, &in6->sin6_addr, d->ip, sizeof(d->ip));
-		call->port = ntohs(in6->sin6_port);
-	}
+	put_sockaddr(d, &ss, len, call);
 }
 
 static const char *exe_of(struct rec_describe *d, pid_t pid)
@@ -200,38 +197,29 @@ void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c)
 	}
 }
 
-/* Most bytes of /etc/hosts looked at. */
-#define ETC_HOSTS_MAX (1u << 20)
-
 /*
  * The program's /etc/hosts (through /proc/PID/root, its mount namespace's
- * view): address -> the first name of its line, the first line winning,
- * as glibc's files backend answers.  Read once; linear in the file.
+ * view): address -> the first name of its first line, as glibc's files
+ * backend answers.  Read once (recorder/host.h's parser).
  */
 static void read_etc_hosts(struct rec_describe *d, pid_t pid)
 {
-	char path[64], line[1024];
-	FILE *f;
-	size_t seen = 0;
+	char path[64];
+	json_t *entries, *e;
+	size_t i;
 
 	d->read_etc_hosts = true;
 	d->etc_hosts = json_object();
 	snprintf(path, sizeof(path), "/proc/%d/root/etc/hosts", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	while (seen < ETC_HOSTS_MAX && fgets(line, sizeof(line), f) != NULL) {
-		char *save = NULL, *ip, *name;
+	entries = rec_hosts_entries(path, false);
+	json_array_foreach (entries, i, e) {
+		const char *ip = json_string_value(json_object_get(e, "ip"));
+		json_t *name = json_array_get(json_object_get(e, "names"), 0);
 
-		seen += strlen(line);
-		line[strcspn(line, "#")] = '\0';
-		ip = strtok_r(line, " \t\r\n", &save);
-		name = ip != NULL ? strtok_r(NULL, " \t\r\n", &save) : NULL;
-		if (name != NULL && json_object_get(d->etc_hosts, ip) == NULL &&
-		    json_object_size(d->etc_hosts) < REC_DESCRIBE_HOSTS_MAX)
-			json_object_set_new(d->etc_hosts, ip, json_string(name));
+		if (ip != NULL && json_is_string(name) && json_object_get(d->etc_hosts, ip) == NULL)
+			json_object_set(d->etc_hosts, ip, name);
 	}
-	fclose(f);
+	json_decref(entries);
 }
 
 /* The name behind address ip: the run's DNS answers first, then /etc/hosts. */

@@ -705,14 +705,9 @@ static bool is_own_name(const char *w, const char *node)
 	return n > 0 && strncasecmp(w, node, n) == 0 && (w[n] == '\0' || w[n] == '.');
 }
 
-/*
- * /etc/hosts as [{"ip","names"}] (hosts(5)), at most 1,000 entries of a
- * file of at most 1 MiB.  hide: the host name is redacted (--redact-hostname),
- * so names of this machine (Debian's "127.0.1.1 HOSTNAME") are too.
- */
-static json_t *hosts_entries(bool hide)
+json_t *rec_hosts_entries(const char *path, bool hide)
 {
-	cleanup_free char *text = repro_read_file("/etc/hosts", 1u << 20, NULL, NULL);
+	cleanup_free char *text = repro_read_file(path, 1u << 20, NULL, NULL);
 	json_t *arr = json_array();
 	struct utsname u;
 	char *save = NULL;
@@ -775,9 +770,11 @@ int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct 
 	if (sc.read_hosts)
 		json_object_set_new(
 			host, "hosts_file",
-			hosts_entries(json_is_string(json_object_get(host, "hostname")) &&
-				      strcmp(json_string_value(json_object_get(host, "hostname")),
-					     REC_REDACTED) == 0));
+			rec_hosts_entries(
+				"/etc/hosts",
+				json_is_string(json_object_get(host, "hostname")) &&
+					strcmp(json_string_value(json_object_get(host, "hostname")),
+					       REC_REDACTED) == 0));
 	/* beside it, then renamed: a full disk must not leave host.json half written */
 	tmp = repro_xasprintf("%s.tmp", host_path);
 	if (json_dump_file(host, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||

@@ -91,4 +91,14 @@ json_t *rec_host_fs_usage(const char *const *paths, size_t n);
  */
 int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err);
 
+/*
+ * rec_hosts_entries - the hosts(5) file at path (the host's /etc/hosts, or
+ * a program's through /proc/PID/root) as a new array [{"ip","names"}], in
+ * file order, at most 1,000 entries of a file of at most 1 MiB; comments
+ * and blank lines left out; an unreadable file gives [].  hide: the host
+ * name is redacted (--redact-hostname), so names of this machine (Debian's
+ * "127.0.1.1 HOSTNAME") are too.  Linear in the file.
+ */
+json_t *rec_hosts_entries(const char *path, bool hide);
+
 #endif

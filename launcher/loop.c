@@ -436,29 +436,36 @@ void lnch_sleep_ns(uint64_t ns)
 
 /*
  * A receive whose verdict asked for it: the policy sees what the call got
- * and may replace it (a DNS answer turned into NXDOMAIN); the event is
- * then injected.  Linear in the bytes (at most REWRITE_MAX).
+ * (its first REWRITE_MAX bytes) and may replace it (a DNS answer turned
+ * into NXDOMAIN); the event is then injected.  Linear in the bytes (at
+ * most REWRITE_MAX).
  */
 static void rewrite_received(struct lnch_loop *loop, struct lnch_task *task, struct lnch_stop *st)
 {
 	int p = task->rewrite_pol - 1;
 	const struct lnch_policy_ops *ops = loop->pol[p].ops;
 	uint8_t in[REWRITE_MAX], out[REWRITE_MAX];
-	size_t len = st->ret > 0 ? (size_t)st->ret : 0, n;
+	size_t got = st->ret > 0 ? (size_t)st->ret : 0, len = got < sizeof(in) ? got : sizeof(in),
+	       n;
+	bool in_place = false;
 
 	task->rewrite_pol = 0;
-	if (len == 0 || len > sizeof(in) || ops->rewrite == NULL ||
+	if (len == 0 || ops->rewrite == NULL ||
 	    lnch_mem_read(task->tid, task->rewrite_buf, in, len) < 0)
 		return;
 	st->args[0] = task->rewrite_fd; /* what the policy keys on; an exit stop has no args */
 	st->args[1] = task->rewrite_buf;
 	st->args[2] = task->rewrite_cap;
 	n = ops->rewrite(loop->pol[p].ctx, st, in, len, out,
-			 task->rewrite_cap < sizeof(out) ? (size_t)task->rewrite_cap : sizeof(out));
-	if (n == 0 || lnch_mem_write(task->tid, task->rewrite_buf, out, n) < 0 ||
-	    lnch_arch_set_return(task->tid, (int64_t)n, NULL) < 0)
+			 task->rewrite_cap < sizeof(out) ? (size_t)task->rewrite_cap : sizeof(out),
+			 &in_place);
+	if (n == 0 || (!in_place && got > len) || (in_place && n > got))
+		return; /* a message longer than the policy saw is left whole */
+	if (lnch_mem_write(task->tid, task->rewrite_buf, out, n) < 0 ||
+	    (!in_place && lnch_arch_set_return(task->tid, (int64_t)n, NULL) < 0))
 		return;
-	st->ret = (int64_t)n;
+	if (!in_place)
+		st->ret = (int64_t)n;
 	st->injected = true;
 	st->inject_origin = task->inject_origin;
 }

@@ -115,13 +115,16 @@ struct lnch_policy_ops {
 	void (*on_exit)(void *ctx, const struct lnch_stop *st);
 	/*
 	 * rewrite - the exit of a call whose verdict had rewrite_result: in
-	 * (len bytes, borrowed) is what the call received; write at most cap
-	 * bytes to out and return their count to make the call return those
-	 * instead (the event is then marked injected), or 0 to leave it.
-	 * May be NULL.  Ptrace path only.
+	 * (len bytes, borrowed) is what the call received, or its first len
+	 * bytes when it received more (st->ret); write at most cap bytes to
+	 * out and return their count to make the call return those instead
+	 * (the event is then marked injected), or 0 to leave it.  Setting
+	 * *in_place instead overwrites only the first bytes and keeps the
+	 * call's count (a stream, whose next bytes stay in order).  May be
+	 * NULL.  Ptrace path only.
 	 */
 	size_t (*rewrite)(void *ctx, const struct lnch_stop *st, const uint8_t *in, size_t len,
-			  uint8_t *out, size_t cap);
+			  uint8_t *out, size_t cap, bool *in_place);
 };
 
 /* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */

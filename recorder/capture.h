@@ -80,6 +80,15 @@ void rec_capture_finish(struct rec_capture *c);
 void rec_capture_release(struct rec_capture *c);
 
 /*
+ * rec_net_capture_stream - at the entry stop of write, writev or read (st
+ * borrowed): whether its fd is a socket connected to a DNS server (port
+ * 53), and so DNS over TCP, an event; a write's or writev's bytes (at most
+ * DNS_PAYLOAD_MAX) are then captured as a payload blob, a read's at its
+ * exit (rec_net_capture_exit()).  O(bytes captured).
+ */
+bool rec_net_capture_stream(struct rec_capture *c, const struct lnch_stop *st);
+
+/*
  * Per-family capture at the entry stop: read what argument i of kind needs
  * from the tracee.  A read failure (EFAULT) leaves the argument without
  * blob; it is rendered as its address.  Return false when the whole call

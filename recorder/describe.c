@@ -161,18 +161,45 @@ static const char *name_of(struct rec_describe *d, int nr)
 	return d->names[nr];
 }
 
-/* A UDP message, or a TCP one after its two-byte length (RFC 1035 4.2.2), parsed. */
+/*
+ * The next DNS message of payload p (len bytes) from *off: a UDP message
+ * is the whole payload; TCP's are each after a two-byte length (RFC 1035
+ * 4.2.2), and a write may carry several (glibc's A and AAAA queries).  The
+ * payload is TCP's when its lengths cover it exactly.  Returns false when
+ * none is left.  Linear in the messages.
+ */
+static bool next_message(const uint8_t *p, size_t len, size_t *off, const uint8_t **msg,
+			 size_t *mlen)
+{
+	size_t at = 0;
+
+	while (at + 14 <= len && at + 2 + (size_t)(p[at] << 8 | p[at + 1]) <= len)
+		at += 2 + (size_t)(p[at] << 8 | p[at + 1]);
+	if (at != len || len == 0) { /* not length-prefixed: one UDP message */
+		if (*off != 0)
+			return false;
+		*msg = p;
+		*mlen = len;
+		*off = len;
+		return true;
+	}
+	if (*off + 2 > len)
+		return false;
+	*msg = p + *off + 2;
+	*mlen = (size_t)(p[*off] << 8 | p[*off + 1]);
+	*off += 2 + *mlen;
+	return true;
+}
+
+/* The first DNS message of a payload blob, parsed. */
 static bool parse_payload(const struct rec_capture *c, const struct bndl_blob *b,
 			  struct rec_dns_msg *m)
 {
-	const uint8_t *p = (const uint8_t *)blob_text(c, b);
-	size_t len = b->len;
+	const uint8_t *msg;
+	size_t off = 0, mlen;
 
-	if (len >= 14 && (size_t)(p[0] << 8 | p[1]) == len - 2) {
-		p += 2;
-		len -= 2;
-	}
-	return rec_dns_parse(p, len, m) == 0;
+	return next_message((const uint8_t *)blob_text(c, b), b->len, &off, &msg, &mlen) &&
+	       rec_dns_parse(msg, mlen, m) == 0;
 }
 
 void rec_describe_learn(struct rec_describe *d, const struct rec_capture *c)
@@ -234,7 +261,23 @@ static const char *host_of(struct rec_describe *d, pid_t pid, const char *ip)
 	return json_string_value(json_object_get(d->etc_hosts, ip));
 }
 
-/* A DNS query the call sends: its name, and what the call returns once sent. */
+/* The ids of the queries in payload b (sendmmsg and a TCP write send A and AAAA together). */
+static void query_ids(const struct rec_capture *c, const struct bndl_blob *b,
+		      struct lnch_call *call)
+{
+	const uint8_t *msg;
+	size_t off = 0, mlen;
+	struct rec_dns_msg m;
+
+	while (call->n_dns_ids < 4 &&
+	       next_message((const uint8_t *)blob_text(c, b), b->len, &off, &msg, &mlen))
+		if (rec_dns_parse(msg, mlen, &m) == 0) {
+			call->dns_ids[call->n_dns_ids++] = m.id;
+			rec_dns_msg_release(&m);
+		}
+}
+
+/* A DNS query the call sends: its name, its ids, and what the call returns once sent. */
 static void describe_query(struct rec_describe *d, const struct rec_capture *c,
 			   const struct lnch_stop *st, struct lnch_call *call)
 {
@@ -247,21 +290,16 @@ static void describe_query(struct rec_describe *d, const struct rec_capture *c,
 		snprintf(d->qname, sizeof(d->qname), "%s", m.name);
 		call->is_dns_query = true;
 		call->dns_name = d->qname;
-		/* sendmmsg: messages; sendmsg: the message's bytes; sendto: its length */
-		call->dns_ret = strcmp(call->syscall, "sendmsg") == 0 ? (int64_t)b->len
-								      : (int64_t)st->args[2];
+		/* sendmmsg: messages; sendmsg, writev: the bytes; sendto, write: the length */
+		call->dns_ret = strcmp(call->syscall, "sendmsg") == 0 ||
+						strcmp(call->syscall, "writev") == 0
+					? (int64_t)b->len
+					: (int64_t)st->args[2];
 	}
 	rec_dns_msg_release(&m);
-	/* every query's id (sendmmsg sends A and AAAA together), for the answers to them */
-	for (uint16_t i = 0; call->is_dns_query && i < c->ev.nblobs && call->n_dns_ids < 4; i++) {
-		const struct bndl_blob *q = &c->ev.blobs[i];
-
-		if ((q->kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == BNDL_BLOB_PAYLOAD &&
-		    parse_payload(c, q, &m)) {
-			call->dns_ids[call->n_dns_ids++] = m.id;
-			rec_dns_msg_release(&m);
-		}
-	}
+	for (uint16_t i = 0; call->is_dns_query && i < c->ev.nblobs; i++)
+		if ((c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED) == BNDL_BLOB_PAYLOAD)
+			query_ids(c, &c->ev.blobs[i], call);
 }
 
 void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
@@ -293,7 +331,8 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	if (call->path == NULL && is_fd_io(call->syscall))
 		call->path = fd_path(d, st->pid, (int)st->args[0]);
 	describe_sockaddr(d, c, call);
-	if (c->sys->net_role == REC_NET_SEND)
+	if (c->sys->net_role == REC_NET_SEND || c->sys->args[1].kind == RA_OUTBUF ||
+	    c->sys->args[1].kind == RA_OUTIOV) /* a write's payload: DNS over TCP */
 		describe_query(d, c, st, call);
 	if (call->ip != NULL)
 		call->host = host_of(d, st->pid, call->ip);

@@ -513,10 +513,12 @@ static int on_gone(struct net_state *ns, int32_t pid, int32_t fd, uint64_t t,
 	return 0;
 }
 
+/* Sends; write and writev are events only on a DNS socket (DNS over TCP). */
 static bool is_send(const char *name)
 {
 	return strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
-	       strcmp(name, "sendmmsg") == 0;
+	       strcmp(name, "sendmmsg") == 0 || strcmp(name, "write") == 0 ||
+	       strcmp(name, "writev") == 0;
 }
 
 static bool has_blob(const struct bndl_event *ev, uint16_t kind)
@@ -540,7 +542,7 @@ static int on_event(struct net_state *ns, const struct bndl_event *ev, struct re
 	if (is_send(name) && ev->ret >= 0 && has_blob(ev, BNDL_BLOB_PAYLOAD) &&
 	    on_payloads(ns, ev, 0, err) < 0)
 		return -1;
-	if (strncmp(name, "recv", 4) == 0)
+	if (strncmp(name, "recv", 4) == 0 || strcmp(name, "read") == 0)
 		return ev->ret > 0 ? on_payloads(ns, ev, 1, err) : 0;
 	if (strcmp(name, "connect") == 0 || strcmp(name, "bind") == 0 ||
 	    (is_send(name) && has_blob(ev, BNDL_BLOB_SOCKADDR)))

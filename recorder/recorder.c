@@ -219,7 +219,12 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 	memcpy(c->ev.args, st->args, sizeof(c->ev.args));
 	if (lnch_arch_is_compat(st->arch))
 		c->ev.flags |= BNDL_EV_COMPAT;
-	if (c->sys == NULL || (c->sys->classes & REC_CLASS_OUTPUT)) {
+	if (c->sys != NULL && (c->sys->classes & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND)) &&
+	    rec_net_capture_stream(c, st)) {
+		c->active = true; /* DNS over TCP: a query written, an answer read */
+		return LNCH_WANT_EXIT;
+	}
+	if (c->sys == NULL || (c->sys->classes & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND))) {
 		/* what the program said is no event: its bytes go to a ring, now */
 		if (c->sys != NULL && rec_output_wants(st))
 			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);

@@ -26,6 +26,11 @@ enum rec_class {
 	 * says; kept in a ring per process (recorder/output.h), never events
 	 */
 	REC_CLASS_OUTPUT = 1u << 4,
+	/*
+	 * traced only when a policy asks (read, for a fault rule on DNS); an
+	 * event only on a DNS socket (DNS over TCP), else as OUTPUT's calls
+	 */
+	REC_CLASS_ON_DEMAND = 1u << 5,
 	/* table.def's names for calls in two classes */
 	REC_CLASS_FILE_PROCESS = REC_CLASS_FILE | REC_CLASS_PROCESS, /* execve, execveat */
 	REC_CLASS_FILE_ALWAYS = REC_CLASS_FILE | REC_CLASS_ALWAYS, /* chroot, mount … */

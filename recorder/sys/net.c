@@ -116,17 +116,23 @@ static void capture_payload(struct rec_capture *c, pid_t tid, int i, uint64_t ad
 		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
 }
 
-/* One payload blob gathered from an iovec array, at most len bytes in all. */
+/*
+ * One payload blob gathered from an iovec array, at most len bytes in all
+ * (the bytes a receive got; DNS_PAYLOAD_MAX for a send, which moves what
+ * its iovecs hold).  Marked truncated when the iovecs held more than it
+ * keeps.  Linear in the iovecs (at most IOV_MAX_READ) and the bytes.
+ */
 static void capture_iov(struct rec_capture *c, const struct lnch_stop *st, int i, uint64_t iov,
 			uint64_t iovlen, uint64_t len)
 {
 	size_t want = len > DNS_PAYLOAD_MAX ? DNS_PAYLOAD_MAX : (size_t)len, got = 0;
+	uint64_t held = 0;
 	bool compat = lnch_arch_is_compat(st->arch);
 	char *buf = rec_capture_reserve(c, BNDL_BLOB_PAYLOAD, (uint16_t)i, want);
 
 	if (buf == NULL)
 		return;
-	for (uint64_t k = 0; k < iovlen && k < IOV_MAX_READ && got < want; k++) {
+	for (uint64_t k = 0; k < iovlen && k < IOV_MAX_READ; k++) {
 		uint64_t base, blen;
 
 		if (compat) {
@@ -144,6 +150,7 @@ static void capture_iov(struct rec_capture *c, const struct lnch_stop *st, int i
 			base = (uint64_t)(uintptr_t)v.iov_base;
 			blen = v.iov_len;
 		}
+		held += blen;
 		if (blen > want - got)
 			blen = want - got;
 		if (blen > 0 && lnch_mem_read(st->tid, base, buf + got, (size_t)blen) < 0)
@@ -151,7 +158,7 @@ static void capture_iov(struct rec_capture *c, const struct lnch_stop *st, int i
 		got += (size_t)blen;
 	}
 	rec_capture_commit(c, got);
-	if (got < len)
+	if (got < (held < len ? held : len) || iovlen > IOV_MAX_READ)
 		c->ev.blobs[c->ev.nblobs - 1].kind |= BNDL_BLOB_TRUNCATED;
 }
 
@@ -311,6 +318,18 @@ static void capture_sockopt_in(struct rec_capture *c, const struct lnch_stop *st
 	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(val));
 	if (buf != NULL)
 		memcpy(buf, &val, sizeof(val));
+}
+
+bool rec_net_capture_stream(struct rec_capture *c, const struct lnch_stop *st)
+{
+	if (!(watched(c, st) & REC_SOCK_DNS))
+		return false;
+	c->failure_only = false;
+	if (c->sys->args[1].kind == RA_OUTBUF)
+		capture_payload(c, st->tid, 1, st->args[1], st->args[2]);
+	else if (c->sys->args[1].kind == RA_OUTIOV)
+		capture_iov(c, st, 1, st->args[1], st->args[2], DNS_PAYLOAD_MAX);
+	return true;
 }
 
 /* Whether a send or receive is kept whatever its outcome (it named a destination, or DNS). */

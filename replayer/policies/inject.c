@@ -120,6 +120,12 @@ static void on_exit_result(void *ctx, const struct lnch_stop *st)
 	json_object_del(in->pending, tid);
 }
 
+/* Whether name is a call that writes a stream: DNS over TCP's query. */
+static bool is_stream_write(const char *name)
+{
+	return name != NULL && (strcmp(name, "write") == 0 || strcmp(name, "writev") == 0);
+}
+
 /* Most DNS answers waiting to be rewritten (bounded memory). */
 #define ANSWERS_MAX 10000
 
@@ -127,7 +133,8 @@ static void on_exit_result(void *ctx, const struct lnch_stop *st)
  * An NXDOMAIN or SERVFAIL rule fired on a query: the query goes to the
  * server, and the answer to each of its ids is rewritten when it comes
  * (rewrite_answer()), so the resolver sees the rule's RCODE from its own
- * server, on UDP as glibc reads it (recvfrom).
+ * server, as glibc reads it: recvfrom over UDP, read over TCP (where the
+ * answer keeps its length, the rest of the stream its place).
  */
 static void expect_answers(struct rpl_inject *in, const struct lnch_stop *st,
 			   const struct lnch_call *call, const struct rpl_rule_verdict *rv)
@@ -139,7 +146,9 @@ static void expect_answers(struct rpl_inject *in, const struct lnch_stop *st,
 
 		snprintf(key, sizeof(key), "%d/%d/%u", (int)st->pid, (int)st->args[0],
 			 (unsigned)call->dns_ids[i]);
-		json_object_set_new(in->answers, key, json_pack("[ii]", rcode, (int)rv->rule + 1));
+		json_object_set_new(in->answers, key,
+				    json_pack("[iib]", rcode, (int)rv->rule + 1,
+					      is_stream_write(call->syscall)));
 	}
 }
 
@@ -173,10 +182,13 @@ static size_t question_len(const uint8_t *p, size_t len)
 
 /*
  * The answer to an expected query, rewritten: its id and question, the
- * rule's RCODE, no records (RFC 1035 4.1.1).  0 when it is not one.
+ * rule's RCODE, no records (RFC 1035 4.1.1); over TCP its header only, in
+ * place, so the message keeps the length its prefix gave and the records
+ * after the question are left unread by a resolver told there are none.
+ * 0 when it is not one (a TCP answer's two-byte length comes alone).
  */
 static size_t rewrite_answer(void *ctx, const struct lnch_stop *st, const uint8_t *in_buf,
-			     size_t len, uint8_t *out, size_t cap)
+			     size_t len, uint8_t *out, size_t cap, bool *in_place)
 {
 	struct rpl_inject *in = ctx;
 	char key[64];
@@ -197,6 +209,7 @@ static size_t rewrite_answer(void *ctx, const struct lnch_stop *st, const uint8_
 	out[4] = 0; /* QDCOUNT 1, ANCOUNT, NSCOUNT, ARCOUNT 0 */
 	out[5] = 1;
 	memset(out + 6, 0, 6);
+	*in_place = json_is_true(json_array_get(val, 2));
 	json_object_del(in->answers, key);
 	return 12 + q;
 }
@@ -217,7 +230,8 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 	}
 	if (kind != 0)
 		cut = count_bytes(in, st, &c, kind, v);
-	if (call->syscall != NULL && strcmp(call->syscall, "recvfrom") == 0 &&
+	if (call->syscall != NULL &&
+	    (strcmp(call->syscall, "recvfrom") == 0 || strcmp(call->syscall, "read") == 0) &&
 	    json_object_size(in->answers) > 0 && (v->origin = answer_expected(in, st)) > 0) {
 		v->rewrite_result = true; /* an answer an NXDOMAIN or SERVFAIL rule changes */
 		return 1;

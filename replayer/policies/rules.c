@@ -195,11 +195,12 @@ uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call 
 
 /*
  * The calls through which a resolver sends its query, over UDP or TCP
- * (resolv.conf(5)), and recvfrom, through which glibc takes a UDP answer
- * (an NXDOMAIN or SERVFAIL rule rewrites it).
+ * (resolv.conf(5)), and recvfrom and read, through which glibc takes an
+ * answer over UDP and TCP (an NXDOMAIN or SERVFAIL rule rewrites it).
+ * Every read of a run with a dns: rule stops.
  */
-static const char *const dns_calls[] = { "sendto", "sendmsg", "sendmmsg",
-					 "write",  "writev",  "recvfrom" };
+static const char *const dns_calls[] = { "sendto", "sendmsg",  "sendmmsg", "write",
+					 "writev", "recvfrom", "read" };
 
 static bool rules_trap(const struct rpl_rules *r, int nr, const int *dns_nrs)
 {

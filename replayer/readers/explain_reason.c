@@ -972,7 +972,12 @@ static void explain_injected(FILE *f, json_t *r, const struct xp_finding *x,
 		fputs("injected by a fault rule", f);
 	if (text != NULL)
 		fprintf(f, " (%s)", text);
-	fputs(", not the system's answer: the call never ran", f);
+	if (x->kind != XP_DNS)
+		fputs(", not the system's answer: the call never ran", f);
+	else if (x->errname != NULL && strcmp(x->errname, "timed_out") == 0)
+		fputs(", not the system's answer: the query was never sent", f);
+	else
+		fputs(", not the system's answer: the server's reply was rewritten", f);
 	reason_set(r, "injected", x->path, NULL);
 	if (x->inject_rule > 0)
 		json_object_set_new(r, "rule", json_integer(x->inject_rule));

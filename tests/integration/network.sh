@@ -18,6 +18,13 @@
 #     them ("Name or service not known", "Temporary failure …" / curl's
 #     "Could not resolve host"); a connect rule with host=good.repro.test
 #     refuses curl's connect to the address that name resolved to;
+#  5. the same rules over TCP (resolv.conf "options use-vc": glibc writes
+#     its queries with writev and reads the answers with read): NXDOMAIN
+#     for python3, SERVFAIL for curl (A and AAAA in one writev), each as
+#     the server itself would say it over TCP (glibc reports a SERVFAIL
+#     over TCP as "Name or service not known"), network.jsonl's lookup is
+#     over tcp and injected; TIMEOUT leaves the resolver waiting, as a
+#     silent server over TCP does (glibc sets no timeout on a TCP read);
 # each run bare and under repro with the same output and exit status.
 # "user" runs repro as the unprivileged user repro-test inside the namespace.
 set -u
@@ -171,4 +178,50 @@ if [ $rc = 7 ] && grep -q "Couldn't connect to server" "$work/hostfault.out"; th
 else
 	echo "FAIL: host=: curl exit $rc"; cat "$work/hostfault.out"; fail=1
 fi
+
+# 5. the same over TCP
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1 use-vc\n' >"$stage/resolv.conf"
+/usr/bin/python3 "$stage/two_names.py" >"$work/tcp_bare.out" 2>&1
+(cd "$work" && as_variant "$stage/repro" record -o "$work/nxtcp.repro" \
+	--inject 'dns:error=NXDOMAIN:host=good.repro.test' -- /usr/bin/python3 "$stage/two_names.py" \
+	>"$work/nxtcp.out" 2>&1)
+rc=$?
+if [ $rc = 1 ] && grep -qx 'good.repro.test 127.0.0.1' "$work/tcp_bare.out" &&
+	grep -qx 'good.repro.test failed: Name or service not known' "$work/nxtcp.out" &&
+	grep -qx 'tcp.repro.test 127.0.0.2' "$work/nxtcp.out" &&
+	tar --zstd -xOf "$work/nxtcp.repro" network.jsonl | grep '"name":"good.repro.test"' |
+	grep '"transport":"tcp"' | grep '"injected":true,"rule":1' | grep -q '"outcome":"nxdomain"'; then
+	echo "ok: over TCP, dns:error=NXDOMAIN for good.repro.test: it does not exist, tcp.repro.test resolves"
+else
+	echo "FAIL: dns:error=NXDOMAIN over TCP (exit $rc)"; cat "$work/tcp_bare.out" "$work/nxtcp.out"
+	tar --zstd -xOf "$work/nxtcp.repro" network.jsonl | grep '"kind":"dns"'
+	fail=1
+fi
+bare=$(curl -sS http://broken.repro.test:8080/ 2>&1; echo "exit $?")
+(cd "$work" && as_variant "$stage/repro" record -o "$work/sftcp.repro" \
+	--inject 'dns:error=SERVFAIL:host=good.repro.test' -- curl -sS http://good.repro.test:8080/ \
+	>"$work/sftcp.out" 2>&1)
+rc=$?
+if [ $rc = 6 ] && grep -q 'Could not resolve host: good.repro.test' "$work/sftcp.out" &&
+	[ "$bare" = "curl: (6) Could not resolve host: broken.repro.test
+exit 6" ]; then
+	echo "ok: over TCP, dns:error=SERVFAIL: curl cannot resolve good.repro.test (exit 6), as for the server's own SERVFAIL"
+else
+	echo "FAIL: dns:error=SERVFAIL over TCP: curl exit $rc"; cat "$work/sftcp.out"; echo "$bare"; fail=1
+fi
+start=$(date +%s%N)
+(cd "$work" && as_variant "$stage/repro" record -o "$work/totcp.repro" \
+	--inject 'dns:error=TIMEOUT:host=good.repro.test' -- \
+	timeout -s KILL 2 /usr/bin/python3 "$stage/two_names.py" >"$work/totcp.out" 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ $rc = 137 ] && [ "$ms" -ge 1900 ] && ! grep -q good.repro.test "$work/totcp.out" &&
+	tar --zstd -xOf "$work/totcp.repro" trace.txt | grep -q '^[0-9]*  writev(.* (INJECTED)$'; then
+	echo "ok: over TCP, dns:error=TIMEOUT: the query is not sent and the resolver waits until killed (${ms} ms)"
+else
+	echo "FAIL: dns:error=TIMEOUT over TCP: exit $rc after $ms ms"; cat "$work/totcp.out"
+	tar --zstd -xOf "$work/totcp.repro" trace.txt | grep -E 'writev|read\(' | head
+	fail=1
+fi
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$stage/resolv.conf"
 exit $fail

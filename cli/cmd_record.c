@@ -7,12 +7,11 @@
  */
 #include "cli/commands.h"
 #include "cli/reading.h"
-#include "cli/signals.h"
+#include "cli/run.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
 #include "recorder/systab.h"
-#include "replayer/policies/deny.h"
 #include "replayer/policies/inject.h"
 #include "session/session.h"
 
@@ -311,20 +310,6 @@ static char *default_output(const char *cmd)
 	return repro_xasprintf("%s-%s.repro", basename(copy), stamp);
 }
 
-/* A line of the run for the user, on stderr as repro's own. */
-static void print_notice(void *ctx, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "repro: %s\n", line);
-}
-
-/* Signals sent to repro go to the program while it runs (cli/signals.h). */
-static void forward_signals(void *ctx, pid_t pid)
-{
-	(void)ctx;
-	cli_signals_forward_to(pid);
-}
-
 /* The exit status: the program's, 128+N for a signal; as a shell says a failed exec. */
 static int mirror(const struct record_opts *o, const struct sess_result *r)
 {
@@ -362,41 +347,13 @@ static void name_unfired(const struct rpl_rules *rules)
 	}
 }
 
-/* The run: the policies the options ask for, then sess_run() with the cli's callbacks. */
+/* The run (cli/run.h), then the rules that never fired named. */
 static int record(struct record_opts *o, struct sess_result *res, struct repro_err **err)
 {
-	struct rpl_deny *deny = NULL; /* --io-uring=deny */
-	cleanup_free int *trap = NULL;
-	struct rpl_inject *inject = NULL; /* --inject */
-	struct sess_policy policies[2];
-	size_t npolicies = 0, ntrap = 0;
-	int rc;
-
-	if (o->rules != NULL) {
-		trap = rpl_inject_trap(o->rules, &ntrap);
-		inject = rpl_inject_new(o->rules);
-		policies[npolicies++] = (struct sess_policy){ .ops = rpl_inject_ops(),
-							      .ctx = inject,
-							      .trap_nrs = trap,
-							      .ntrap = ntrap,
-							      .report = rpl_inject_report };
-	}
-	if (o->deny_io_uring) {
-		deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
-		if (deny == NULL)
-			return -1;
-		policies[npolicies++] = (struct sess_policy){ .ops = rpl_deny_ops(), .ctx = deny };
-	}
-	o->sess.should_stop = cli_signals_stop_requested;
-	o->sess.on_program = forward_signals;
-	o->sess.notice = print_notice;
-	cli_signals_install();
-	rc = sess_run(&o->sess, policies, npolicies, res, err);
-	rpl_deny_free(deny);
-	rpl_inject_free(inject);
-	if (rc == 0)
-		name_unfired(o->rules);
-	return rc;
+	if (cli_run(&o->sess, o->rules, o->deny_io_uring, res, err) < 0)
+		return -1;
+	name_unfired(o->rules);
+	return 0;
 }
 
 static void record_opts_release(struct record_opts *o)

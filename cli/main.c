@@ -24,6 +24,8 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print what a bundle holds: processes, failures, trace" },
 	{ "explain", cmd_explain, "say why a recorded run failed, most likely cause first" },
 	{ "diff", cmd_diff, "compare a working and a broken recording, cause first" },
+	{ "sweep", cmd_sweep,
+	  "run a program once per fault on what it depends on, and say how it coped" },
 	{ "pack", cmd_pack, "pack the spool a recording left behind (killed, or no room)" },
 };
 

@@ -138,6 +138,7 @@ struct lnch_result {
 	bool main_seen; /* main_status is valid */
 	uint64_t end_ns; /* time since t0 when the last traced task ended */
 	unsigned left_running; /* processes still running when the recording stopped */
+	bool timed_out; /* the time limit (lnch_loop_set_time_limit()) ended the run */
 };
 
 /*
@@ -166,6 +167,15 @@ struct lnch_loop *lnch_loop_new(const struct lnch_child *child, bool wait_all,
 void lnch_loop_set_waiting_notice(struct lnch_loop *loop, uint64_t after_ns,
 				  void (*fn)(void *ctx, const pid_t *pids, size_t shown, size_t n),
 				  void *ctx);
+
+/*
+ * lnch_loop_set_time_limit - once limit_ns (ns since the program started,
+ * 0: none) has passed, kill every traced process, as a stop after the
+ * first process ended does, and set lnch_result.timed_out.  Checked when
+ * waitpid is interrupted by a signal: the caller's periodic signal (see
+ * lnch_loop_new()) bounds how late, 250 ms for the cli's.
+ */
+void lnch_loop_set_time_limit(struct lnch_loop *loop, uint64_t limit_ns);
 
 /* Register an observer or a policy (both borrowed for the loop's life). */
 void lnch_loop_add_observer(struct lnch_loop *loop, const struct lnch_observer_ops *ops, void *ctx);

@@ -56,6 +56,11 @@ void lnch_loop_set_waiting_notice(struct lnch_loop *loop, uint64_t after_ns,
 	loop->notice_ctx = ctx;
 }
 
+void lnch_loop_set_time_limit(struct lnch_loop *loop, uint64_t limit_ns)
+{
+	loop->time_limit_ns = limit_ns;
+}
+
 /* The first process has ended a while ago and others run on: say so once (--wait=all). */
 static void maybe_notice(struct lnch_loop *loop)
 {
@@ -851,6 +856,12 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			}
 			if (stop && !loop->stopping && loop->res.main_seen)
 				stop_all(loop);
+			if (loop->time_limit_ns > 0 && !loop->stopping &&
+			    lnch_loop_since_start(loop) >= loop->time_limit_ns) {
+				loop->res.timed_out = true;
+				lnch_holds_release_all(loop);
+				stop_all(loop);
+			}
 			maybe_notice(loop);
 			pthread_mutex_unlock(&loop->mu);
 			continue;

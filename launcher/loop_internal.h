@@ -85,6 +85,7 @@ struct lnch_loop {
 	bool stop_asked; /* a stop was requested while the first process ran */
 	uint64_t stop_asked_ns; /* when the last such request was seen (since t0) */
 	uint64_t notice_after_ns;
+	uint64_t time_limit_ns; /* 0, or when every traced process is killed (since t0) */
 	void (*notice)(void *ctx, const pid_t *pids, size_t shown, size_t n);
 	void *notice_ctx;
 	bool noticed;

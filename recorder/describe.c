@@ -125,11 +125,15 @@ static const char *exe_of(struct rec_describe *d, pid_t pid)
 	return n > 0 ? d->exe : NULL;
 }
 
-/* Whether sc reads or writes the descriptor of its first argument (a file, as path= sees it). */
+/*
+ * Whether sc reads or writes the descriptor of its first argument (a file,
+ * as path= sees it); copy_file_range's first is the file it reads (cat and
+ * cp copy with it).
+ */
 static bool is_fd_io(const char *sc)
 {
-	static const char *const names[] = { "read",	 "write", "pread64",
-					     "pwrite64", "readv", "writev" };
+	static const char *const names[] = { "read",  "write",	"pread64",	  "pwrite64",
+					     "readv", "writev", "copy_file_range" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(sc, names[i]) == 0)

@@ -204,6 +204,7 @@ static void make_loop(struct sess_state *s, const struct sess_policy *policies, 
 		lnch_loop_add_observer(s->loop, s->o->observers[i].ops, s->o->observers[i].ctx);
 	if (s->o->wait_all)
 		lnch_loop_set_waiting_notice(s->loop, 1000000000u, waiting_notice, s);
+	lnch_loop_set_time_limit(s->loop, s->o->time_limit_ns);
 	for (size_t i = 0; i < npolicies; i++)
 		lnch_loop_add_policy(s->loop, policies[i].ops, policies[i].ctx);
 }
@@ -356,6 +357,8 @@ static void fill_result(struct sess_state *s, struct sess_result *r)
 	r->nprocesses = c.processes;
 	r->left_running = s->res.left_running;
 	r->was_stop_requested = s->was_stop_requested;
+	r->timed_out = s->res.timed_out;
+	r->duration_ns = s->res.end_ns;
 }
 
 int sess_run(const struct sess_options *opts, const struct sess_policy *policies, size_t npolicies,

@@ -78,6 +78,12 @@ struct sess_options {
 	const char *const *overlay_paths;
 	size_t noverlay_paths;
 	const char *keep_overlay;
+	/*
+	 * 0, or ns after the program's start when every traced process is
+	 * killed and the bundle written (sess_result.timed_out): a sweep's
+	 * per-run timeout.  Checked at the caller's periodic signal.
+	 */
+	uint64_t time_limit_ns;
 	const struct sess_observer *observers; /* borrowed: nobservers more observers, or NULL */
 	size_t nobservers;
 	/*
@@ -116,6 +122,8 @@ struct sess_result {
 	uint64_t nprocesses; /* processes started, the first included (threads not) */
 	unsigned left_running; /* processes killed when the recording stopped */
 	bool was_stop_requested; /* should_stop said yes at least once (Ctrl-C, SIGTERM) */
+	bool timed_out; /* sess_options.time_limit_ns passed: every process was killed */
+	uint64_t duration_ns; /* the program's start to the end of the last traced process */
 };
 
 /*

@@ -19,7 +19,9 @@ check session 'common/|bundles/|launcher/|recorder/'
 check replayer 'common/|bundles/|launcher/policy\.h|launcher/stop\.h'
 check replayer/readers 'common/|bundles/'
 check replayer/policies 'common/|launcher/policy\.h'
-if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer cli | grep -v '^launcher/arch/'; then
+# a sweep plans and reads runs; the runs themselves are the cli's (sweep/sweep.h)
+check sweep 'common/|bundles/|replayer/readers/'
+if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer sweep cli | grep -v '^launcher/arch/'; then
 	echo "register or architecture code outside launcher/arch/"
 	status=1
 fi

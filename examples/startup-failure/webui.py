@@ -10,7 +10,9 @@ import sys
 
 CACHE_DIR = "cache_hub"
 WEIGHTS = os.path.join(CACHE_DIR, "model.pth")
-CDN = ("198.51.100.7", 443)  # TEST-NET-2: documentation only, never routed
+# TEST-NET-2: documentation only, never routed; WEBUI_CDN=HOST:PORT points elsewhere
+_CDN = os.environ.get("WEBUI_CDN", "198.51.100.7:443").rpartition(":")
+CDN = (_CDN[0], int(_CDN[2]))
 MIN_WEIGHTS_SIZE = 16
 
 

@@ -84,10 +84,11 @@ static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct
 {
 	char key[48], tid[24];
 	uint64_t limit;
+	size_t rule = 0;
 
 	snprintf(key, sizeof(key), "%d/%d", (int)st->pid, (int)st->args[0]);
 	c->fd_bytes = (uint64_t)json_integer_value(json_object_get(in->bytes, key));
-	limit = rpl_rules_byte_limit(in->rules, c);
+	limit = rpl_rules_byte_limit(in->rules, c, &rule);
 	if (limit == UINT64_MAX)
 		return 0;
 	snprintf(tid, sizeof(tid), "%d", (int)st->tid);
@@ -95,6 +96,7 @@ static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct
 	v->observe_exit = true;
 	if (kind != 2 || c->fd_bytes + st->args[2] <= limit)
 		return 0;
+	rpl_rules_count_cut(in->rules, rule);
 	v->has_arg = true; /* a short read or write that ends at the limit */
 	v->arg_i = 2;
 	v->arg_val = limit - c->fd_bytes;

@@ -176,7 +176,8 @@ int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call, struct rp
 	return 0;
 }
 
-uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call)
+uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call,
+			      size_t *rule_out)
 {
 	uint64_t limit = UINT64_MAX;
 
@@ -187,10 +188,19 @@ uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call 
 		if (!rule->has_after || rule->after <= call->fd_bytes || rule->after >= limit)
 			continue;
 		at.fd_bytes = rule->after;
-		if (in_set(rule, &at) && filters_match(rule, &at))
+		if (in_set(rule, &at) && filters_match(rule, &at)) {
 			limit = rule->after;
+			if (rule_out != NULL)
+				*rule_out = i;
+		}
 	}
 	return limit;
+}
+
+void rpl_rules_count_cut(struct rpl_rules *r, size_t i)
+{
+	if (i < r->n)
+		r->v[i].fired++;
 }
 
 /*

@@ -92,9 +92,18 @@ int rpl_rules_match(struct rpl_rules *r, const struct lnch_call *call,
  * above fd_bytes, of the rules that would fire on it once the limit is
  * reached (their set holds it and every other filter matches), so that
  * the caller can cut the call short at the limit; UINT64_MAX when none.
- * Counts nothing.  Linear in the rules.
+ * *rule (may be NULL) is then the index of the rule that set it.  Counts
+ * nothing.  Linear in the rules.
  */
-uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call);
+uint64_t rpl_rules_byte_limit(const struct rpl_rules *r, const struct lnch_call *call,
+			      size_t *rule);
+
+/*
+ * rpl_rules_count_cut - rule i cut a call short at its after= limit: that
+ * is a firing (rpl_rules_fired()), as the short read or write is the
+ * first thing the program sees of the fault.
+ */
+void rpl_rules_count_cut(struct rpl_rules *r, size_t i);
 
 /*
  * rpl_rules_syscalls - the native syscall numbers the rules of r can fire
@@ -122,5 +131,13 @@ uint64_t rpl_rules_fired(const struct rpl_rules *r, size_t i);
  * errors are left in f for the caller's ferror().
  */
 void rpl_rules_describe(const struct rpl_rules *r, size_t i, FILE *f);
+
+/*
+ * rpl_rules_parse_duration - s as nanoseconds: a decimal number ("1.5",
+ * "250") and a unit: ns, us, ms, s, m (minutes) or h.  With bare_is_us a
+ * number without unit is microseconds, as strace's delay_enter= takes it.
+ * Returns 0 and sets *ns, or -1 (malformed or over UINT64_MAX ns).
+ */
+int rpl_rules_parse_duration(const char *s, bool bare_is_us, uint64_t *ns);
 
 #endif

@@ -64,14 +64,6 @@ int rpl_rule_parse(struct rpl_rule *rule, const char *text, size_t number, struc
 void rpl_rule_release(struct rpl_rule *rule);
 
 /*
- * rpl_rules_parse_duration - s as nanoseconds: a decimal number ("1.5",
- * "250") and a unit: ns, us, ms, s, m (minutes) or h.  With bare_is_us a
- * number without unit is microseconds, as strace's delay_enter= takes it.
- * Returns 0 and sets *ns, or -1 (malformed or over UINT64_MAX ns).
- */
-int rpl_rules_parse_duration(const char *s, bool bare_is_us, uint64_t *ns);
-
-/*
  * rpl_rules_parse_size - s as bytes: a decimal integer with an optional
  * binary multiple k, M or G (also K, m, g; "4k" is 4096).  Returns 0 and
  * sets *bytes, or -1.

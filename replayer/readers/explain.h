@@ -39,4 +39,15 @@ struct rpl_explain_opts {
  */
 int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err);
 
+/*
+ * rpl_explain_system_path - whether absolute path (borrowed) is the
+ * system's rather than the program's: "system_directory" under /proc,
+ * /sys, /dev, /etc, /bin, /sbin, /lib* or /usr (not /usr/local, /usr/src),
+ * else the id of the probe-noise rule that would set a failed open of it
+ * aside (shared libraries, locale data, Python's bytecode, optional
+ * start-up files of shells and tools: docs/explain.md), else NULL.
+ * Static strings.  O(rules x path length).
+ */
+const char *rpl_explain_system_path(const char *path);
+
 #endif

@@ -15,6 +15,7 @@
  * per rule.
  */
 #include "replayer/readers/explain_internal.h"
+#include "replayer/readers/explain.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -662,4 +663,43 @@ void xp_noise_classify(struct xp_finding *f, const struct xp_noise_ctx *ctx)
 		f->noise_rule = rules[i].id;
 		return;
 	}
+}
+
+/* Directories of the system rather than of a program (a sweep's points leave them out). */
+static bool in_system_dir(const char *p)
+{
+	static const char *const dirs[] = { "/proc",  "/sys",	 "/dev", "/usr",  "/lib", "/lib32",
+					    "/lib64", "/libx32", "/bin", "/sbin", "/etc" };
+	static const char *const own[] = { "/usr/local", "/usr/src" }; /* where programs live */
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		size_t n = strlen(own[i]);
+
+		if (strncmp(p, own[i], n) == 0 && (p[n] == '/' || p[n] == '\0'))
+			return false;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t n = strlen(dirs[i]);
+
+		if (strncmp(p, dirs[i], n) == 0 && (p[n] == '/' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+const char *rpl_explain_system_path(const char *path)
+{
+	struct xp_finding f = { .kind = XP_FILE,
+				.op = XP_OP_READ,
+				.fd = -1,
+				.syscall = (char *)"openat",
+				.path = (char *)path,
+				.errname = (char *)"ENOENT" };
+
+	if (path == NULL || path[0] != '/')
+		return NULL;
+	if (in_system_dir(path))
+		return "system_directory";
+	xp_noise_classify(&f, NULL);
+	return f.noise ? f.noise_rule : NULL;
 }

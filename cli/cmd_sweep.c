@@ -1,0 +1,560 @@
+/*
+ * `repro sweep` (docs/sweep.md): options, then a working run (or --from
+ * BUNDLE), the plan of faults (sweep/sweep.h), one run per fault in child
+ * processes (each a cli_run() with one fault rule and an overlay), and the
+ * table, --json or --junit.  --merge reads shards' --json instead.
+ */
+#include "cli/commands.h"
+#include "cli/run.h"
+#include "bundles/reader.h"
+#include "common/cleanup.h"
+#include "common/term.h"
+#include "common/xalloc.h"
+#include "launcher/launcher.h"
+#include "recorder/systab.h"
+#include "replayer/policies/inject.h"
+#include "replayer/policies/rules.h"
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The per-run timeout when none is given: 3 x the working run's, at least this (ns). */
+#define MIN_TIMEOUT_NS (10ull * 1000000000ull)
+
+static const char usage_text[] =
+	"usage: repro sweep [OPTIONS] -- CMD [ARG...]\n"
+	"       repro sweep --merge A.json B.json ... [--json] [--junit FILE] [--fail-on CLASSES]\n"
+	"\n"
+	"Run CMD once as it is, list what it depends on (the paths it used, the\n"
+	"addresses it connected to, the names it resolved), then run it once per\n"
+	"fault on each of those, each run in a throwaway overlay of the working\n"
+	"directory and $HOME, and say how CMD behaved: clean (it failed and its\n"
+	"stderr names the cause), vague, silent, crashed, hung, carried-on (exit 0\n"
+	"despite the fault), not-reached (the fault never happened).\n"
+	"\n"
+	"options:\n"
+	"      --from BUNDLE     take the points from BUNDLE instead of a working run\n"
+	"      --only AREAS      file, exec, network, dns (comma list; default all)\n"
+	"      --include-system  also the system's paths (/usr, /etc, /proc, shared\n"
+	"                        libraries, locale data …)\n"
+	"      --faults LIST     only these faults: ENOENT, EACCES, EIO, ENOSPC, EROFS,\n"
+	"                        ENOSPC-after-4KiB, ECONNREFUSED, ETIMEDOUT, blackhole,\n"
+	"                        reset-after-1KiB, NXDOMAIN, TIMEOUT (comma list)\n"
+	"      --timeout DUR     per run (default: 3 x the working run, at least 10s);\n"
+	"                        a run still going then is killed, whole tree, and hung\n"
+	"      --jobs N          runs at a time (default: the number of CPUs)\n"
+	"      --shard K/N       only the K-th of N slices of the faults (the same\n"
+	"                        slices on every machine for the same points)\n"
+	"      --net none|host   every run in a network namespace with only loopback,\n"
+	"                        or in the host's (default: the working run's)\n"
+	"      --overlay PATHS   the directories whose writes each run throws away\n"
+	"                        (comma list; default: the working directory and\n"
+	"                        $HOME); writes elsewhere reach the host\n"
+	"      --json            the sweep as JSON on stdout instead of the table\n"
+	"      --junit FILE      also JUnit XML: one test case per fault\n"
+	"      --keep DIR        keep each run's bundle in DIR (named after its fault)\n"
+	"      --fail-on CLASSES exit 1 when a run is in CLASSES (comma list; default\n"
+	"                        crashed,hung)\n"
+	"      --merge FILE...   merge shards' --json documents into one report\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0, 1 when a run's class is in --fail-on, 2 on bad options or\n"
+	"when the working run fails.  Example: repro sweep -- bash start_app.sh\n";
+
+struct sweep_opts {
+	const char *from, *junit, *keep, *shard_text;
+	unsigned areas, fail_on, jobs, shard_k, shard_n;
+	bool include_system, json, merge, net_none, net_given;
+	uint64_t timeout_ns;
+	char **faults; /* owned, NULL-terminated, or NULL */
+	char **overlay; /* owned, NULL-terminated, or NULL: --overlay's directories */
+	char *const *argv; /* the command, or --merge's files */
+	int argc;
+};
+
+static void sweep_opts_release(struct sweep_opts *o)
+{
+	for (char **f = o->faults; f != NULL && *f != NULL; f++)
+		free(*f);
+	free(o->faults);
+	for (char **f = o->overlay; f != NULL && *f != NULL; f++)
+		free(*f);
+	free(o->overlay);
+}
+#define cleanup_sweep_opts __attribute__((cleanup(sweep_opts_release)))
+
+/* A comma list of --only's areas as SWP_* bits. */
+static int parse_areas(const char *text, unsigned *out, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(text);
+	char *save = NULL;
+
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "file") == 0)
+			*out |= SWP_FILE;
+		else if (strcmp(w, "exec") == 0)
+			*out |= SWP_EXEC;
+		else if (strcmp(w, "network") == 0)
+			*out |= SWP_NETWORK;
+		else if (strcmp(w, "dns") == 0)
+			*out |= SWP_DNS;
+		else
+			return repro_err_set(err, EINVAL,
+					     "sweep --only: unknown area '%s' (want file, exec, "
+					     "network or dns)",
+					     w);
+	}
+	return *out != 0 ? 0 : repro_err_set(err, EINVAL, "sweep --only: no area given");
+}
+
+static int parse_classes(const char *text, unsigned *out, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(text);
+	char *save = NULL;
+
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		int c = swp_class_parse(w);
+
+		if (c < 0)
+			return repro_err_set(err, EINVAL,
+					     "sweep --fail-on: unknown class '%s' (want clean, "
+					     "vague, silent, crashed, hung, carried-on, "
+					     "not-reached, error)",
+					     w);
+		*out |= 1u << c;
+	}
+	return 0;
+}
+
+static char **split_list(const char *text)
+{
+	cleanup_free char *copy = repro_xstrdup(text);
+	char **v = repro_xcalloc(strlen(text) / 2 + 2, sizeof(*v)), *save = NULL;
+	size_t n = 0;
+
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save))
+		v[n++] = repro_xstrdup(w);
+	return v;
+}
+
+static int parse_uint(const char *what, const char *text, unsigned lo, unsigned *out,
+		      struct repro_err **err)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < lo || v > 4096)
+		return repro_err_set(err, EINVAL,
+				     "sweep %s: expected a number from %u to 4096, "
+				     "got '%s'",
+				     what, lo, text);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_shard(struct sweep_opts *o, const char *text, struct repro_err **err)
+{
+	unsigned k, n;
+	char tail;
+
+	if (sscanf(text, "%u/%u%c", &k, &n, &tail) != 2 || n == 0 || n > 4096 || k == 0 || k > n)
+		return repro_err_set(err, EINVAL,
+				     "sweep --shard: expected K/N with 1 <= K <= N, got '%s'",
+				     text);
+	o->shard_k = k;
+	o->shard_n = n;
+	o->shard_text = text;
+	return 0;
+}
+
+static int parse_opt(struct sweep_opts *o, int c, struct repro_err **err)
+{
+	switch (c) {
+	case 'f': o->from = optarg; return 0;
+	case 'o': return parse_areas(optarg, &o->areas, err);
+	case 'y': o->include_system = true; return 0;
+	case 'F': o->faults = split_list(optarg); return 0;
+	case 't':
+		if (rpl_rules_parse_duration(optarg, false, &o->timeout_ns) < 0 ||
+		    o->timeout_ns == 0)
+			return repro_err_set(err, EINVAL,
+					     "sweep --timeout: expected a duration such as 30s or "
+					     "2m, got '%s'",
+					     optarg);
+		return 0;
+	case 'j': return parse_uint("--jobs", optarg, 1, &o->jobs, err);
+	case 's': return parse_shard(o, optarg, err);
+	case 'n':
+		if (strcmp(optarg, "none") != 0 && strcmp(optarg, "host") != 0)
+			return repro_err_set(err, EINVAL,
+					     "sweep --net: expected none or host, got '%s'",
+					     optarg);
+		o->net_none = strcmp(optarg, "none") == 0;
+		o->net_given = true;
+		return 0;
+	case 'O':
+		o->overlay = split_list(optarg);
+		return o->overlay[0] != NULL
+			       ? 0
+			       : repro_err_set(err, EINVAL, "sweep --overlay: no directory given");
+	case 'J': o->json = true; return 0;
+	case 'u': o->junit = optarg; return 0;
+	case 'k': o->keep = optarg; return 0;
+	case 'x': return parse_classes(optarg, &o->fail_on, err);
+	case 'm': o->merge = true; return 0;
+	default: return repro_err_set(err, EINVAL, "sweep: unexpected option");
+	}
+}
+
+/* Returns 1 when --help was given, 0 to go on, -1 on a bad option. */
+static int parse_args(int argc, char **argv, struct sweep_opts *o, struct repro_err **err)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "include-system", no_argument, NULL, 'y' },
+		{ "faults", required_argument, NULL, 'F' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "shard", required_argument, NULL, 's' },
+		{ "net", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "overlay", required_argument, NULL, 'O' },
+		{ "junit", required_argument, NULL, 'u' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "fail-on", required_argument, NULL, 'x' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->fail_on = 1u << SWP_CRASHED | 1u << SWP_HUNG;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (c == '?')
+			return repro_err_set(err, EINVAL,
+					     "sweep: unknown option '%s' (repro sweep --help)",
+					     argv[optind - 1]);
+		if (c == ':')
+			return repro_err_set(err, EINVAL, "sweep: option '%s' needs a value",
+					     argv[optind - 1]);
+		if (parse_opt(o, c, err) < 0)
+			return -1;
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	if (o->argc == 0)
+		return repro_err_set(err, EINVAL,
+				     o->merge ? "sweep --merge: no files given"
+					      : "sweep: no command given; usage: repro sweep "
+						"[OPTIONS] -- CMD [ARG...]");
+	if (o->jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		o->jobs = n > 0 ? (unsigned)n : 1;
+	}
+	return 0;
+}
+
+/* What each run is: the command, its network. */
+struct runner_ctx {
+	char *const *argv;
+	bool net_none;
+	const char *const *overlay; /* NULL-terminated, or NULL: the defaults */
+};
+
+/* repro's own notices of a run (processes left running …) are not the program's words. */
+static void quiet_notice(void *ctx, const char *line)
+{
+	(void)ctx;
+	(void)line;
+}
+
+/* In a child of the sweep: one recording with one fault rule (or none). */
+static int run_child(void *vctx, const struct swp_run_req *req)
+{
+	const struct runner_ctx *c = vctx;
+	struct sess_options sess = { .argv = c->argv,
+				     .output = req->bundle,
+				     .classes = REC_CLASS_ALL,
+				     .net_none = c->net_none,
+				     .sandbox = LNCH_SANDBOX_AUTO,
+				     .wait_all = true,
+				     .hash_max = 64ull << 20,
+				     .is_overlay = true,
+				     .overlay_paths = c->overlay,
+				     .time_limit_ns = req->time_limit_ns,
+				     .notice = quiet_notice };
+	struct sess_result res = { 0 };
+	struct repro_err *err = NULL;
+	struct rpl_rules *rules = NULL;
+	char *msg = NULL;
+
+	while (c->overlay != NULL && c->overlay[sess.noverlay_paths] != NULL)
+		sess.noverlay_paths++;
+	if (req->rule != NULL) {
+		rules = rpl_rules_new();
+		if (rpl_rules_add(rules, req->rule, &err) < 0 || rpl_inject_check(rules, &err) < 0)
+			goto out;
+	}
+	if (cli_run(&sess, rules, false, &res, &err) < 0)
+		goto out;
+	if (res.exec_errnum != 0) /* what a shell says when the command cannot be run */
+		fprintf(stderr, "repro: %s: %s\n", c->argv[0], strerror(res.exec_errnum));
+	(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
+			       res.duration_ns, res.bundle_path, NULL);
+out:
+	if (err != NULL) {
+		msg = repro_err_format(err);
+		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, msg);
+	}
+	free(msg);
+	repro_err_free(&err);
+	rpl_rules_free(rules);
+	sess_result_release(&res);
+	return 0;
+}
+
+/* The working run's writes outside the overlay reached the host, and every run's will: say so. */
+static void warn_outside(const char *bundle)
+{
+	struct repro_err *err = NULL;
+	char *first = NULL;
+	size_t n = swp_outside_writes(bundle, &first, &err);
+
+	if (n != (size_t)-1 && n > 0) {
+		fputs("repro: sweep: the working run wrote outside the overlay (", stderr);
+		repro_term_write(stderr, first, strlen(first), false, false);
+		if (n > 1)
+			fprintf(stderr, " and %zu more", n - 1);
+		fputs("), and so will every run; give its directory with --overlay\n", stderr);
+	}
+	free(first);
+	repro_err_free(&err);
+}
+
+/* The working run: recorded into work/baseline.repro (or --keep's), its duration out. */
+static int baseline(const struct sweep_opts *o, const struct swp_runner *runner, const char *work,
+		    char **bundle, uint64_t *dur, struct repro_err **err)
+{
+	static const char *const files[] = { "result.json", "stdout", "stderr" };
+	cleanup_free char *dir = repro_xasprintf("%s/baseline", work);
+	struct swp_run_req req = { .dir = dir, .time_limit_ns = o->timeout_ns };
+	struct swp_outcome out;
+	cleanup_free char *first = NULL;
+	int rc = -1;
+
+	*bundle = o->keep != NULL ? repro_xasprintf("%s/000-baseline.repro", o->keep)
+				  : repro_xasprintf("%s/baseline.repro", work);
+	req.bundle = *bundle;
+	if (swp_run_one(runner, &req, &out, err) < 0)
+		return -1;
+	first = swp_first_line(out.stderr_text);
+	if (out.error != NULL)
+		repro_err_set(err, EINVAL, "sweep: the working run could not be recorded: %s",
+			      out.error);
+	else if (out.timed_out)
+		repro_err_set(err, ETIMEDOUT,
+			      "sweep: the working run was still running after --timeout; give a "
+			      "longer one");
+	else if (!out.has_exit || !WIFEXITED(out.wait_status) || WEXITSTATUS(out.wait_status) != 0)
+		repro_err_set(err, EINVAL,
+			      "sweep: the working run failed (exit %d%s%s); sweep a command that "
+			      "works ('repro explain %s' says why it did not)",
+			      WIFEXITED(out.wait_status) ? WEXITSTATUS(out.wait_status)
+							 : 128 + WTERMSIG(out.wait_status),
+			      *first ? ": " : "", first, *bundle);
+	else
+		rc = 0;
+	if (rc == 0)
+		warn_outside(*bundle);
+	*dur = out.duration_ns;
+	swp_outcome_release(&out);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		cleanup_free char *p = repro_xasprintf("%s/%s", dir, files[i]);
+
+		(void)unlink(p);
+	}
+	(void)rmdir(dir);
+	return rc;
+}
+
+/* The report: the table or --json on stdout, --junit to its file; the exit status. */
+static int report(const struct sweep_opts *o, json_t *command, size_t npoints, json_t *runs,
+		  struct repro_err **err)
+{
+	json_t *doc = swp_report_json(command, o->shard_text, npoints, runs);
+
+	if (o->json) {
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+	} else {
+		swp_report_text(runs, stdout);
+	}
+	json_decref(doc);
+	if (o->junit != NULL) {
+		FILE *f = fopen(o->junit, "w");
+
+		if (f == NULL)
+			return repro_err_set(err, errno, "sweep --junit: cannot write '%s'",
+					     o->junit);
+		if (swp_report_junit(runs, o->fail_on, f) < 0 || fclose(f) != 0)
+			return repro_err_set(err, errno, "sweep --junit: cannot write '%s'",
+					     o->junit);
+	}
+	if (fflush(stdout) != 0)
+		return repro_err_set(err, errno, "sweep: cannot write the report");
+	return swp_fails(runs, o->fail_on) ? 1 : 0;
+}
+
+static int merge(const struct sweep_opts *o, struct repro_err **err)
+{
+	json_t *command = NULL;
+	size_t npoints = 0;
+	json_t *runs =
+		swp_merge((const char *const *)o->argv, (size_t)o->argc, &command, &npoints, err);
+	int rc;
+
+	if (runs == NULL)
+		return -1;
+	rc = report(o, command, npoints, runs, err);
+	json_decref(runs);
+	json_decref(command);
+	return rc;
+}
+
+/* A directory for the runs, removed at the end (each run removes its own files). */
+static char *work_dir(struct repro_err **err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = repro_xasprintf("%s/repro-sweep.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
+
+	if (mkdtemp(dir) == NULL) {
+		repro_err_set(err, errno, "sweep: cannot make a directory in '%s'",
+			      tmp != NULL && *tmp ? tmp : "/tmp");
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/*
+ * --from's run: how long it took (manifest "duration_ns"), or UINT64_MAX
+ * with *err; *net_none set when it ran with --net=none (options.net).
+ */
+static uint64_t recorded_run(const char *bundle, bool *net_none, struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
+	json_t *m;
+	const char *net;
+	json_int_t ns;
+
+	if (r == NULL)
+		return repro_err_wrap(err, "sweep --from"), UINT64_MAX;
+	m = bndl_reader_manifest(r);
+	ns = json_integer_value(json_object_get(m, "duration_ns"));
+	net = json_string_value(json_object_get(json_object_get(m, "options"), "net"));
+	if (net != NULL && strcmp(net, "none") == 0)
+		*net_none = true;
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+static int sweep(const struct sweep_opts *o, const char *work, struct repro_err **err)
+{
+	struct runner_ctx rc = { .argv = o->argv,
+				 .net_none = o->net_none,
+				 .overlay = (const char *const *)o->overlay };
+	struct swp_runner runner = { .run = run_child, .ctx = &rc };
+	struct swp_plan_opts po = { .areas = o->areas,
+				    .include_system = o->include_system,
+				    .faults = (const char *const *)o->faults };
+	struct swp_sweep_opts so = { .jobs = o->jobs,
+				     .work_dir = work,
+				     .keep_dir = o->keep,
+				     .progress = isatty(STDOUT_FILENO) && !o->json ? stdout
+										   : NULL };
+	struct swp_plan plan;
+	cleanup_free char *bundle = NULL;
+	uint64_t dur = 0;
+	bool ignored = false;
+	json_t *runs = NULL, *command;
+	int status;
+
+	if (o->from == NULL && baseline(o, &runner, work, &bundle, &dur, err) < 0)
+		return -1;
+	if (o->from != NULL && (dur = recorded_run(o->from, o->net_given ? &ignored : &rc.net_none,
+						   err)) == UINT64_MAX)
+		return -1;
+	so.time_limit_ns = o->timeout_ns != 0	      ? o->timeout_ns
+			   : 3 * dur > MIN_TIMEOUT_NS ? 3 * dur
+						      : MIN_TIMEOUT_NS;
+	/* ETIMEDOUT comes after a third of the run's time, as a slow firewall's would */
+	po.connect_delay_ns = so.time_limit_ns / 3 < 10000000000ull ? so.time_limit_ns / 3
+								    : 10000000000ull;
+	if (swp_plan_read(o->from != NULL ? o->from : bundle, &po, &plan, err) < 0)
+		return -1;
+	if (o->shard_n > 1)
+		swp_plan_shard(&plan, o->shard_k, o->shard_n);
+	if (bundle != NULL && o->keep == NULL)
+		(void)unlink(bundle);
+	if (swp_sweep_run(&plan, &runner, &so, &runs, err) < 0) {
+		swp_plan_release(&plan);
+		return -1;
+	}
+	command = json_array();
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(command, json_string(o->argv[i]));
+	status = report(o, command, plan.npoints, runs, err);
+	json_decref(command);
+	json_decref(runs);
+	swp_plan_release(&plan);
+	return status;
+}
+
+static int check_dirs(const struct sweep_opts *o, struct repro_err **err)
+{
+	struct stat st;
+
+	if (o->keep != NULL && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
+		return repro_err_set(err, errno, "sweep --keep: cannot make '%s'", o->keep);
+	if (o->keep != NULL && (stat(o->keep, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return repro_err_set(err, ENOTDIR, "sweep --keep: '%s' is not a directory",
+				     o->keep);
+	if (o->from != NULL && access(o->from, R_OK) < 0)
+		return repro_err_set(err, errno, "sweep --from: cannot read '%s'", o->from);
+	return 0;
+}
+
+int cmd_sweep(int argc, char **argv, struct repro_err **err)
+{
+	cleanup_sweep_opts struct sweep_opts o = { 0 };
+	cleanup_free char *work = NULL;
+	int rc = parse_args(argc, argv, &o, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (o.merge)
+		return merge(&o, err);
+	if (check_dirs(&o, err) < 0 || (work = work_dir(err)) == NULL)
+		return -1;
+	rc = sweep(&o, work, err);
+	(void)rmdir(work);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* One recording with the cli's policies and callbacks (cli/run.h). */
+#include "cli/run.h"
+#include "cli/signals.h"
+#include "common/cleanup.h"
+#include "replayer/policies/deny.h"
+#include "replayer/policies/inject.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A line of the run for the user, on stderr as repro's own. */
+static void print_notice(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "repro: %s\n", line);
+}
+
+/* Signals sent to repro go to the program while it runs (cli/signals.h). */
+static void forward_signals(void *ctx, pid_t pid)
+{
+	(void)ctx;
+	cli_signals_forward_to(pid);
+}
+
+int cli_run(struct sess_options *sess, struct rpl_rules *rules, bool deny_io_uring,
+	    struct sess_result *res, struct repro_err **err)
+{
+	struct rpl_deny *deny = NULL; /* --io-uring=deny */
+	cleanup_free int *trap = NULL;
+	struct rpl_inject *inject = NULL; /* --inject */
+	struct sess_policy policies[2];
+	size_t npolicies = 0, ntrap = 0;
+	int rc;
+
+	if (rules != NULL) {
+		trap = rpl_inject_trap(rules, &ntrap);
+		inject = rpl_inject_new(rules);
+		policies[npolicies++] = (struct sess_policy){ .ops = rpl_inject_ops(),
+							      .ctx = inject,
+							      .trap_nrs = trap,
+							      .ntrap = ntrap,
+							      .report = rpl_inject_report };
+	}
+	if (deny_io_uring) {
+		deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
+		if (deny == NULL) {
+			rpl_inject_free(inject);
+			return -1;
+		}
+		policies[npolicies++] = (struct sess_policy){ .ops = rpl_deny_ops(), .ctx = deny };
+	}
+	sess->should_stop = cli_signals_stop_requested;
+	sess->on_program = forward_signals;
+	if (sess->notice == NULL)
+		sess->notice = print_notice;
+	cli_signals_install();
+	rc = sess_run(sess, policies, npolicies, res, err);
+	rpl_deny_free(deny);
+	rpl_inject_free(inject);
+	return rc;
+}

@@ -1,0 +1,27 @@
+#ifndef REPRO_CLI_RUN_H
+#define REPRO_CLI_RUN_H
+
+/*
+ * One recording as the cli makes it, for `repro record` and each run of
+ * `repro sweep`: the policies the options ask for and sess_run()
+ * (session/session.h) with the cli's callbacks (cli/signals.h).
+ */
+
+#include "common/err.h"
+#include "replayer/policies/rules.h"
+#include "session/session.h"
+
+#include <stdbool.h>
+
+/*
+ * cli_run - record sess (borrowed; its should_stop and on_program set here
+ * to pass signals on to the program, its notice kept when set, else lines
+ * go to stderr as "repro: …") with the fault rules (borrowed, may be NULL)
+ * and, with deny_io_uring, io_uring_setup failed with ENOSYS.  Installs
+ * the cli's signal handlers.  Returns sess_run()'s result with *res
+ * filled, or -1 with *err.
+ */
+int cli_run(struct sess_options *sess, struct rpl_rules *rules, bool deny_io_uring,
+	    struct sess_result *res, struct repro_err **err);
+
+#endif

@@ -1,0 +1,477 @@
+/* A sweep's fault points and the faults on each (sweep/sweep.h, docs/sweep.md "Faults"). */
+#include "sweep/sweep.h"
+#include "bundles/reader.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "replayer/readers/explain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a path point was used for (files.jsonl "ops"). */
+enum {
+	USE_STAT = 1u << 0,
+	USE_READ = 1u << 1,
+	USE_WRITE = 1u << 2,
+	USE_CREATE = 1u << 3,
+	USE_EXEC = 1u << 4,
+};
+
+/* A file larger than this has a fault after its first block (ENOSPC-after-4KiB). */
+#define FIRST_BLOCK 4096
+/* A connection that received more than this has a reset after it. */
+#define RESET_AFTER 1024
+
+/* One fault template: which uses it applies to, its name, the rule's calls and action. */
+struct tmpl {
+	unsigned uses; /* any of these (USE_*), for paths */
+	enum swp_area area;
+	const char *fault; /* name in --faults and in the id */
+	const char *verb; /* the id's middle word: "read", "write", "exec", "connect", "dns" */
+	const char *calls; /* the rule's syscall set */
+	const char *action; /* the rule's action keys, before its filter */
+	int errnum;
+};
+
+/*
+ * The faults of docs/sweep.md.  ENOENT takes every file call (the file is
+ * gone for all of them); EACCES on reading, the opens; EIO, the reads.
+ */
+static const struct tmpl path_faults[] = {
+	{ USE_READ | USE_STAT, SWP_FILE, "ENOENT", "read", "%file", "error=ENOENT", ENOENT },
+	{ USE_READ, SWP_FILE, "EACCES", "read", "open,openat,openat2", "error=EACCES", EACCES },
+	{ USE_READ, SWP_FILE, "EIO", "read", "read,readv,pread64,copy_file_range", "error=EIO",
+	  EIO },
+	{ USE_WRITE | USE_CREATE, SWP_FILE, "EACCES", "write",
+	  "open,openat,openat2,creat,mkdir,mkdirat", "error=EACCES", EACCES },
+	{ USE_WRITE, SWP_FILE, "ENOSPC", "write", "write,writev,pwrite64", "error=ENOSPC", ENOSPC },
+	{ USE_CREATE, SWP_FILE, "ENOSPC", "create", "open,openat,openat2,creat,mkdir,mkdirat",
+	  "error=ENOSPC", ENOSPC },
+	{ USE_WRITE | USE_CREATE, SWP_FILE, "EROFS", "write",
+	  "open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2",
+	  "error=EROFS", EROFS },
+	{ USE_WRITE, SWP_FILE, "ENOSPC-after-4KiB", "write", "write,writev,pwrite64",
+	  "error=ENOSPC:after=4096", ENOSPC },
+	{ USE_EXEC, SWP_EXEC, "EACCES", "exec", "execve,execveat", "error=EACCES", EACCES },
+	{ USE_EXEC, SWP_EXEC, "ENOENT", "exec", "execve,execveat", "error=ENOENT", ENOENT },
+};
+
+/* Every fault name --faults accepts. */
+static const char *const fault_names[] = { "ENOENT",	       "EACCES",    "EIO",
+					   "ENOSPC",	       "EROFS",	    "ENOSPC-after-4KiB",
+					   "ECONNREFUSED",     "ETIMEDOUT", "blackhole",
+					   "reset-after-1KiB", "NXDOMAIN",  "TIMEOUT" };
+
+struct plan_state {
+	const struct swp_plan_opts *o;
+	struct swp_plan *p;
+	size_t cap;
+	json_t *seen; /* points already planned: "ip:port", "dns:name" -> true */
+	json_t *parents; /* directories the run created files in -> true */
+};
+
+static bool fault_wanted(const struct plan_state *s, const char *fault, enum swp_area area)
+{
+	if (s->o->areas != 0 && !(s->o->areas & area))
+		return false;
+	if (s->o->faults == NULL)
+		return true;
+	for (const char *const *f = s->o->faults; *f != NULL; f++)
+		if (strcmp(*f, fault) == 0)
+			return true;
+	return false;
+}
+
+static void add_fault(struct plan_state *s, enum swp_area area, const char *fault, char *id,
+		      char *rule, const char *target, const char *host, int errnum)
+{
+	struct swp_plan *p = s->p;
+
+	if (p->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		p->v = repro_xrealloc(p->v, s->cap * sizeof(*p->v));
+	}
+	p->v[p->n++] = (struct swp_fault){ .id = id,
+					   .rule = rule,
+					   .target = repro_xstrdup(target),
+					   .host = host != NULL ? repro_xstrdup(host) : NULL,
+					   .fault = repro_xstrdup(fault),
+					   .area = area,
+					   .errnum = errnum };
+}
+
+/* A path as a rule's path= glob: glob characters escaped (fnmatch(3)). */
+static char *path_glob(const char *path)
+{
+	char *out = repro_xmalloc(2 * strlen(path) + 1), *q = out;
+
+	for (const char *c = path; *c != '\0'; c++) {
+		if (strchr("*?[]\\", *c) != NULL)
+			*q++ = '\\';
+		*q++ = *c;
+	}
+	*q = '\0';
+	return out;
+}
+
+static unsigned uses_of(json_t *ops)
+{
+	static const struct {
+		const char *op;
+		unsigned use;
+	} map[] = { { "stat", USE_STAT },   { "read", USE_READ },     { "readlink", USE_STAT },
+		    { "write", USE_WRITE }, { "create", USE_CREATE }, { "exec", USE_EXEC },
+		    { "chdir", USE_STAT } };
+	unsigned uses = 0;
+	size_t i;
+	json_t *op;
+
+	json_array_foreach (ops, i, op)
+		for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+			if (json_is_string(op) && strcmp(json_string_value(op), map[k].op) == 0)
+				uses |= map[k].use;
+	return uses;
+}
+
+/* Whether a template applies to a path used as uses says, of this type and size. */
+static bool tmpl_applies(const struct tmpl *t, unsigned uses, bool is_dir, json_int_t size)
+{
+	if (!(t->uses & uses))
+		return false;
+	if (strcmp(t->fault, "EIO") == 0 && is_dir)
+		return false;
+	if (strcmp(t->fault, "ENOSPC-after-4KiB") == 0 && size <= FIRST_BLOCK)
+		return false;
+	/* a file written to gets ENOSPC on its writes; one only created, on its creation */
+	if (strcmp(t->verb, "create") == 0 && (uses & USE_WRITE))
+		return false;
+	return true;
+}
+
+/* One files.jsonl object: a path some call used successfully is a point. */
+static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct plan_state *s = ctx;
+	const char *path = json_string_value(json_object_get(obj, "path"));
+	const char *first = json_string_value(json_object_get(obj, "first"));
+	const char *last = json_string_value(json_object_get(obj, "last"));
+	json_t *meta = json_object_get(obj, "meta");
+	const char *type = json_string_value(json_object_get(meta, "type"));
+	json_int_t size = json_integer_value(json_object_get(meta, "size"));
+	unsigned uses = uses_of(json_object_get(obj, "ops"));
+	bool any = false;
+	cleanup_free char *glob = NULL;
+
+	(void)lineno;
+	(void)err;
+	if (path == NULL || path[0] != '/' || uses == 0 ||
+	    !((first != NULL && strcmp(first, "ok") == 0) ||
+	      (last != NULL && strcmp(last, "ok") == 0)))
+		return 0;
+	if (type != NULL && strcmp(type, "file") != 0 && strcmp(type, "dir") != 0 &&
+	    strcmp(type, "symlink") != 0)
+		return 0; /* devices, fifos, sockets: not a file a program depends on */
+	if (!s->o->include_system && rpl_explain_system_path(path) != NULL)
+		return 0;
+	if (type != NULL && strcmp(type, "dir") == 0 && !(uses & (USE_READ | USE_CREATE)))
+		return 0; /* the working directory and its parents, looked at on the way */
+	if (strchr(path, ':') != NULL || strchr(path, '\n') != NULL) {
+		s->p->nskipped++; /* a rule's keys are ':'-separated */
+		return 0;
+	}
+	glob = path_glob(path);
+	for (size_t i = 0; i < sizeof(path_faults) / sizeof(path_faults[0]); i++) {
+		const struct tmpl *t = &path_faults[i];
+
+		if (!tmpl_applies(t, uses, type != NULL && strcmp(type, "dir") == 0, size) ||
+		    !fault_wanted(s, t->fault, t->area))
+			continue;
+		add_fault(s, t->area, t->fault,
+			  repro_xasprintf("%s %s %s", t->fault, t->verb, path),
+			  repro_xasprintf("%s:%s:path=%s", t->calls, t->action, glob), path, NULL,
+			  t->errnum);
+		any = true;
+	}
+	if (any)
+		s->p->npoints++;
+	if (uses & USE_CREATE) { /* its folder may be read-only on another machine */
+		cleanup_free char *dir = repro_xstrdup(path);
+		char *slash = strrchr(dir, '/');
+
+		if (slash != NULL && slash != dir) {
+			*slash = '\0';
+			json_object_set_new(s->parents, dir, json_true());
+		}
+	}
+	return 0;
+}
+
+/* A folder the run created files in: EACCES on creating anything in it (a folder owned by root). */
+static void plan_parents(struct plan_state *s)
+{
+	const char *dir;
+	json_t *v;
+
+	json_object_foreach (s->parents, dir, v) {
+		cleanup_free char *glob = NULL;
+
+		if (!fault_wanted(s, "EACCES", SWP_FILE) || strchr(dir, ':') != NULL ||
+		    (!s->o->include_system && rpl_explain_system_path(dir) != NULL))
+			continue;
+		glob = path_glob(dir);
+		add_fault(s, SWP_FILE, "EACCES", repro_xasprintf("EACCES create-in %s", dir),
+			  repro_xasprintf("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,"
+					  "renameat2,link,linkat,symlink,symlinkat:error=EACCES:"
+					  "path=%s/*",
+					  glob),
+			  dir, NULL, EACCES);
+		s->p->npoints++;
+	}
+}
+
+/* "IP:PORT", with brackets for IPv6 (the rules' addr= syntax). */
+static char *addr_text(const char *family, const char *ip, json_int_t port)
+{
+	bool v6 = family != NULL && strcmp(family, "AF_INET6") == 0;
+
+	return repro_xasprintf(v6 ? "[%s]:%lld" : "%s:%lld", ip, (long long)port);
+}
+
+static void plan_connect(struct plan_state *s, json_t *obj)
+{
+	const char *ip = json_string_value(json_object_get(obj, "ip"));
+	const char *name = json_string_value(json_object_get(obj, "name"));
+	const char *source = json_string_value(json_object_get(obj, "name_source"));
+	json_int_t port = json_integer_value(json_object_get(obj, "port"));
+	json_int_t received = json_integer_value(json_object_get(obj, "received"));
+	cleanup_free char *addr = NULL;
+	bool any = false;
+	struct {
+		const char *fault, *action;
+		int errnum;
+	} faults[] = {
+		{ "ECONNREFUSED", "error=ECONNREFUSED", ECONNREFUSED },
+		{ "ETIMEDOUT", NULL, ETIMEDOUT },
+		{ "blackhole", "blackhole", 0 },
+		{ "reset-after-1KiB", "error=ECONNRESET:after=1024", ECONNRESET },
+	};
+
+	if (ip == NULL || port <= 0 || port == 53)
+		return;
+	addr = addr_text(json_string_value(json_object_get(obj, "family")), ip, port);
+	if (json_object_get(s->seen, addr) != NULL)
+		return;
+	json_object_set_new(s->seen, addr, json_true());
+	if (source != NULL && strcmp(source, "dns") != 0 && strcmp(source, "hosts") != 0)
+		name = NULL;
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		char *rule;
+
+		if (!fault_wanted(s, faults[i].fault, SWP_NETWORK))
+			continue;
+		if (i == 3 && received <= RESET_AFTER)
+			continue; /* nothing to cut */
+		if (i == 1)
+			rule = repro_xasprintf(
+				"connect:error=ETIMEDOUT:delay=%llums:type=stream:addr=%s",
+				(unsigned long long)(s->o->connect_delay_ns / 1000000), addr);
+		else if (i == 3)
+			rule = repro_xasprintf("recvfrom,recvmsg,read:%s:addr=%s", faults[i].action,
+					       addr);
+		else
+			rule = repro_xasprintf("connect:%s:type=stream:addr=%s", faults[i].action,
+					       addr);
+		add_fault(s, SWP_NETWORK, faults[i].fault,
+			  repro_xasprintf("%s connect %s%s%s%s", faults[i].fault, addr,
+					  name ? " (" : "", name ? name : "", name ? ")" : ""),
+			  rule, addr, name, faults[i].errnum);
+		any = true;
+	}
+	if (any)
+		s->p->npoints++;
+}
+
+static void plan_dns(struct plan_state *s, json_t *obj)
+{
+	const char *name = json_string_value(json_object_get(obj, "name"));
+	const char *outcome = json_string_value(json_object_get(obj, "outcome"));
+	cleanup_free char *key = NULL;
+	static const char *const faults[] = { "NXDOMAIN", "TIMEOUT" };
+	bool any = false;
+
+	if (name == NULL || outcome == NULL || strcmp(outcome, "answered") != 0 ||
+	    strpbrk(name, ":*?[\\") != NULL)
+		return;
+	key = repro_xasprintf("dns:%s", name);
+	if (json_object_get(s->seen, key) != NULL)
+		return;
+	json_object_set_new(s->seen, key, json_true());
+	for (size_t i = 0; i < 2; i++) {
+		if (!fault_wanted(s, faults[i], SWP_DNS))
+			continue;
+		add_fault(s, SWP_DNS, faults[i], repro_xasprintf("%s dns %s", faults[i], name),
+			  repro_xasprintf("dns:error=%s:host=%s", faults[i], name), name, NULL, 0);
+		any = true;
+	}
+	if (any)
+		s->p->npoints++;
+}
+
+/* One network.jsonl record: a TCP destination connected to, or a name answered. */
+static int on_net(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct plan_state *s = ctx;
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *sc = json_string_value(json_object_get(obj, "syscall"));
+	const char *outcome = json_string_value(json_object_get(obj, "outcome"));
+	const char *type = json_string_value(json_object_get(obj, "type"));
+
+	(void)lineno;
+	(void)err;
+	if (kind != NULL && strcmp(kind, "dns") == 0)
+		plan_dns(s, obj);
+	else if (kind != NULL && strcmp(kind, "attempt") == 0 && sc != NULL &&
+		 strcmp(sc, "connect") == 0 && outcome != NULL &&
+		 strcmp(outcome, "connected") == 0 && type != NULL &&
+		 strcmp(type, "SOCK_STREAM") == 0)
+		plan_connect(s, obj);
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const struct swp_fault *)a)->id, ((const struct swp_fault *)b)->id);
+}
+
+/* The faults --faults names must all exist. */
+static int check_fault_names(const struct swp_plan_opts *o, struct repro_err **err)
+{
+	for (const char *const *f = o->faults; f != NULL && *f != NULL; f++) {
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++)
+			known = known || strcmp(*f, fault_names[i]) == 0;
+		if (!known)
+			return repro_err_set(
+				err, EINVAL,
+				"sweep --faults: unknown fault '%s' (known: ENOENT, "
+				"EACCES, EIO, ENOSPC, EROFS, ENOSPC-after-4KiB, "
+				"ECONNREFUSED, ETIMEDOUT, blackhole, reset-after-1KiB, "
+				"NXDOMAIN, TIMEOUT)",
+				*f);
+	}
+	return 0;
+}
+
+int swp_plan_read(const char *bundle, const struct swp_plan_opts *o, struct swp_plan *out,
+		  struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = NULL;
+	struct plan_state s = { .o = o, .p = out, .seen = json_object(), .parents = json_object() };
+	int has, rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (check_fault_names(o, err) < 0 || (r = bndl_reader_open(bundle, err)) == NULL)
+		goto done;
+	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, &s, err) < 0))
+		goto done;
+	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, &s, err) < 0))
+		goto done;
+	plan_parents(&s);
+	qsort(out->v, out->n, sizeof(*out->v), by_id);
+	rc = 0;
+done:
+	json_decref(s.seen);
+	json_decref(s.parents);
+	if (rc < 0)
+		swp_plan_release(out);
+	return rc;
+}
+
+static void fault_release(struct swp_fault *f)
+{
+	free(f->id);
+	free(f->rule);
+	free(f->target);
+	free(f->host);
+	free(f->fault);
+}
+
+void swp_plan_release(struct swp_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		fault_release(&p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+void swp_plan_shard(struct swp_plan *p, unsigned k, unsigned n)
+{
+	size_t kept = 0;
+
+	if (n <= 1)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		if (i % n + 1 == k)
+			p->v[kept++] = p->v[i];
+		else
+			fault_release(&p->v[i]);
+	}
+	p->n = kept;
+}
+
+struct outside_state {
+	json_t *dirs; /* the overlaid directories (manifest "overlay.paths") */
+	size_t n;
+	char *first; /* owned */
+};
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* A path of the write set (files.jsonl "before") outside every overlaid directory. */
+static int on_written(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct outside_state *s = ctx;
+	const char *path = json_string_value(json_object_get(obj, "path"));
+	size_t i;
+	json_t *d;
+
+	(void)lineno;
+	(void)err;
+	if (path == NULL || json_object_get(obj, "before") == NULL || under(path, "/dev") ||
+	    under(path, "/proc") || under(path, "/sys"))
+		return 0;
+	json_array_foreach (s->dirs, i, d)
+		if (json_is_string(d) && under(path, json_string_value(d)))
+			return 0;
+	if (s->n++ == 0)
+		s->first = repro_xstrdup(path);
+	return 0;
+}
+
+size_t swp_outside_writes(const char *bundle, char **first, struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
+	struct outside_state s = { 0 };
+	int has;
+
+	*first = NULL;
+	if (r == NULL)
+		return (size_t)-1;
+	s.dirs = json_object_get(json_object_get(bndl_reader_manifest(r), "overlay"), "paths");
+	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "files.jsonl", on_written, &s, err) < 0)) {
+		free(s.first);
+		return (size_t)-1;
+	}
+	*first = s.first;
+	return s.n;
+}

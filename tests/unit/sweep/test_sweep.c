@@ -1,0 +1,337 @@
+/*
+ * Unit tests of sweep/sweep.h: the classes of outcomes made by hand, the
+ * first stderr line, shards, --merge and JUnit of documents made by hand,
+ * and the whole pipeline on a real program without the cli: a working run
+ * of `sh -c 'cat app.conf'` through sess_run(), its plan, and a sweep whose
+ * runner is sess_run() with the fault rule as a policy.
+ */
+#include "recorder/systab.h"
+#include "replayer/policies/inject.h"
+#include "replayer/policies/rules.h"
+#include "session/session.h"
+#include "sweep/sweep.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static struct swp_fault file_fault(char *target, int errnum)
+{
+	return (struct swp_fault){ .id = "x",
+				   .rule = "x",
+				   .target = target,
+				   .fault = "ENOENT",
+				   .area = SWP_FILE,
+				   .errnum = errnum };
+}
+
+static enum swp_class class_of(const struct swp_fault *f, int status, const char *err,
+			       long long fired, bool timed_out)
+{
+	struct swp_outcome o = { .ran = true,
+				 .has_exit = true,
+				 .wait_status = status,
+				 .timed_out = timed_out,
+				 .fired = fired,
+				 .stderr_text = (char *)err };
+
+	return swp_classify(f, &o);
+}
+
+static void test_classes(void **state)
+{
+	struct swp_fault f = file_fault("/srv/app/app.conf", ENOENT);
+	struct swp_fault net = { .id = "x",
+				 .rule = "x",
+				 .target = "[::1]:8080",
+				 .fault = "x",
+				 .area = SWP_NETWORK,
+				 .errnum = ECONNREFUSED };
+	struct swp_fault dns = { .id = "x",
+				 .rule = "x",
+				 .target = "cdn.example.com",
+				 .fault = "NXDOMAIN",
+				 .area = SWP_DNS };
+
+	(void)state;
+	assert_int_equal(class_of(&f, 1 << 8, "x", 0, false), SWP_NOT_REACHED);
+	assert_int_equal(class_of(&f, 0, "", 1, true), SWP_HUNG);
+	assert_int_equal(class_of(&f, SIGSEGV, "", 1, false), SWP_CRASHED);
+	assert_int_equal(class_of(&f, 0, "started", 1, false), SWP_CARRIED_ON);
+	assert_int_equal(class_of(&f, 1 << 8, " \n\t\n", 1, false), SWP_SILENT);
+	/* the path, its file name or the errno's message, in any case */
+	assert_int_equal(class_of(&f, 1 << 8, "cannot open /srv/app/app.conf", 1, false),
+			 SWP_CLEAN);
+	assert_int_equal(class_of(&f, 1 << 8, "config APP.CONF missing", 1, false), SWP_CLEAN);
+	assert_int_equal(class_of(&f, 1 << 8, "error: No such file or directory", 1, false),
+			 SWP_CLEAN);
+	assert_int_equal(class_of(&f, 1 << 8, "startup failed", 1, false), SWP_VAGUE);
+	/* an address without its port and brackets; a resolver's words for a name */
+	assert_int_equal(class_of(&net, 1 << 8, "cannot reach ::1", 1, false), SWP_CLEAN);
+	assert_int_equal(class_of(&net, 1 << 8, "backend down", 1, false), SWP_VAGUE);
+	assert_int_equal(class_of(&dns, 1 << 8, "Name or service not known", 1, false), SWP_CLEAN);
+	assert_int_equal(class_of(&dns, 1 << 8, "model load failed", 1, false), SWP_VAGUE);
+	assert_string_equal(swp_class_name(SWP_CARRIED_ON), "carried-on");
+	assert_int_equal(swp_class_parse("not-reached"), SWP_NOT_REACHED);
+	assert_int_equal(swp_class_parse("fine"), -1);
+}
+
+static void test_first_line(void **state)
+{
+	char *s;
+	char long_line[400];
+
+	(void)state;
+	s = swp_first_line("\n  \nfirst\nsecond\n");
+	assert_string_equal(s, "first");
+	free(s);
+	s = swp_first_line("Traceback (most recent call last):\n  File \"x\", line 1\n"
+			   "ConnectionRefusedError: [Errno 111] Connection refused\n\n");
+	assert_string_equal(s, "ConnectionRefusedError: [Errno 111] Connection refused");
+	free(s);
+	s = swp_first_line(NULL);
+	assert_string_equal(s, "");
+	free(s);
+	memset(long_line, 'a', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	s = swp_first_line(long_line);
+	assert_int_equal(strlen(s), 200);
+	free(s);
+}
+
+static void test_shard(void **state)
+{
+	struct swp_plan p = { 0 };
+	const char *ids[] = { "a", "b", "c", "d", "e" };
+
+	(void)state;
+	p.n = 5;
+	p.v = calloc(5, sizeof(*p.v));
+	for (size_t i = 0; i < 5; i++)
+		p.v[i] = (struct swp_fault){ .id = strdup(ids[i]),
+					     .rule = strdup("r"),
+					     .target = strdup("t"),
+					     .fault = strdup("f") };
+	swp_plan_shard(&p, 2, 2);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].id, "b");
+	assert_string_equal(p.v[1].id, "d");
+	swp_plan_release(&p);
+}
+
+static json_t *run(const char *id, const char *class, const char *err)
+{
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:i},s:s,s:I}", "id", id, "rule", "r", "area",
+			 "file", "target", "t", "class", class, "exit", "code", 1, "stderr", err,
+			 "duration_ns", (json_int_t)1500000000);
+}
+
+static char *write_doc(json_t *runs, const char *name)
+{
+	static char path[64];
+	json_t *cmd = json_pack("[s]", "true");
+	json_t *doc = swp_report_json(cmd, "1/2", 3, runs);
+
+	snprintf(path, sizeof(path), "/tmp/repro-test-sweep-%d-%s.json", (int)getpid(), name);
+	assert_int_equal(json_dump_file(doc, path, 0), 0);
+	json_decref(doc);
+	json_decref(cmd);
+	return strdup(path);
+}
+
+static void test_merge_and_junit(void **state)
+{
+	json_t *a = json_array(), *b = json_array(), *merged, *cmd;
+	char *pa, *pb, *text = NULL;
+	const char *paths[2];
+	size_t npoints, len = 0;
+	struct repro_err *err = NULL;
+	FILE *f;
+
+	(void)state;
+	json_array_append_new(a, run("c fault", "hung", "waiting <forever> & \"ever\""));
+	json_array_append_new(a, run("a fault", "clean", "cannot open x"));
+	json_array_append_new(b, run("b fault", "vague", "startup failed"));
+	json_array_append_new(b, run("a fault", "clean", "cannot open x")); /* met twice */
+	pa = write_doc(a, "a");
+	pb = write_doc(b, "b");
+	paths[0] = pa;
+	paths[1] = pb;
+	merged = swp_merge(paths, 2, &cmd, &npoints, &err);
+	assert_non_null(merged);
+	assert_int_equal(json_array_size(merged), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(merged, 0), "id")),
+			    "a fault");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(merged, 2), "id")),
+			    "c fault");
+	assert_int_equal(npoints, 3);
+	assert_true(swp_fails(merged, 1u << SWP_HUNG));
+	assert_false(swp_fails(merged, 1u << SWP_CRASHED));
+	f = open_memstream(&text, &len);
+	assert_int_equal(swp_report_junit(merged, 1u << SWP_HUNG | 1u << SWP_VAGUE, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "tests=\"3\" failures=\"2\""));
+	assert_non_null(strstr(text, "waiting &lt;forever&gt; &amp; &quot;ever&quot;"));
+	assert_non_null(
+		strstr(text, "classname=\"repro.sweep.file\" name=\"a fault\" time=\"1.500\""));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	swp_report_text(merged, f);
+	fclose(f);
+	assert_non_null(strstr(text, "clean 1, vague 1, hung 1; 3 faults, 3 distinct behaviours"));
+	free(text);
+	json_decref(merged);
+	json_decref(cmd);
+	/* not a sweep document: one error naming it */
+	paths[1] = "/nonexistent/x.json";
+	assert_null(swp_merge(paths, 2, &cmd, &npoints, &err));
+	assert_non_null(err);
+	repro_err_free(&err);
+	unlink(pa);
+	unlink(pb);
+	free(pa);
+	free(pb);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* ---- the pipeline on a real program ---- */
+
+static char dir[] = "/tmp/repro-test-sweep.XXXXXX";
+
+/* The runner: sess_run() of `sh -c 'cat app.conf'` in dir with req's rule as a policy. */
+static int real_run(void *ctx, const struct swp_run_req *req)
+{
+	static char *const argv[] = { "/bin/sh", "-c", "cat app.conf", NULL };
+	struct sess_options o = { .argv = argv,
+				  .output = req->bundle,
+				  .spool_parent = dir,
+				  .classes = REC_CLASS_ALL,
+				  .sandbox = LNCH_SANDBOX_AUTO,
+				  .wait_all = true,
+				  .time_limit_ns = req->time_limit_ns };
+	struct rpl_rules *rules = NULL;
+	struct rpl_inject *in = NULL;
+	struct sess_policy pol = { 0 };
+	struct sess_result res = { 0 };
+	struct repro_err *err = NULL;
+	int *trap = NULL;
+	size_t ntrap = 0;
+
+	(void)ctx;
+	if (req->rule != NULL) {
+		rules = rpl_rules_new();
+		if (rpl_rules_add(rules, req->rule, &err) < 0)
+			return 3;
+		trap = rpl_inject_trap(rules, &ntrap);
+		in = rpl_inject_new(rules);
+		pol = (struct sess_policy){ .ops = rpl_inject_ops(),
+					    .ctx = in,
+					    .trap_nrs = trap,
+					    .ntrap = ntrap,
+					    .report = rpl_inject_report };
+	}
+	if (sess_run(&o, &pol, req->rule != NULL ? 1 : 0, &res, &err) < 0)
+		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, "sess_run failed");
+	else
+		(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
+				       res.duration_ns, res.bundle_path, NULL);
+	sess_result_release(&res);
+	repro_err_free(&err);
+	rpl_inject_free(in);
+	rpl_rules_free(rules);
+	free(trap);
+	return 0;
+}
+
+static const char *class_in(json_t *runs, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach (runs, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "id")), id) == 0)
+			return json_string_value(json_object_get(r, "class"));
+	return NULL;
+}
+
+static void test_pipeline(void **state)
+{
+	struct swp_runner runner = { .run = real_run };
+	char base_dir[96], bundle[96], conf[96], id[160];
+	struct swp_run_req req = { .dir = base_dir, .bundle = bundle };
+	struct swp_outcome out;
+	struct swp_plan plan;
+	struct swp_plan_opts po = { .areas = SWP_FILE };
+	struct swp_sweep_opts so = { .jobs = 2, .time_limit_ns = 20000000000ull, .work_dir = dir };
+	struct repro_err *err = NULL;
+	json_t *runs = NULL;
+	FILE *f;
+
+	(void)state;
+	snprintf(base_dir, sizeof(base_dir), "%s/base", dir);
+	snprintf(bundle, sizeof(bundle), "%s/base.repro", dir);
+	snprintf(conf, sizeof(conf), "%s/app.conf", dir);
+	f = fopen(conf, "w");
+	assert_non_null(f);
+	fputs("port=80\n", f);
+	fclose(f);
+	assert_int_equal(swp_run_one(&runner, &req, &out, &err), 0);
+	if (out.error != NULL || !out.has_exit) {
+		swp_outcome_release(&out);
+		skip(); /* the tracer cannot run here */
+	}
+	assert_int_equal(WEXITSTATUS(out.wait_status), 0);
+	assert_string_equal(out.stderr_text, "");
+	swp_outcome_release(&out);
+	assert_int_equal(swp_plan_read(bundle, &po, &plan, &err), 0);
+	snprintf(id, sizeof(id), "ENOENT read %s", conf);
+	assert_true(plan.n >= 3); /* ENOENT, EACCES, EIO on app.conf at least */
+	assert_int_equal(swp_sweep_run(&plan, &runner, &so, &runs, &err), 0);
+	assert_int_equal(json_array_size(runs), plan.n);
+	assert_string_equal(class_in(runs, id), "clean"); /* "cat: app.conf: No such file …" */
+	snprintf(id, sizeof(id), "EIO read %s", conf);
+	assert_string_equal(class_in(runs, id), "clean");
+	json_decref(runs);
+	swp_plan_release(&plan);
+	unlink(bundle);
+	unlink(conf);
+	rmdir(base_dir);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (mkdtemp(dir) == NULL || chdir(dir) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rmdir(dir) == 0 || errno == ENOENT ? 0 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classes),	 cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_shard),	 cmocka_unit_test(test_merge_and_junit),
+		cmocka_unit_test(test_pipeline),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -14,5 +14,6 @@ int cmd_explain(int argc, char **argv, struct repro_err **err);
 int cmd_diff(int argc, char **argv, struct repro_err **err);
 int cmd_pack(int argc, char **argv, struct repro_err **err);
 int cmd_sweep(int argc, char **argv, struct repro_err **err);
+int cmd_replay(int argc, char **argv, struct repro_err **err);
 
 #endif

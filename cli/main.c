@@ -26,6 +26,8 @@ static const struct cmd commands[] = {
 	{ "diff", cmd_diff, "compare a working and a broken recording, cause first" },
 	{ "sweep", cmd_sweep,
 	  "run a program once per fault on what it depends on, and say how it coped" },
+	{ "replay", cmd_replay,
+	  "re-run a recorded command here with its recorded failures imposed" },
 	{ "pack", cmd_pack, "pack the spool a recording left behind (killed, or no room)" },
 };
 

@@ -292,9 +292,15 @@ json_t *rpl_inject_report(void *ctx)
 			continue;
 		rpl_rules_describe(rules, i, f);
 		fclose(f);
-		json_array_append_new(arr, json_pack("{s:I,s:s,s:I}", "rule", (json_int_t)(i + 1),
-						     "text", text != NULL ? text : "", "fired",
-						     (json_int_t)rpl_rules_fired(rules, i)));
+		json_t *e = json_pack("{s:I,s:s,s:I}", "rule", (json_int_t)(i + 1), "text",
+				      text != NULL ? text : "", "fired",
+				      (json_int_t)rpl_rules_fired(rules, i));
+
+		if (rpl_rules_origin(rules, i) !=
+		    0) /* repro replay: the recorded event it imposes */
+			json_object_set_new(e, "origin",
+					    json_integer((json_int_t)rpl_rules_origin(rules, i)));
+		json_array_append_new(arr, e);
 		free(text);
 	}
 	return arr;

@@ -69,6 +69,17 @@ size_t rpl_rules_count(const struct rpl_rules *r)
 	return r->n;
 }
 
+void rpl_rules_set_origin(struct rpl_rules *r, size_t i, uint64_t seq)
+{
+	if (i < r->n)
+		r->v[i].origin = seq;
+}
+
+uint64_t rpl_rules_origin(const struct rpl_rules *r, size_t i)
+{
+	return i < r->n ? r->v[i].origin : 0;
+}
+
 uint64_t rpl_rules_fired(const struct rpl_rules *r, size_t i)
 {
 	return i < r->n ? r->v[i].fired : 0;

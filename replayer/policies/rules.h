@@ -62,6 +62,14 @@ void rpl_rules_free(struct rpl_rules *r);
 int rpl_rules_add(struct rpl_rules *r, const char *text, struct repro_err **err);
 
 /*
+ * rpl_rules_set_origin - rule i imposes recorded event seq again (repro
+ * replay): the manifest's "injections" then name it as "origin".
+ * rpl_rules_origin: that seq, 0 for none.
+ */
+void rpl_rules_set_origin(struct rpl_rules *r, size_t i, uint64_t seq);
+uint64_t rpl_rules_origin(const struct rpl_rules *r, size_t i);
+
+/*
  * rpl_rules_seed - seed every prob= draw of r, now and of rules added
  * later: rule i draws from its own splitmix64 stream seeded from seed and i,
  * so the same seed and the same calls give the same faults.  Restarts the

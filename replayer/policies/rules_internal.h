@@ -44,6 +44,7 @@ struct rpl_rule {
 	/* state */
 	uint64_t hits; /* calls that matched every filter */
 	uint64_t fired;
+	uint64_t origin; /* the recorded event a replay imposes it for, 0: none */
 	uint64_t rng; /* splitmix64 state of the prob= stream */
 };
 

@@ -1,0 +1,466 @@
+/*
+ * `repro replay BUNDLE` (docs/replay.md): the recorded command re-run here
+ * with the recorded failures that matter imposed again (replayer/replay/),
+ * itself recorded, then a summary: reproduced or not, which failures were
+ * imposed and which never came up.
+ */
+#include "bundles/reader.h"
+#include "cli/commands.h"
+#include "cli/run.h"
+#include "common/cleanup.h"
+#include "common/term.h"
+#include "common/xalloc.h"
+#include "launcher/launcher.h"
+#include "recorder/systab.h"
+#include "replayer/policies/inject.h"
+#include "replayer/policies/rules.h"
+#include "replayer/readers/normalize.h"
+#include "replayer/replay/replay.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_LIST 64
+
+static const char usage_text[] =
+	"usage: repro replay [OPTIONS] BUNDLE [-- CMD [ARG...]]\n"
+	"\n"
+	"Re-run the command BUNDLE recorded, here, with the recorded failures that\n"
+	"matter (those repro explain reports, probes aside) imposed again: the same\n"
+	"call on the same path fails with the same errno at the same occurrences,\n"
+	"the same connect is refused or times out after the recorded time, the same\n"
+	"name does not resolve.  Everything else runs for real.  The replay is\n"
+	"recorded, and a summary says whether it reproduced the recorded exit.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE     the replay's bundle (default: BUNDLE's name with\n"
+	"                        .replay.repro, next to it)\n"
+	"      --cwd DIR         run in DIR (default: the recorded working directory)\n"
+	"      --map OLD=NEW     the recorded paths under OLD are under NEW here\n"
+	"                        (repeatable)\n"
+	"      --fast            recorded delays (a connect that timed out after 30 s)\n"
+	"                        last at most 100 ms\n"
+	"      --only KINDS      impose only these: file, exec, network, dns (comma list)\n"
+	"      --inject RULE     also this fault rule (repro record --inject's syntax;\n"
+	"                        repeatable)\n"
+	"      --no-impose       impose nothing recorded: only the --inject rules\n"
+	"      --no-overlay      let the replay write to this machine (by default its\n"
+	"                        writes under the working directory and $HOME go to a\n"
+	"                        throwaway overlay, as repro record --overlay)\n"
+	"      --keep-overlay DIR  keep the overlay's upper layers in DIR\n"
+	"  -q, --quiet           no environment block and no list of impositions\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"CMD, when given, runs instead of the recorded command.  The exit status is\n"
+	"the program's, as for repro record.\n";
+
+struct replay_opts {
+	const char *bundle, *output, *cwd;
+	const char *map_from[MAX_LIST], *map_to[MAX_LIST];
+	size_t nmaps;
+	char *map_text[MAX_LIST]; /* owned */
+	unsigned kinds;
+	bool fast, no_impose, quiet, no_overlay;
+	const char *keep_overlay; /* --keep-overlay DIR, or NULL */
+	struct rpl_rules *extra; /* owned: --inject rules, or NULL */
+	char *const *cmd; /* the CMD given, or NULL */
+};
+
+static void replay_opts_release(struct replay_opts *o)
+{
+	for (size_t i = 0; i < o->nmaps; i++)
+		free(o->map_text[i]);
+	rpl_rules_free(o->extra);
+}
+#define cleanup_replay_opts __attribute__((cleanup(replay_opts_release)))
+
+static int parse_kinds(const char *text, unsigned *out, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(text);
+	char *save = NULL;
+
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "file") == 0)
+			*out |= RPL_REPLAY_FILE;
+		else if (strcmp(w, "exec") == 0)
+			*out |= RPL_REPLAY_EXEC;
+		else if (strcmp(w, "network") == 0)
+			*out |= RPL_REPLAY_NETWORK;
+		else if (strcmp(w, "dns") == 0)
+			*out |= RPL_REPLAY_DNS;
+		else
+			return repro_err_set(err, EINVAL,
+					     "replay --only: unknown kind '%s' (want file, exec, "
+					     "network or dns)",
+					     w);
+	}
+	return *out != 0 ? 0 : repro_err_set(err, EINVAL, "replay --only: nothing given");
+}
+
+static int add_map(struct replay_opts *o, const char *text, struct repro_err **err)
+{
+	char *copy;
+
+	if (o->nmaps >= MAX_LIST)
+		return repro_err_set(err, EINVAL, "replay --map: at most %d", MAX_LIST);
+	copy = o->map_text[o->nmaps] = repro_xstrdup(text);
+	if (rpl_norm_map_parse(copy, &o->map_from[o->nmaps], &o->map_to[o->nmaps]) < 0) {
+		free(copy);
+		return repro_err_set(
+			err, EINVAL,
+			"replay --map: expected OLD=NEW, both absolute paths, got '%s'", text);
+	}
+	o->nmaps++;
+	return 0;
+}
+
+static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
+{
+	switch (c) {
+	case 'o': o->output = optarg; return 0;
+	case 'c': o->cwd = optarg; return 0;
+	case 'm': return add_map(o, optarg, err);
+	case 'f': o->fast = true; return 0;
+	case 'O': return parse_kinds(optarg, &o->kinds, err);
+	case 'I':
+		if (o->extra == NULL)
+			o->extra = rpl_rules_new();
+		if (rpl_rules_add(o->extra, optarg, err) < 0 || rpl_inject_check(o->extra, err) < 0)
+			return repro_err_wrap(err, "replay --inject");
+		return 0;
+	case 'n': o->no_impose = true; return 0;
+	case 'q': o->quiet = true; return 0;
+	case 'W': o->no_overlay = true; return 0;
+	case 'K': o->keep_overlay = optarg; return 0;
+	default: return repro_err_set(err, EINVAL, "replay: unexpected option");
+	}
+}
+
+/* Returns 1 when --help was given, 0 to go on, -1 on a bad option. */
+static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro_err **err)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "cwd", required_argument, NULL, 'c' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "fast", no_argument, NULL, 'f' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "inject", required_argument, NULL, 'I' },
+		{ "no-impose", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-overlay", no_argument, NULL, 'W' },
+		{ "keep-overlay", required_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (c == '?')
+			return repro_err_set(err, EINVAL,
+					     "replay: unknown option '%s' (repro replay --help)",
+					     argv[optind - 1]);
+		if (c == ':')
+			return repro_err_set(err, EINVAL, "replay: option '%s' needs a value",
+					     argv[optind - 1]);
+		if (parse_opt(o, c, err) < 0)
+			return -1;
+	}
+	if (optind >= argc)
+		return repro_err_set(err, EINVAL,
+				     "replay: no bundle given; usage: repro replay [OPTIONS] "
+				     "BUNDLE [-- CMD [ARG...]]");
+	o->bundle = argv[optind++];
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0 && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->no_impose && o->extra == NULL)
+		return repro_err_set(
+			err, EINVAL,
+			"replay --no-impose: give the faults to run with (--inject RULE)");
+	return 0;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Whether argv0 would be found here: a path that exists, or a name in PATH. */
+static bool found_here(const char *argv0, const char *cwd)
+{
+	const char *path = getenv("PATH");
+	cleanup_free char *copy = NULL;
+	char *save = NULL;
+
+	if (strchr(argv0, '/') != NULL) {
+		cleanup_free char *p = argv0[0] == '/' ? repro_xstrdup(argv0)
+						       : repro_xasprintf("%s/%s", cwd, argv0);
+
+		return access(p, F_OK) == 0;
+	}
+	copy = repro_xstrdup(path != NULL ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(copy, ":", &save); d != NULL; d = strtok_r(NULL, ":", &save)) {
+		cleanup_free char *p = repro_xasprintf("%s/%s", *d ? d : ".", argv0);
+
+		if (access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The differences that matter between the recording's machine and this one, in one block. */
+static void environment_block(const struct rpl_replay_plan *p, const char *cwd, char *const *argv)
+{
+	json_t *h = p->host;
+	struct utsname u;
+	long long uid = json_integer_value(json_object_get(h, "uid"));
+	const char *rel = jstr(json_object_get(h, "kernel"), "release");
+
+	if (h != NULL && json_object_get(h, "uid") != NULL && uid != (long long)getuid()) {
+		fprintf(stderr, "repro: replay: recorded as uid %lld, replayed as uid %d\n", uid,
+			(int)getuid());
+	}
+	if (strcmp(cwd, p->cwd) != 0) {
+		fputs("repro: replay: recorded in ", stderr);
+		repro_term_write(stderr, p->cwd, strlen(p->cwd), false, false);
+		fputs(", replayed in ", stderr);
+		repro_term_write(stderr, cwd, strlen(cwd), false, false);
+		fputc('\n', stderr);
+	}
+	if (rel != NULL && uname(&u) == 0 && strcmp(rel, u.release) != 0) {
+		fputs("repro: replay: recorded on kernel ", stderr);
+		repro_term_write(stderr, rel, strlen(rel), false, false);
+		fprintf(stderr, ", replayed on %s\n", u.release);
+	}
+}
+
+/* Where the replay's bundle goes by default: BUNDLE without .repro, then .replay.repro. */
+static char *default_output(const char *bundle)
+{
+	size_t n = strlen(bundle);
+
+	if (n > 6 && strcmp(bundle + n - 6, ".repro") == 0)
+		n -= 6;
+	return repro_xasprintf("%.*s.replay.repro", (int)n, bundle);
+}
+
+/* The rules of the replay: each imposition's (origin: its recorded event), then --inject's. */
+static int build_rules(const struct replay_opts *o, const struct rpl_replay_plan *p,
+		       struct rpl_rules **out, size_t **first_rule, struct repro_err **err)
+{
+	struct rpl_rules *r = rpl_rules_new();
+
+	*first_rule = repro_xcalloc(p->n + 1, sizeof(**first_rule));
+	for (size_t i = 0; i < p->n && !o->no_impose; i++) {
+		(*first_rule)[i] = rpl_rules_count(r);
+		for (size_t k = 0; k < p->v[i].nrules; k++) {
+			if (rpl_rules_add(r, p->v[i].rules[k], err) < 0) {
+				rpl_rules_free(r);
+				return repro_err_wrap(err, "replay: imposing '%s'", p->v[i].what);
+			}
+			rpl_rules_set_origin(r, rpl_rules_count(r) - 1, p->v[i].seq);
+		}
+	}
+	(*first_rule)[p->n] = rpl_rules_count(r);
+	for (size_t i = 0; o->extra != NULL && i < rpl_rules_count(o->extra); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		rpl_rules_describe(o->extra, i, f);
+		fclose(f);
+		if (rpl_rules_add(r, text, err) < 0) {
+			free(text);
+			rpl_rules_free(r);
+			return -1;
+		}
+		free(text);
+	}
+	*out = r;
+	return 0;
+}
+
+static void exit_words(json_t *e, char *buf, size_t cap)
+{
+	if (json_object_get(e, "code") != NULL)
+		snprintf(buf, cap, "exit %lld",
+			 (long long)json_integer_value(json_object_get(e, "code")));
+	else if (json_object_get(e, "signal") != NULL)
+		snprintf(buf, cap, "killed by %s", jstr(e, "signal"));
+	else
+		snprintf(buf, cap, "no exit seen");
+}
+
+/* The summary: reproduced or not, and which recorded failures were imposed. */
+static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p,
+		    const struct rpl_rules *r, const size_t *first_rule,
+		    const struct sess_result *res)
+{
+	json_t *here = NULL;
+	char rec[64], now[64];
+	size_t imposed = 0;
+	bool same;
+
+	if (res->has_exit && WIFSIGNALED(res->wait_status)) {
+		const char *ab = sigabbrev_np(WTERMSIG(res->wait_status));
+		char sig[32];
+
+		snprintf(sig, sizeof(sig), "SIG%s", ab != NULL ? ab : "?");
+		here = json_pack("{s:s}", "signal", sig);
+	} else if (res->has_exit) {
+		here = json_pack("{s:i}", "code", WEXITSTATUS(res->wait_status));
+	} else {
+		here = json_null();
+	}
+	exit_words(p->exit, rec, sizeof(rec));
+	exit_words(here, now, sizeof(now));
+	same = json_equal(here, p->exit);
+	for (size_t i = 0; i < p->n && !o->no_impose; i++) {
+		uint64_t fired = 0;
+
+		for (size_t k = first_rule[i]; k < first_rule[i + 1]; k++)
+			fired += rpl_rules_fired(r, k);
+		imposed += fired > 0;
+		if (fired == 0 && !o->quiet) {
+			fputs("repro: replay: not imposed, the call never came here: ", stderr);
+			repro_term_puts(stderr, p->v[i].what);
+			fputc('\n', stderr);
+		}
+	}
+	if (same)
+		fprintf(stderr, "repro: replay: reproduced: %s as recorded", now);
+	else
+		fprintf(stderr, "repro: replay: not reproduced: %s (recorded: %s)", now, rec);
+	if (o->no_impose)
+		fputs(", nothing recorded imposed\n", stderr);
+	else
+		fprintf(stderr, ", %zu of %zu failure%s imposed\n", imposed, p->n,
+			p->n == 1 ? "" : "s");
+	json_decref(here);
+}
+
+/* The options of the replay's run: the recorded command (or CMD) as repro record runs it. */
+static struct sess_options run_options(const struct replay_opts *o, const struct rpl_replay_plan *p,
+				       char **argv, const char *output)
+{
+	return (struct sess_options){
+		.argv = o->cmd != NULL ? o->cmd : argv,
+		.output = output,
+		.classes = REC_CLASS_ALL,
+		.net_none = p->net_none,
+		.sandbox = LNCH_SANDBOX_AUTO,
+		.wait_all = true,
+		.hash_max = 64ull << 20,
+		/* the replayed failure must not clobber this machine's files */
+		.is_overlay = !o->no_overlay,
+		.keep_overlay = o->keep_overlay
+	};
+}
+
+static int replay(struct replay_opts *o, struct repro_err **err)
+{
+	struct rpl_replay_plan plan;
+	struct rpl_replay_opts ro = { .kinds = o->kinds,
+				      .fast = o->fast,
+				      .home_here = getenv("HOME"),
+				      .map_from = o->map_from,
+				      .map_to = o->map_to,
+				      .nmaps = o->nmaps };
+	cleanup_free char *output = NULL, *cwd = NULL, *bundle = NULL;
+	char here[PATH_MAX];
+	cleanup_free size_t *first_rule = NULL;
+	struct rpl_rules *rules = NULL;
+	struct sess_result res = { 0 };
+	struct sess_options sess;
+	char **argv = NULL;
+	size_t i;
+	json_t *a;
+	int rc = -1;
+
+	/* the bundle and the output are named from where repro was started, not from cwd */
+	bundle = realpath(o->bundle, NULL);
+	if (bundle == NULL)
+		return repro_err_set(err, errno, "cannot open bundle '%s'", o->bundle);
+	if (o->output != NULL)
+		output = o->output[0] == '/' || getcwd(here, sizeof(here)) == NULL
+				 ? repro_xstrdup(o->output)
+				 : repro_xasprintf("%s/%s", here, o->output);
+	else
+		output = default_output(bundle);
+	ro.cwd_here = o->cwd; /* NULL: the recorded one */
+	if (rpl_replay_plan_read(bundle, &ro, &plan, err) < 0)
+		return -1;
+	cwd = repro_xstrdup(o->cwd != NULL ? o->cwd : plan.cwd);
+	if (chdir(cwd) < 0) {
+		repro_err_set(err, errno,
+			      o->cwd != NULL ? "replay --cwd: cannot enter '%s'"
+					     : "replay: the recorded working directory '%s' is not "
+					       "here (give --cwd DIR)",
+			      cwd);
+		goto out;
+	}
+	argv = repro_xcalloc(json_array_size(plan.argv) + 1, sizeof(*argv));
+	json_array_foreach (plan.argv, i, a)
+		argv[i] = (char *)json_string_value(a);
+	if (!found_here(o->cmd != NULL ? o->cmd[0] : argv[0], cwd)) {
+		repro_err_set(err, ENOENT,
+			      "replay: the command '%s' is not here (install it, or give -- CMD "
+			      "to run instead)",
+			      o->cmd != NULL ? o->cmd[0] : argv[0]);
+		goto out;
+	}
+	if (build_rules(o, &plan, &rules, &first_rule, err) < 0)
+		goto out;
+	if (!o->quiet) {
+		environment_block(&plan, cwd, o->cmd != NULL ? o->cmd : argv);
+		for (size_t k = 0; k < plan.n && !o->no_impose; k++) {
+			fputs("repro: replay: imposing ", stderr);
+			repro_term_puts(stderr, plan.v[k].what);
+			fputc('\n', stderr);
+		}
+	}
+	sess = run_options(o, &plan, argv, output);
+	if (cli_run(&sess, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, err) < 0)
+		goto out;
+	if (res.exec_errnum != 0)
+		fprintf(stderr, "repro: cannot execute '%s': %s\n", sess.argv[0],
+			strerror(res.exec_errnum));
+	summary(o, &plan, rules, first_rule, &res);
+	if (res.bundle_path != NULL && !o->quiet)
+		fprintf(stderr, "repro: replay: recorded into '%s'\n", res.bundle_path);
+	rc = !res.has_exit		    ? 1
+	     : WIFSIGNALED(res.wait_status) ? 128 + WTERMSIG(res.wait_status)
+					    : WEXITSTATUS(res.wait_status);
+out:
+	sess_result_release(&res);
+	rpl_rules_free(rules);
+	free(argv);
+	rpl_replay_plan_release(&plan);
+	return rc;
+}
+
+int cmd_replay(int argc, char **argv, struct repro_err **err)
+{
+	cleanup_replay_opts struct replay_opts o = { 0 };
+	int rc = parse_args(argc, argv, &o, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	return replay(&o, err);
+}

@@ -1,0 +1,371 @@
+/* The recorded failures a replay imposes, as fault rules (replayer/replay/replay.h). */
+#include "replayer/replay/replay.h"
+#include "bundles/reader.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "replayer/readers/explain.h"
+#include "replayer/readers/normalize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --fast: the longest delay a replay keeps (ns). */
+#define FAST_DELAY_NS 100000000ull
+/* Most when= ranges one failure gets; past them the last range is open (N+). */
+#define MAX_RANGES 16
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* s with fnmatch(3)'s special characters escaped, into a new string. */
+static char *glob_escape(const char *s)
+{
+	char *out = repro_xmalloc(2 * strlen(s) + 1), *q = out;
+
+	for (; *s != '\0'; s++) {
+		if (strchr("*?[]\\", *s) != NULL)
+			*q++ = '\\';
+		*q++ = *s;
+	}
+	*q = '\0';
+	return out;
+}
+
+/*
+ * A recorded path as a glob for this machine: normalised as repro diff
+ * does (--map, the cwd as "<cwd>", HOME as "~", random temp-name parts,
+ * /proc pids), escaped, then "<cwd>" and "~" replaced by this replay's and
+ * the placeholders by '*'.  A new string.  Linear in the path.
+ */
+static char *path_here(const struct rpl_replay_opts *o, const struct rpl_replay_plan *p,
+		       const char *path)
+{
+	struct rpl_norm n = { .nmaps = o->nmaps, .cwd = p->cwd, .home = p->home };
+	const char *cwd_here = o->cwd_here != NULL ? o->cwd_here : p->cwd;
+	cleanup_free char *norm = NULL, *esc = NULL;
+	char *out, *q;
+	size_t cap;
+
+	for (size_t i = 0; i < o->nmaps && i < RPL_NORM_MAX_MAPS; i++) {
+		n.map_from[i] = o->map_from[i];
+		n.map_to[i] = o->map_to[i];
+	}
+	norm = rpl_norm_path(&n, path);
+	esc = glob_escape(norm);
+	cap = strlen(esc) + 2 * strlen(cwd_here) + (o->home_here ? 2 * strlen(o->home_here) : 0) +
+	      8;
+	out = q = repro_xmalloc(cap);
+	if (strncmp(esc, "<cwd>", 5) == 0) {
+		cleanup_free char *c = glob_escape(cwd_here);
+
+		q += sprintf(q, "%s", c);
+		memmove(esc, esc + 5, strlen(esc + 5) + 1);
+	} else if (esc[0] == '~' && (esc[1] == '/' || esc[1] == '\0') && o->home_here != NULL) {
+		cleanup_free char *h = glob_escape(o->home_here);
+
+		q += sprintf(q, "%s", h);
+		memmove(esc, esc + 1, strlen(esc + 1) + 1);
+	}
+	for (const char *s = esc; *s != '\0';) {
+		if (strncmp(s, "XXXXXX", 6) == 0) {
+			*q++ = '*';
+			s += 6;
+		} else if (strncmp(s, "<pid>", 5) == 0) {
+			*q++ = '*';
+			s += 5;
+		} else {
+			*q++ = *s++;
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+static void add_rule(struct rpl_imposition *im, char *rule)
+{
+	im->rules = repro_xreallocarray(im->rules, im->nrules + 1, sizeof(*im->rules));
+	im->rules[im->nrules++] = rule;
+}
+
+static struct rpl_imposition *add(struct rpl_replay_plan *p, enum rpl_replay_kind kind, char *what,
+				  uint64_t seq)
+{
+	p->v = repro_xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+	p->v[p->n] = (struct rpl_imposition){ .kind = kind, .what = what, .seq = seq };
+	return &p->v[p->n++];
+}
+
+/* ---- file and exec failures: at the occurrences they failed at ---- */
+
+/* For each (syscall, path) of a finding: the occurrences counted so far, those that failed. */
+struct occ_state {
+	json_t *keys; /* "syscall\x1fpath" -> {"errno":E,"n":count,"failed":[indexes]} */
+};
+
+static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
+{
+	struct occ_state *s = ctx;
+	const char *sc = str(ev, "syscall"), *path = str(ev, "path"), *e = str(ev, "errno");
+	cleanup_free char *key = NULL;
+	json_t *k;
+	json_int_t n;
+
+	(void)lineno;
+	(void)err;
+	if (sc == NULL || path == NULL)
+		return 0;
+	key = repro_xasprintf("%s\x1f%s", sc, path);
+	if ((k = json_object_get(s->keys, key)) == NULL)
+		return 0;
+	n = json_integer_value(json_object_get(k, "n")) + 1;
+	json_object_set_new(k, "n", json_integer(n));
+	if (e != NULL && strcmp(e, str(k, "errno")) == 0 &&
+	    json_array_size(json_object_get(k, "failed")) < 100000)
+		json_array_append_new(json_object_get(k, "failed"), json_integer(n));
+	return 0;
+}
+
+/* when= ranges of the failed occurrences: "3", "5..9", at most MAX_RANGES. */
+static void occurrence_rules(struct rpl_imposition *im, const char *base, json_t *failed)
+{
+	size_t i = 0, n = json_array_size(failed);
+
+	if (n == 0) { /* not found again: every call of that kind on that path */
+		add_rule(im, repro_xstrdup(base));
+		return;
+	}
+	while (i < n) {
+		json_int_t from = json_integer_value(json_array_get(failed, i)), to = from;
+
+		while (i + 1 < n && json_integer_value(json_array_get(failed, i + 1)) == to + 1)
+			to = json_integer_value(json_array_get(failed, ++i));
+		i++;
+		if (im->nrules + 1 == MAX_RANGES && i < n) {
+			add_rule(im, repro_xasprintf("%s:when=%lld+", base, (long long)from));
+			return;
+		}
+		add_rule(im, from == to ? repro_xasprintf("%s:when=%lld", base, (long long)from)
+					: repro_xasprintf("%s:when=%lld..%lld", base,
+							  (long long)from, (long long)to));
+	}
+}
+
+static void plan_file(struct rpl_replay_plan *p, const struct rpl_replay_opts *o, json_t *f,
+		      json_t *keys, enum rpl_replay_kind kind)
+{
+	const char *sc = str(f, "syscall"), *path = str(f, "path"), *e = str(f, "errno");
+	cleanup_free char *glob = NULL, *key = NULL, *base = NULL;
+	json_t *seqs = json_object_get(json_object_get(f, "evidence"), "events");
+	struct rpl_imposition *im;
+
+	if (sc == NULL || path == NULL || e == NULL || strchr(path, ':') != NULL)
+		return;
+	glob = path_here(o, p, path);
+	key = repro_xasprintf("%s\x1f%s", sc, path);
+	base = repro_xasprintf("%s:error=%s:path=%s", sc, e, glob);
+	im = add(p, kind, repro_xasprintf("%s %s %s", sc, path, e),
+		 (uint64_t)json_integer_value(json_array_get(seqs, json_array_size(seqs) - 1)));
+	occurrence_rules(im, base, json_object_get(json_object_get(keys, key), "failed"));
+}
+
+/* ---- connects and lookups ---- */
+
+static void plan_connect(struct rpl_replay_plan *p, const struct rpl_replay_opts *o, json_t *f)
+{
+	json_t *a = json_object_get(json_object_get(f, "reason"), "attempt");
+	const char *ip = str(a, "ip"), *outcome = str(a, "outcome"), *e = str(a, "errno");
+	const char *fam = str(a, "family");
+	json_int_t port = json_integer_value(json_object_get(a, "port"));
+	uint64_t dur = (uint64_t)json_integer_value(json_object_get(a, "dur_ns"));
+	cleanup_free char *addr = NULL;
+	struct rpl_imposition *im;
+	char *rule;
+
+	if (ip == NULL || outcome == NULL || port <= 0)
+		return;
+	addr = repro_xasprintf(fam != NULL && strcmp(fam, "AF_INET6") == 0 ? "[%s]:%lld"
+									   : "%s:%lld",
+			       ip, (long long)port);
+	if (o->fast && dur > FAST_DELAY_NS)
+		dur = FAST_DELAY_NS;
+	if (strcmp(outcome, "timed_out") == 0)
+		rule = repro_xasprintf("connect:error=ETIMEDOUT:delay=%llums:type=stream:addr=%s",
+				       (unsigned long long)(dur / 1000000), addr);
+	else if (strcmp(outcome, "abandoned") == 0)
+		rule = repro_xasprintf("connect:blackhole:type=stream:addr=%s", addr);
+	else if (e != NULL && strcmp(e, "EINPROGRESS") != 0)
+		rule = repro_xasprintf("connect:error=%s:addr=%s", e, addr);
+	else
+		return;
+	im = add(p, RPL_REPLAY_NETWORK, repro_xasprintf("connect %s %s", addr, e ? e : outcome),
+		 (uint64_t)json_integer_value(json_object_get(a, "seq")));
+	add_rule(im, rule);
+}
+
+static void plan_dns(struct rpl_replay_plan *p, json_t *f)
+{
+	json_t *l = json_object_get(json_object_get(f, "reason"), "lookup");
+	const char *name = str(l, "name"), *outcome = str(l, "outcome");
+	const char *err = NULL;
+	cleanup_free char *glob = NULL;
+	struct rpl_imposition *im;
+
+	if (name == NULL || outcome == NULL || strchr(name, ':') != NULL)
+		return;
+	if (strcmp(outcome, "nxdomain") == 0)
+		err = "NXDOMAIN";
+	else if (strcmp(outcome, "servfail") == 0)
+		err = "SERVFAIL";
+	else if (strcmp(outcome, "timed_out") == 0)
+		err = "TIMEOUT";
+	if (err == NULL)
+		return;
+	glob = glob_escape(name);
+	im = add(p, RPL_REPLAY_DNS, repro_xasprintf("dns %s %s", name, err),
+		 (uint64_t)json_integer_value(json_object_get(l, "seq")));
+	add_rule(im, repro_xasprintf("dns:error=%s:host=%s", err, glob));
+}
+
+/* explain's findings of bundle, probe noise included (marked): a new array. */
+static json_t *findings_of(const char *bundle, json_t **run, struct repro_err **err)
+{
+	struct rpl_explain_opts eo = { .bundle_path = bundle, .json = true, .all = true };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_t *doc, *fs;
+
+	if (f == NULL)
+		return repro_err_set(err, errno, "replay: open_memstream"), NULL;
+	if (rpl_explain_run(&eo, f, err) < 0) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	fs = json_incref(json_object_get(doc, "findings"));
+	*run = json_incref(json_object_get(doc, "run"));
+	json_decref(doc);
+	return fs != NULL ? fs : json_array();
+}
+
+static enum rpl_replay_kind kind_of(const char *k)
+{
+	if (k == NULL)
+		return 0;
+	if (strcmp(k, "file") == 0)
+		return RPL_REPLAY_FILE;
+	if (strcmp(k, "exec") == 0)
+		return RPL_REPLAY_EXEC;
+	if (strcmp(k, "connect") == 0)
+		return RPL_REPLAY_NETWORK;
+	if (strcmp(k, "dns") == 0)
+		return RPL_REPLAY_DNS;
+	return 0;
+}
+
+/* The manifest's command and cwd, host.json's HOME. */
+static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct repro_err **err)
+{
+	json_t *m = bndl_reader_manifest(r), *env;
+	int has;
+	size_t i;
+	json_t *e;
+
+	p->argv = json_incref(json_object_get(m, "argv"));
+	p->cwd = repro_xstrdup(str(m, "cwd") != NULL ? str(m, "cwd") : "/");
+	p->exit = json_incref(json_object_get(m, "exit"));
+	p->net_none = str(json_object_get(m, "options"), "net") != NULL &&
+		      strcmp(str(json_object_get(m, "options"), "net"), "none") == 0;
+	if (!json_is_array(p->argv) || json_array_size(p->argv) == 0)
+		return repro_err_set(err, EPROTO, "replay: the bundle's manifest has no argv");
+	json_array_foreach (p->argv, i, e)
+		if (!json_is_string(e))
+			return repro_err_set(err, EPROTO,
+					     "replay: the bundle's manifest argv is not strings");
+	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
+		return -1;
+	if (has && (p->host = bndl_reader_load(r, "host.json", err)) == NULL)
+		return -1;
+	env = json_object_get(p->host, "environment");
+	if (str(env, "HOME") != NULL)
+		p->home = repro_xstrdup(str(env, "HOME"));
+	return 0;
+}
+
+int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
+			 struct rpl_replay_plan *out, struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = NULL;
+	struct occ_state occ = { .keys = json_object() };
+	json_t *findings = NULL, *run = NULL, *f;
+	unsigned kinds = o->kinds != 0 ? o->kinds : RPL_REPLAY_ALL;
+	size_t i;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = bndl_reader_open(bundle, err)) == NULL || read_facts(r, out, err) < 0)
+		goto done;
+	if ((findings = findings_of(bundle, &run, err)) == NULL)
+		goto done;
+	json_array_foreach (findings, i, f) { /* the keys whose occurrences count */
+		enum rpl_replay_kind k = kind_of(str(f, "kind"));
+
+		if (json_is_true(json_object_get(f, "noise")) || !(k & kinds) ||
+		    !(k & (RPL_REPLAY_FILE | RPL_REPLAY_EXEC)) || str(f, "path") == NULL ||
+		    str(f, "errno") == NULL)
+			continue;
+		cleanup_free char *key =
+			repro_xasprintf("%s\x1f%s", str(f, "syscall"), str(f, "path"));
+
+		json_object_set_new(
+			occ.keys, key,
+			json_pack("{s:s,s:i,s:[]}", "errno", str(f, "errno"), "n", 0, "failed"));
+	}
+	if (json_object_size(occ.keys) > 0 &&
+	    bndl_reader_foreach(r, "events.jsonl", on_event, &occ, err) < 0)
+		goto done;
+	json_array_foreach (findings, i, f) {
+		enum rpl_replay_kind k = kind_of(str(f, "kind"));
+
+		if (json_is_true(json_object_get(f, "noise")) || !(k & kinds))
+			continue;
+		if (k == RPL_REPLAY_FILE || k == RPL_REPLAY_EXEC)
+			plan_file(out, o, f, occ.keys, k);
+		else if (k == RPL_REPLAY_NETWORK)
+			plan_connect(out, o, f);
+		else if (k == RPL_REPLAY_DNS)
+			plan_dns(out, f);
+	}
+	rc = 0;
+done:
+	json_decref(occ.keys);
+	json_decref(findings);
+	json_decref(run);
+	if (rc < 0)
+		rpl_replay_plan_release(out);
+	return rc;
+}
+
+void rpl_replay_plan_release(struct rpl_replay_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].what);
+		for (size_t k = 0; k < p->v[i].nrules; k++)
+			free(p->v[i].rules[k]);
+		free(p->v[i].rules);
+	}
+	free(p->v);
+	json_decref(p->argv);
+	free(p->cwd);
+	free(p->home);
+	json_decref(p->exit);
+	json_decref(p->host);
+	memset(p, 0, sizeof(*p));
+}

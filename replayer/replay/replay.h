@@ -1,0 +1,77 @@
+#ifndef REPRO_REPLAYER_REPLAY_REPLAY_H
+#define REPRO_REPLAYER_REPLAY_REPLAY_H
+
+/*
+ * `repro replay` (docs/replay.md): the failures of a recorded run that
+ * matter (repro explain's findings, probe noise aside), each turned into
+ * fault rules (docs/faults.md) that impose it again on this machine: the
+ * same syscall on the same path (mapped here), at the same occurrences;
+ * the same refused or timed-out connect; the same failed lookup.  The run
+ * itself is the caller's (a session with these rules as a policy).
+ */
+
+#include "common/err.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What kind of recorded failure an imposition is: --only's words. */
+enum rpl_replay_kind {
+	RPL_REPLAY_FILE = 1u << 0,
+	RPL_REPLAY_EXEC = 1u << 1,
+	RPL_REPLAY_NETWORK = 1u << 2,
+	RPL_REPLAY_DNS = 1u << 3,
+	RPL_REPLAY_ALL = 15u,
+};
+
+/* One recorded failure to impose: its rules and what it was.  Strings owned. */
+struct rpl_imposition {
+	enum rpl_replay_kind kind;
+	char *what; /* "openat /srv/app/conf.json ENOENT", as the summary says it */
+	char **rules; /* nrules rule texts (several when its occurrences are not one range) */
+	size_t nrules;
+	uint64_t seq; /* the recorded event (or network.jsonl record) of its last occurrence */
+};
+
+struct rpl_replay_plan {
+	struct rpl_imposition *v; /* owned, n of them, in explain's rank order */
+	size_t n;
+	json_t *argv; /* owned: the recorded command (manifest argv) */
+	char *cwd; /* owned: the recorded working directory */
+	char *home; /* owned: the recorded HOME (host.json), or NULL */
+	json_t *exit; /* owned: the recorded exit (manifest), or null */
+	json_t *host; /* owned: host.json, or NULL */
+	bool net_none; /* recorded with --net=none (manifest options.net) */
+};
+
+struct rpl_replay_opts {
+	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
+	bool fast; /* delays capped at 100 ms */
+	const char
+		*cwd_here; /* borrowed: the working directory of the replay, NULL: the recorded */
+	const char *home_here; /* borrowed: HOME here, or NULL */
+	const char *const *map_from, *const *map_to; /* borrowed: --map OLD=NEW pairs */
+	size_t nmaps;
+};
+
+/*
+ * rpl_replay_plan_read - the impositions of bundle (borrowed path) under
+ * o, in *out (release with rpl_replay_plan_release()).  Recorded paths are
+ * mapped here: --map prefixes first, then the recorded cwd to o->cwd_here
+ * and the recorded HOME to o->home_here; glob characters are escaped.
+ * A file or exec failure is imposed at the occurrences it failed at (the
+ * n-th call of that syscall on that path, counted over the whole run, in
+ * events.jsonl order: `when=`); a refused or unreachable connect with its
+ * errno, one that timed out after its recorded duration (`--fast`: at most
+ * 100 ms), one the program abandoned as a blackhole; a failed lookup
+ * (NXDOMAIN, SERVFAIL, timed out) for every query of that name.  Returns 0,
+ * or -1 with *err (the bundle reader's and explain's errors).  Linear in
+ * the bundle's events.
+ */
+int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
+			 struct rpl_replay_plan *out, struct repro_err **err);
+void rpl_replay_plan_release(struct rpl_replay_plan *p);
+
+#endif

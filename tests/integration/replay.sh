@@ -1,0 +1,177 @@
+#!/bin/bash
+# replay.sh REPRO SOURCE_ROOT [root|user]: `repro replay` (docs/replay.md)
+# reproduces recorded failures on a machine where they no longer happen:
+#  1. curl's recorded ECONNREFUSED while the port is open now: exit 7 again;
+#  2. python3's missing config, the config now present: the same traceback;
+#     and from another directory (--cwd), the path mapped there;
+#  3. git's EACCES under a directory it could not write (as root: started
+#     as root and stepping down with runuser, as entrypoints do), the
+#     directory now writable: git fails the same way;
+#  4. the demo recorded broken (weights missing, CDN unreachable under
+#     --net=none) replayed where the weights are present: "model load
+#     failed", exit 1, as recorded; the replay's bundle names each imposed
+#     failure's recorded event (manifest injections "origin"), and explain
+#     reads it;
+#  5. --no-impose with --inject: the recorded command with only that fault;
+#  6. a nonexistent, a garbage and a truncated bundle, a command that is not
+#     here, bad options: one line, exit 2.
+# "user" runs it as the unprivileged user repro-test.
+set -u
+repro=$(readlink -f "$1")
+src=$(readlink -f "$2")
+variant=${3:-root}
+if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
+	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	stage=$(mktemp -d /tmp/repro-replayu.XXXXXX)
+	mkdir "$stage/src"
+	cp -r "$src/tests" "$src/examples" "$stage/src/"
+	cp "$repro" "$stage/repro"
+	chmod -R a+rX "$stage"
+	runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
+		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
+		${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
+		bash "$stage/src/tests/integration/replay.sh" "$stage/repro" "$stage/src" user
+	rc=$?
+	rm -rf "$stage"
+	exit $rc
+fi
+unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
+py=/usr/bin/python3
+[ -x $py ] && command -v curl >/dev/null && command -v git >/dev/null ||
+	{ echo "no python3, curl or git: skip"; exit 77; }
+work=$(mktemp -d /tmp/repro-replayt.XXXXXX)
+chmod 755 "$work"
+trap 'kill $(jobs -p) 2>/dev/null; chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+export PATH=/usr/bin:/bin HOME=$work/home LANG=C.UTF-8
+mkdir "$work/home"
+fail=0
+check() { # what command...
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+
+# 1. curl: refused then, listening now
+port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cd "$work" || exit 1
+"$repro" record -o curl.repro -- curl -sS "http://127.0.0.1:$port/" >/dev/null 2>&1
+rec=$?
+mkdir www && echo hello >www/index.html
+$py -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
+for _ in $(seq 100); do curl -s "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.05; done
+check "curl: the port answers now" curl -sS -o /dev/null "http://127.0.0.1:$port/"
+"$repro" replay curl.repro >curl.out 2>curl.err
+rc=$?
+check "curl: recorded exit 7, replayed exit $rc" [ "$rec" = 7 ] && [ $rc = 7 ]
+check "curl: the summary says reproduced" \
+	grep -q "^repro: replay: reproduced: exit 7 as recorded, 1 of 1 failure imposed" curl.err
+check "curl: curl says it could not connect" grep -q "Failed to connect to 127.0.0.1 port $port" curl.err
+check "curl: the replay is recorded, the imposed connect names its recorded event" \
+	$py -c 'import json, sys
+inj = json.load(sys.stdin)["injections"]
+assert [i["text"].split(":")[0] for i in inj] == ["connect"] and inj[0]["fired"] == 1
+assert inj[0]["origin"] > 0' < <(tar --zstd -xOf curl.replay.repro manifest.json)
+
+# 2. python3's missing config, present now; from another directory
+mkdir app
+cat >app/start.py <<'PY'
+import json
+cfg = json.load(open("app.json"))
+print("port", cfg["port"])
+PY
+(cd app && "$repro" record -o ../py.repro -- $py start.py >/dev/null 2>&1)
+rec=$?
+echo '{"port": 80}' >app/app.json
+(cd app && $py start.py >/dev/null) && echo "ok: python3: starts now"
+"$repro" replay py.repro >py.out 2>py.err
+rc=$?
+check "python3: recorded exit $rec, replayed exit $rc, FileNotFoundError again" \
+	sh -c "[ $rec = 1 ] && [ $rc = 1 ] && grep -q \"FileNotFoundError: .*'app.json'\" py.err"
+check "python3: reproduced, 1 of 1" grep -q "reproduced: exit 1 as recorded, 1 of 1" py.err
+cp -r app moved
+"$repro" replay --cwd "$work/moved" -o moved.repro py.repro >mv.out 2>mv.err
+rc=$?
+check "--cwd: the environment block names both directories" \
+	grep -q "^repro: replay: recorded in $work/app, replayed in $work/moved" mv.err
+check "--cwd: reproduced in the other directory (exit $rc)" \
+	sh -c "[ $rc = 1 ] && grep -q 'reproduced: exit 1 as recorded' mv.err"
+check "--cwd: the imposed path is the one here" \
+	sh -c "tar --zstd -xOf moved.repro events.jsonl | grep '\"injected\":true' | grep -q '\"path\":\"$work/moved/app.json\"'"
+
+# 3. git under a directory it could not write, writable now
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" = 0 ]; then
+	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test
+	chown repro-test: "$work/home"
+	gitcmd=(/usr/sbin/runuser -u repro-test -- /usr/bin/git init -q "$work/ro/repo")
+else
+	gitcmd=(git init -q "$work/ro/repo")
+fi
+"$repro" record -o git.repro -- "${gitcmd[@]}" >/dev/null 2>git.rec.err
+rec=$?
+chmod 777 ro
+"$repro" replay git.repro >git.out 2>git.err
+rc=$?
+check "git: recorded exit $rec (EACCES), replayed exit $rc" sh -c "[ $rec != 0 ] && [ $rc = $rec ]"
+check "git: the same complaint" grep -q "Permission denied" git.err
+check "git: reproduced" grep -q "^repro: replay: reproduced: exit $rec as recorded" git.err
+check "git: the directory is still empty (the failure was imposed, not real)" \
+	sh -c "[ -z \"\$(ls -A ro)\" ]"
+
+# 4. the demo: broken then, working now
+mkdir demo
+cp "$src"/examples/startup-failure/start_app.sh "$src"/examples/startup-failure/webui.py demo/
+mkdir demo/cache_hub
+(cd demo && "$repro" record --net=none -o ../demo.repro -- bash start_app.sh >/dev/null 2>&1)
+rec=$?
+rm -f demo/cache_hub/model.pth
+head -c 4096 /dev/zero >demo/cache_hub/model.pth
+(cd demo && bash start_app.sh >/dev/null 2>&1) && echo "ok: demo: starts now"
+"$repro" replay demo.repro >demo.out 2>demo.err
+rc=$?
+check "demo: recorded exit $rec, replayed exit $rc, 'model load failed'" \
+	sh -c "[ $rec = 1 ] && [ $rc = 1 ] && grep -q '^model load failed' demo.err"
+check "demo: reproduced" grep -q "^repro: replay: reproduced: exit 1 as recorded" demo.err
+check "demo: the weights' ENOENT is imposed at its first open" \
+	grep -q "^repro: replay: imposing openat $work/demo/cache_hub/model.pth ENOENT" demo.err
+check "demo: explain reads the replay and names the imposed failure" \
+	sh -c "'$repro' explain demo.replay.repro | grep -q 'injected by rule'"
+check "demo: the weights here are untouched (4096 bytes)" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
+
+# 5. --no-impose with --inject
+"$repro" replay --no-impose --inject "connect:error=ETIMEDOUT:port=$port" curl.repro >ni.out 2>ni.err
+rc=$?
+check "--no-impose --inject: curl times out instead (exit $rc), not reproduced" \
+	sh -c "[ $rc = 7 ] || [ $rc = 28 ]; grep -q 'nothing recorded imposed' ni.err"
+
+# 6. bad bundles and options
+head -c 2000 demo.repro >trunc.repro
+echo garbage >garbage.repro
+$py - demo.repro missing.repro <<'PY'
+import io, json, sys, tarfile, subprocess
+raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True).stdout
+src = tarfile.open(fileobj=io.BytesIO(raw))
+out = io.BytesIO()
+dst = tarfile.open(fileobj=out, mode="w")
+for m in src.getmembers():
+    data = src.extractfile(m).read()
+    if m.name == "manifest.json":
+        doc = json.loads(data)
+        doc["argv"] = ["/nonexistent/program-gone", "x"]
+        data = json.dumps(doc).encode()
+        m.size = len(data)
+    dst.addfile(m, io.BytesIO(data))
+dst.close()
+open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=out.getvalue(),
+                                             capture_output=True).stdout)
+PY
+for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" \
+	"--only disk curl.repro" "--map nonsense curl.repro" "--no-impose curl.repro" \
+	"--bogus curl.repro" "" "--cwd /nonexistent curl.repro"; do
+	# shellcheck disable=SC2086
+	"$repro" replay $args >bad.out 2>bad.err
+	rc=$?
+	check "replay $args: exit 2, one line ($(head -c 100 bad.err))" \
+		sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ] && [ ! -s bad.out ]"
+done
+exit $fail

@@ -6,8 +6,10 @@
  */
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/signals.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
+#include "common/fdutil.h"
 #include "common/term.h"
 #include "common/xalloc.h"
 #include "launcher/launcher.h"
@@ -47,7 +49,8 @@ static const char usage_text[] =
 	"                        libraries, locale data …)\n"
 	"      --faults LIST     only these faults: ENOENT, EACCES, EIO, ENOSPC, EROFS,\n"
 	"                        ENOSPC-after-4KiB, ECONNREFUSED, ETIMEDOUT, blackhole,\n"
-	"                        reset-after-1KiB, NXDOMAIN, TIMEOUT (comma list)\n"
+	"                        reset-after-1KiB, EADDRINUSE, NXDOMAIN, TIMEOUT\n"
+	"                        (comma list)\n"
 	"      --timeout DUR     per run (default: 3 x the working run, at least 10s);\n"
 	"                        a run still going then is killed, whole tree, and hung\n"
 	"      --jobs N          runs at a time (default: the number of CPUs)\n"
@@ -66,11 +69,13 @@ static const char usage_text[] =
 	"      --merge FILE...   merge shards' --json documents into one report\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"Exit status: 0, 1 when a run's class is in --fail-on, 2 on bad options or\n"
-	"when the working run fails.  Example: repro sweep -- bash start_app.sh\n";
+	"Exit status: 0, 1 when a run's class is in --fail-on, 2 on bad options,\n"
+	"when the working run fails or a run could not be made, 130 when\n"
+	"interrupted (every run is killed).  Example: repro sweep -- bash start_app.sh\n";
 
 struct sweep_opts {
 	const char *from, *junit, *keep, *shard_text;
+	FILE *junit_f; /* owned: --junit's file, opened before the runs */
 	unsigned areas, fail_on, jobs, shard_k, shard_n;
 	bool include_system, json, merge, net_none, net_given;
 	uint64_t timeout_ns;
@@ -88,6 +93,8 @@ static void sweep_opts_release(struct sweep_opts *o)
 	for (char **f = o->overlay; f != NULL && *f != NULL; f++)
 		free(*f);
 	free(o->overlay);
+	if (o->junit_f != NULL)
+		fclose(o->junit_f);
 }
 #define cleanup_sweep_opts __attribute__((cleanup(sweep_opts_release)))
 
@@ -155,7 +162,8 @@ static int parse_uint(const char *what, const char *text, unsigned lo, unsigned 
 
 	errno = 0;
 	v = strtoul(text, &end, 10);
-	if (errno != 0 || end == text || *end != '\0' || v < lo || v > 4096)
+	if (errno != 0 || end == text || *end != '\0' || v < lo || v > 4096 ||
+	    !(text[0] >= '0' && text[0] <= '9'))
 		return repro_err_set(err, EINVAL,
 				     "sweep %s: expected a number from %u to 4096, "
 				     "got '%s'",
@@ -166,13 +174,16 @@ static int parse_uint(const char *what, const char *text, unsigned lo, unsigned 
 
 static int parse_shard(struct sweep_opts *o, const char *text, struct repro_err **err)
 {
-	unsigned k, n;
-	char tail;
+	unsigned k = 0, n = 0;
+	size_t dk = strspn(text, "0123456789");
+	const char *slash = text + dk;
+	size_t dn = *slash == '/' ? strspn(slash + 1, "0123456789") : 0;
 
-	if (sscanf(text, "%u/%u%c", &k, &n, &tail) != 2 || n == 0 || n > 4096 || k == 0 || k > n)
-		return repro_err_set(err, EINVAL,
-				     "sweep --shard: expected K/N with 1 <= K <= N, got '%s'",
-				     text);
+	if (dk == 0 || dk > 4 || *slash != '/' || dn == 0 || dn > 4 || slash[1 + dn] != '\0' ||
+	    sscanf(text, "%u/%u", &k, &n) != 2 || n == 0 || k == 0 || k > n)
+		return repro_err_set(
+			err, EINVAL,
+			"sweep --shard: expected K/N with 1 <= K <= N <= 9999, got '%s'", text);
 	o->shard_k = k;
 	o->shard_n = n;
 	o->shard_text = text;
@@ -185,7 +196,11 @@ static int parse_opt(struct sweep_opts *o, int c, struct repro_err **err)
 	case 'f': o->from = optarg; return 0;
 	case 'o': return parse_areas(optarg, &o->areas, err);
 	case 'y': o->include_system = true; return 0;
-	case 'F': o->faults = split_list(optarg); return 0;
+	case 'F':
+		o->faults = split_list(optarg);
+		return o->faults[0] != NULL
+			       ? 0
+			       : repro_err_set(err, EINVAL, "sweep --faults: no fault given");
 	case 't':
 		if (rpl_rules_parse_duration(optarg, false, &o->timeout_ns) < 0 ||
 		    o->timeout_ns == 0)
@@ -239,11 +254,16 @@ static int parse_args(int argc, char **argv, struct sweep_opts *o, struct repro_
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool permute = false;
 	int c;
 
 	o->fail_on = 1u << SWP_CRASHED | 1u << SWP_HUNG;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+	/* --merge FILE... takes options after its files too; a sweep's CMD follows its options */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--merge") == 0)
+			permute = true;
+	while ((c = getopt_long(argc, argv, permute ? ":h" : "+:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return 1;
@@ -291,17 +311,21 @@ static void quiet_notice(void *ctx, const char *line)
 static int run_child(void *vctx, const struct swp_run_req *req)
 {
 	const struct runner_ctx *c = vctx;
-	struct sess_options sess = { .argv = c->argv,
-				     .output = req->bundle,
-				     .classes = REC_CLASS_ALL,
-				     .net_none = c->net_none,
-				     .sandbox = LNCH_SANDBOX_AUTO,
-				     .wait_all = true,
-				     .hash_max = 64ull << 20,
-				     .is_overlay = true,
-				     .overlay_paths = c->overlay,
-				     .time_limit_ns = req->time_limit_ns,
-				     .notice = quiet_notice };
+	struct sess_options sess = {
+		.argv = c->argv,
+		.output = req->bundle,
+		.classes = REC_CLASS_ALL,
+		.net_none = c->net_none,
+		.sandbox = LNCH_SANDBOX_AUTO,
+		.spool_parent = req->dir,
+		/* a start-up script's exit ends the run: daemons it left are killed */
+		.wait_all = false,
+		.hash_max = 64ull << 20,
+		.is_overlay = true,
+		.overlay_paths = c->overlay,
+		.time_limit_ns = req->time_limit_ns,
+		.notice = quiet_notice
+	};
 	struct sess_result res = { 0 };
 	struct repro_err *err = NULL;
 	struct rpl_rules *rules = NULL;
@@ -309,9 +333,16 @@ static int run_child(void *vctx, const struct swp_run_req *req)
 
 	while (c->overlay != NULL && c->overlay[sess.noverlay_paths] != NULL)
 		sess.noverlay_paths++;
-	if (req->rule != NULL) {
+	if (req->rule != NULL) { /* '\n'-separated rules (sweep/sweep.h) */
+		cleanup_free char *copy = repro_xstrdup(req->rule);
+		char *save = NULL;
+
 		rules = rpl_rules_new();
-		if (rpl_rules_add(rules, req->rule, &err) < 0 || rpl_inject_check(rules, &err) < 0)
+		for (char *r = strtok_r(copy, "\n", &save); r != NULL;
+		     r = strtok_r(NULL, "\n", &save))
+			if (rpl_rules_add(rules, r, &err) < 0)
+				goto out;
+		if (rpl_inject_check(rules, &err) < 0)
 			goto out;
 	}
 	if (cli_run(&sess, rules, false, &res, &err) < 0)
@@ -350,49 +381,61 @@ static void warn_outside(const char *bundle)
 	repro_err_free(&err);
 }
 
-/* The working run: recorded into work/baseline.repro (or --keep's), its duration out. */
-static int baseline(const struct sweep_opts *o, const struct swp_runner *runner, const char *work,
-		    char **bundle, uint64_t *dur, struct repro_err **err)
+/* How the working run ended, in words: "exit 3", "killed by SIGSEGV". */
+static void end_words(const struct swp_outcome *out, char *buf, size_t cap)
 {
-	static const char *const files[] = { "result.json", "stdout", "stderr" };
+	if (out->has_exit && WIFSIGNALED(out->wait_status)) {
+		const char *ab = sigabbrev_np(WTERMSIG(out->wait_status));
+
+		snprintf(buf, cap, "killed by SIG%s", ab != NULL ? ab : "?");
+	} else {
+		snprintf(buf, cap, "exit %d", out->has_exit ? WEXITSTATUS(out->wait_status) : -1);
+	}
+}
+
+/*
+ * The working run: recorded into work/baseline.repro (or --keep's), its
+ * duration out.  When it fails, its bundle is kept where the message says
+ * (*kept set).
+ */
+static int baseline(const struct sweep_opts *o, const struct swp_runner *runner, const char *work,
+		    char **bundle, uint64_t *dur, bool *kept, struct repro_err **err)
+{
 	cleanup_free char *dir = repro_xasprintf("%s/baseline", work);
 	struct swp_run_req req = { .dir = dir, .time_limit_ns = o->timeout_ns };
 	struct swp_outcome out;
 	cleanup_free char *first = NULL;
+	char how[64];
 	int rc = -1;
 
 	*bundle = o->keep != NULL ? repro_xasprintf("%s/000-baseline.repro", o->keep)
 				  : repro_xasprintf("%s/baseline.repro", work);
 	req.bundle = *bundle;
-	if (swp_run_one(runner, &req, &out, err) < 0)
+	if (swp_run_one(runner, &req, &out, cli_signals_stop_requested, NULL, err) < 0)
 		return -1;
 	first = swp_first_line(out.stderr_text);
+	end_words(&out, how, sizeof(how));
 	if (out.error != NULL)
-		repro_err_set(err, EINVAL, "sweep: the working run could not be recorded: %s",
+		repro_err_set(err, 0, "sweep: the working run could not be recorded: %s",
 			      out.error);
 	else if (out.timed_out)
-		repro_err_set(err, ETIMEDOUT,
-			      "sweep: the working run was still running after --timeout; give a "
-			      "longer one");
+		repro_err_set(err, 0,
+			      "sweep: the working run was still running after --timeout (its "
+			      "recording: %s); give a longer one",
+			      *bundle);
 	else if (!out.has_exit || !WIFEXITED(out.wait_status) || WEXITSTATUS(out.wait_status) != 0)
-		repro_err_set(err, EINVAL,
-			      "sweep: the working run failed (exit %d%s%s); sweep a command that "
+		repro_err_set(err, 0,
+			      "sweep: the working run failed (%s%s%s); sweep a command that "
 			      "works ('repro explain %s' says why it did not)",
-			      WIFEXITED(out.wait_status) ? WEXITSTATUS(out.wait_status)
-							 : 128 + WTERMSIG(out.wait_status),
-			      *first ? ": " : "", first, *bundle);
+			      how, *first ? ": " : "", first, *bundle);
 	else
 		rc = 0;
+	*kept = rc < 0 && out.error == NULL;
 	if (rc == 0)
 		warn_outside(*bundle);
 	*dur = out.duration_ns;
 	swp_outcome_release(&out);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		cleanup_free char *p = repro_xasprintf("%s/%s", dir, files[i]);
-
-		(void)unlink(p);
-	}
-	(void)rmdir(dir);
+	repro_remove_tree(dir);
 	return rc;
 }
 
@@ -409,18 +452,13 @@ static int report(const struct sweep_opts *o, json_t *command, size_t npoints, j
 		swp_report_text(runs, stdout);
 	}
 	json_decref(doc);
-	if (o->junit != NULL) {
-		FILE *f = fopen(o->junit, "w");
-
-		if (f == NULL)
-			return repro_err_set(err, errno, "sweep --junit: cannot write '%s'",
-					     o->junit);
-		if (swp_report_junit(runs, o->fail_on, f) < 0 || fclose(f) != 0)
-			return repro_err_set(err, errno, "sweep --junit: cannot write '%s'",
-					     o->junit);
-	}
+	if (o->junit_f != NULL &&
+	    (swp_report_junit(runs, o->fail_on, o->junit_f) < 0 || fflush(o->junit_f) != 0))
+		return repro_err_set(err, errno, "sweep --junit: cannot write '%s'", o->junit);
 	if (fflush(stdout) != 0)
 		return repro_err_set(err, errno, "sweep: cannot write the report");
+	if (swp_fails(runs, 1u << SWP_ERROR)) /* repro's trouble, said in the table */
+		return 2;
 	return swp_fails(runs, o->fail_on) ? 1 : 0;
 }
 
@@ -476,7 +514,40 @@ static uint64_t recorded_run(const char *bundle, bool *net_none, struct repro_er
 	return ns > 0 ? (uint64_t)ns : 0;
 }
 
-static int sweep(const struct sweep_opts *o, const char *work, struct repro_err **err)
+/* The points left out, in one line on stderr: paths a rule cannot name, names made anew. */
+static void say_left_out(const struct swp_plan *plan)
+{
+	if (plan->nskipped > 0)
+		fprintf(stderr,
+			"repro: sweep: %zu path%s left out: a rule cannot name a path with ':', "
+			"'\\' or a newline\n",
+			plan->nskipped, plan->nskipped == 1 ? "" : "s");
+	if (plan->nunstable > 0)
+		fprintf(stderr,
+			"repro: sweep: %zu path%s left out: named anew each run (a temporary "
+			"name, a pid)\n",
+			plan->nunstable, plan->nunstable == 1 ? "" : "s");
+}
+
+/*
+ * Runs that bind a port of the host's network would take each other's:
+ * one at a time then (--net none gives each its own network instead).
+ */
+static unsigned jobs_for(const struct sweep_opts *o, const struct runner_ctx *rc,
+			 const struct swp_plan *plan)
+{
+	if (o->jobs <= 1 || rc->net_none || plan->listens == NULL)
+		return o->jobs;
+	fputs("repro: sweep: the working run binds ", stderr);
+	repro_term_write(stderr, plan->listens, strlen(plan->listens), false, false);
+	fputs(" on the host's network: one run at a time, so that runs do not take each other's "
+	      "port (--net none gives each run a network of its own)\n",
+	      stderr);
+	return 1;
+}
+
+static int sweep(const struct sweep_opts *o, const char *work, bool *keep_work,
+		 struct repro_err **err)
 {
 	struct runner_ctx rc = { .argv = o->argv,
 				 .net_none = o->net_none,
@@ -488,8 +559,8 @@ static int sweep(const struct sweep_opts *o, const char *work, struct repro_err 
 	struct swp_sweep_opts so = { .jobs = o->jobs,
 				     .work_dir = work,
 				     .keep_dir = o->keep,
-				     .progress = isatty(STDOUT_FILENO) && !o->json ? stdout
-										   : NULL };
+				     .progress = isatty(STDOUT_FILENO) && !o->json ? stdout : NULL,
+				     .should_stop = cli_signals_stop_requested };
 	struct swp_plan plan;
 	cleanup_free char *bundle = NULL;
 	uint64_t dur = 0;
@@ -497,7 +568,7 @@ static int sweep(const struct sweep_opts *o, const char *work, struct repro_err 
 	json_t *runs = NULL, *command;
 	int status;
 
-	if (o->from == NULL && baseline(o, &runner, work, &bundle, &dur, err) < 0)
+	if (o->from == NULL && baseline(o, &runner, work, &bundle, &dur, keep_work, err) < 0)
 		return -1;
 	if (o->from != NULL && (dur = recorded_run(o->from, o->net_given ? &ignored : &rc.net_none,
 						   err)) == UINT64_MAX)
@@ -510,6 +581,8 @@ static int sweep(const struct sweep_opts *o, const char *work, struct repro_err 
 								    : 10000000000ull;
 	if (swp_plan_read(o->from != NULL ? o->from : bundle, &po, &plan, err) < 0)
 		return -1;
+	say_left_out(&plan);
+	so.jobs = jobs_for(o, &rc, &plan);
 	if (o->shard_n > 1)
 		swp_plan_shard(&plan, o->shard_k, o->shard_n);
 	if (bundle != NULL && o->keep == NULL)
@@ -542,19 +615,40 @@ static int check_dirs(const struct sweep_opts *o, struct repro_err **err)
 	return 0;
 }
 
+/* --junit's file, opened before any run so that a bad path costs nothing. */
+static int open_junit(struct sweep_opts *o, struct repro_err **err)
+{
+	if (o->junit == NULL)
+		return 0;
+	if (*o->junit == '\0' || (o->junit_f = fopen(o->junit, "w")) == NULL)
+		return repro_err_set(err, *o->junit ? errno : ENOENT,
+				     "sweep --junit: cannot write '%s'", o->junit);
+	return 0;
+}
+
 int cmd_sweep(int argc, char **argv, struct repro_err **err)
 {
 	cleanup_sweep_opts struct sweep_opts o = { 0 };
 	cleanup_free char *work = NULL;
+	bool keep_work = false;
 	int rc = parse_args(argc, argv, &o, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
+	if (open_junit(&o, err) < 0)
+		return -1;
 	if (o.merge)
 		return merge(&o, err);
 	if (check_dirs(&o, err) < 0 || (work = work_dir(err)) == NULL)
 		return -1;
-	rc = sweep(&o, work, err);
-	(void)rmdir(work);
+	cli_signals_install(); /* Ctrl-C, SIGTERM: every run killed, their files removed */
+	rc = sweep(&o, work, &keep_work, err);
+	if (!keep_work)
+		repro_remove_tree(work);
+	if (rc < 0 && repro_err_is(err, EINTR)) {
+		fputs("repro: sweep: interrupted; the runs were killed\n", stderr);
+		repro_err_free(err);
+		return 130;
+	}
 	return rc;
 }

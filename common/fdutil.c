@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int repro_write_all(int fd, const void *buf, size_t len, const char *what, struct repro_err **err)
@@ -89,4 +91,37 @@ char *repro_path_join(const char *dir, const char *rel)
 	if (dl == 1 && dir[0] == '/')
 		return repro_xasprintf("/%s", rel);
 	return repro_xasprintf("%.*s/%s", (int)dl, dir, rel);
+}
+
+/*
+ * Remove name in dirfd and all below it.  A directory without search or
+ * write permission (the program's chmod, overlayfs' work/work is 0000) is
+ * given it first.  Best effort: what cannot be removed stays.
+ */
+static void remove_at(int parent, const char *name)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		return;
+	(void)fchmodat(parent, name, 0700, 0);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		(void)unlinkat(parent, name, AT_REMOVEDIR);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			remove_at(dirfd(d), de->d_name);
+	closedir(d);
+	(void)unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+void repro_remove_tree(const char *path)
+{
+	remove_at(AT_FDCWD, path);
 }

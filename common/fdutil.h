@@ -27,4 +27,13 @@ char *repro_read_file(const char *path, size_t max_bytes, size_t *len_out, struc
  */
 char *repro_path_join(const char *dir, const char *rel);
 
+/*
+ * repro_remove_tree - remove path and everything below it, not following
+ * symlinks; a directory without search or write permission (a program's
+ * chmod, overlayfs' work/work at mode 0000) is given it first.  Best
+ * effort: what cannot be removed stays.  Depth-first, one open directory
+ * per level.
+ */
+void repro_remove_tree(const char *path);
+
 #endif

@@ -340,8 +340,9 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 		describe_query(d, c, st, call);
 	if (call->ip != NULL)
 		call->host = host_of(d, st->pid, call->ip);
-	if (c->sys->net_role == REC_NET_CONNECT)
-		call->sock_type = socket_type(st->pid, (int)st->args[0]);
+	if (c->sys->net_role == REC_NET_CONNECT ||
+	    (call->family != 0 && strcmp(call->syscall, "bind") == 0))
+		call->sock_type = socket_type(st->pid, (int)st->args[0]); /* connect, bind: type= */
 	else if (call->family == 0 && c->sys->is_failure_only)
 		describe_peer(d, st->pid, (int)st->args[0], call);
 }

@@ -300,41 +300,13 @@ int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err 
 	return 0;
 }
 
-/*
- * Remove name in dirfd and all below it.  A directory without search or
- * write permission (the program's chmod, overlayfs' work/work is 0000) is
- * given it first.  Best effort: what cannot be removed stays.
- */
-static void remove_tree(int parent, const char *name)
-{
-	int fd;
-	DIR *d;
-	struct dirent *de;
-
-	if (unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
-		return;
-	(void)fchmodat(parent, name, 0700, 0);
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		(void)unlinkat(parent, name, AT_REMOVEDIR);
-		return;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			remove_tree(dirfd(d), de->d_name);
-	closedir(d);
-	(void)unlinkat(parent, name, AT_REMOVEDIR);
-}
-
 void sess_overlay_release(struct sess_state *s)
 {
 	for (size_t i = 0; i < s->novl; i++) {
 		struct sess_overlay *ov = &s->ovl[i];
 
 		if (ov->tmp != NULL)
-			remove_tree(AT_FDCWD, ov->tmp);
+			repro_remove_tree(ov->tmp);
 		free(ov->path);
 		free(ov->tmp);
 		free(ov->upper);

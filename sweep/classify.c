@@ -1,5 +1,6 @@
 /* How a run behaved under its fault (sweep/sweep.h, docs/sweep.md "Classes"). */
 #include "sweep/sweep.h"
+#include "common/term.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
@@ -116,6 +117,23 @@ enum swp_class swp_classify(const struct swp_fault *f, const struct swp_outcome 
 	return names_cause(f, o->stderr_text) ? SWP_CLEAN : SWP_VAGUE;
 }
 
+/*
+ * n bytes of s as text that is valid UTF-8 and safe on a terminal (common/term.h:
+ * invalid bytes and controls as \xNN), cut to 200 bytes first.  A new string.
+ */
+static char *line_text(const char *s, size_t n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return repro_xstrdup("");
+	repro_term_write(f, s, n > 200 ? 200 : n, false, false);
+	fclose(f);
+	return out != NULL ? out : repro_xstrdup("");
+}
+
 /* The last non-blank line of text (a Python traceback's exception), or NULL. */
 static char *last_line(const char *text)
 {
@@ -128,7 +146,7 @@ static char *last_line(const char *text)
 	start = end;
 	while (start > text && start[-1] != '\n')
 		start--;
-	return repro_xstrndup(start, (size_t)(end - start) > 200 ? 200 : (size_t)(end - start));
+	return line_text(start, (size_t)(end - start));
 }
 
 char *swp_first_line(const char *text)
@@ -149,7 +167,7 @@ char *swp_first_line(const char *text)
 		for (size_t i = 0; i < n; i++)
 			blank = blank && isspace((unsigned char)p[i]);
 		if (!blank)
-			return repro_xstrndup(p, n > 200 ? 200 : n);
+			return line_text(p, n);
 		if (end == NULL)
 			break;
 		p = end + 1;

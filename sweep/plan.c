@@ -4,6 +4,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "replayer/readers/explain.h"
+#include "replayer/readers/normalize.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,10 +17,13 @@ enum {
 	USE_WRITE = 1u << 2,
 	USE_CREATE = 1u << 3,
 	USE_EXEC = 1u << 4,
+	USE_CHDIR = 1u << 5, /* a directory the program worked in (redis's dir ./data) */
 };
 
-/* A file larger than this has a fault after its first block (ENOSPC-after-4KiB). */
+/* A file larger than this at the end has a fault after its first block (ENOSPC-after-4KiB). */
 #define FIRST_BLOCK 4096
+/* Most created files one folder's create-in fault lists (one rule each). */
+#define CREATED_MAX 32
 /* A connection that received more than this has a reset after it. */
 #define RESET_AFTER 1024
 
@@ -39,15 +43,19 @@ struct tmpl {
  * gone for all of them); EACCES on reading, the opens; EIO, the reads.
  */
 static const struct tmpl path_faults[] = {
-	{ USE_READ | USE_STAT, SWP_FILE, "ENOENT", "read", "%file", "error=ENOENT", ENOENT },
-	{ USE_READ, SWP_FILE, "EACCES", "read", "open,openat,openat2", "error=EACCES", EACCES },
+	{ USE_READ | USE_STAT | USE_CHDIR, SWP_FILE, "ENOENT", "read", "%file", "error=ENOENT",
+	  ENOENT },
+	{ USE_READ | USE_CHDIR, SWP_FILE, "EACCES", "read", "open,openat,openat2,chdir",
+	  "error=EACCES", EACCES },
 	{ USE_READ, SWP_FILE, "EIO", "read", "read,readv,pread64,copy_file_range", "error=EIO",
 	  EIO },
 	{ USE_WRITE | USE_CREATE, SWP_FILE, "EACCES", "write",
-	  "open,openat,openat2,creat,mkdir,mkdirat", "error=EACCES", EACCES },
+	  "open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat",
+	  "error=EACCES", EACCES },
 	{ USE_WRITE, SWP_FILE, "ENOSPC", "write", "write,writev,pwrite64", "error=ENOSPC", ENOSPC },
-	{ USE_CREATE, SWP_FILE, "ENOSPC", "create", "open,openat,openat2,creat,mkdir,mkdirat",
-	  "error=ENOSPC", ENOSPC },
+	/* a file the run created: the disk is full when it creates it, or writes to it */
+	{ USE_CREATE, SWP_FILE, "ENOSPC", "create",
+	  "open,openat,openat2,creat,mkdir,mkdirat,write,writev,pwrite64", "error=ENOSPC", ENOSPC },
 	{ USE_WRITE | USE_CREATE, SWP_FILE, "EROFS", "write",
 	  "open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2",
 	  "error=EROFS", EROFS },
@@ -58,17 +66,20 @@ static const struct tmpl path_faults[] = {
 };
 
 /* Every fault name --faults accepts. */
-static const char *const fault_names[] = { "ENOENT",	       "EACCES",    "EIO",
-					   "ENOSPC",	       "EROFS",	    "ENOSPC-after-4KiB",
-					   "ECONNREFUSED",     "ETIMEDOUT", "blackhole",
-					   "reset-after-1KiB", "NXDOMAIN",  "TIMEOUT" };
+static const char *const fault_names[] = { "ENOENT",	       "EACCES",     "EIO",
+					   "ENOSPC",	       "EROFS",	     "ENOSPC-after-4KiB",
+					   "ECONNREFUSED",     "ETIMEDOUT",  "blackhole",
+					   "reset-after-1KiB", "EADDRINUSE", "NXDOMAIN",
+					   "TIMEOUT" };
 
 struct plan_state {
 	const struct swp_plan_opts *o;
 	struct swp_plan *p;
 	size_t cap;
 	json_t *seen; /* points already planned: "ip:port", "dns:name" -> true */
-	json_t *parents; /* directories the run created files in -> true */
+	json_t *parents; /* directories the run created files in -> [their paths] */
+	json_t *pids; /* the working run's pids ("4242" -> true) */
+	json_t *after; /* overlay.jsonl: path -> {"type","size"} at the end of the working run */
 };
 
 static bool fault_wanted(const struct plan_state *s, const char *fault, enum swp_area area)
@@ -122,7 +133,7 @@ static unsigned uses_of(json_t *ops)
 		unsigned use;
 	} map[] = { { "stat", USE_STAT },   { "read", USE_READ },     { "readlink", USE_STAT },
 		    { "write", USE_WRITE }, { "create", USE_CREATE }, { "exec", USE_EXEC },
-		    { "chdir", USE_STAT } };
+		    { "chdir", USE_CHDIR } };
 	unsigned uses = 0;
 	size_t i;
 	json_t *op;
@@ -134,19 +145,107 @@ static unsigned uses_of(json_t *ops)
 	return uses;
 }
 
-/* Whether a template applies to a path used as uses says, of this type and size. */
-static bool tmpl_applies(const struct tmpl *t, unsigned uses, bool is_dir, json_int_t size)
+/*
+ * Whether a template applies to a path used as uses says, of this type
+ * (NULL: gone at the end).  EIO is for regular files; a file the run
+ * created gets ENOSPC on its creation and writes, one it only wrote to on
+ * its writes; ENOSPC-after-4KiB is for a file written to that ended larger
+ * than 4 KiB (its size at the end of the working run, from the overlay's
+ * listing when the run wrote it there).
+ */
+static bool tmpl_applies(const struct tmpl *t, unsigned uses, const char *type, json_int_t size)
 {
+	bool is_file = type != NULL && strcmp(type, "file") == 0;
+
 	if (!(t->uses & uses))
 		return false;
-	if (strcmp(t->fault, "EIO") == 0 && is_dir)
+	if (strcmp(t->fault, "EIO") == 0 && !is_file)
 		return false;
-	if (strcmp(t->fault, "ENOSPC-after-4KiB") == 0 && size <= FIRST_BLOCK)
+	if (strcmp(t->fault, "ENOSPC-after-4KiB") == 0 && (!is_file || size <= FIRST_BLOCK))
 		return false;
-	/* a file written to gets ENOSPC on its writes; one only created, on its creation */
-	if (strcmp(t->verb, "create") == 0 && (uses & USE_WRITE))
+	if (strcmp(t->fault, "ENOSPC") == 0 && strcmp(t->verb, "write") == 0 && (uses & USE_CREATE))
 		return false;
 	return true;
+}
+
+/*
+ * Whether the name of a path the run created changes from run to run, so
+ * that a rule for it never fires in another: its last component a random
+ * temporary name (as repro diff sees one: NAME.XXXXXX, tmpXXXXXXXX) or
+ * holding one of the working run's pids (temp-rewriteaof-23034.aof).
+ * O(path length).
+ */
+static bool unstable_name(const struct plan_state *s, const char *path)
+{
+	const char *base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	cleanup_free char *fake = repro_xasprintf("/tmp/%s", base);
+	struct rpl_norm n = { 0 };
+	cleanup_free char *norm = rpl_norm_path(&n, fake);
+
+	if (strstr(norm, "XXXXXX") != NULL && strstr(base, "XXXXXX") == NULL)
+		return true;
+	for (const char *c = base; *c != '\0'; c++) {
+		char digits[16];
+		size_t k = 0;
+
+		if (*c < '0' || *c > '9' || (c > base && c[-1] >= '0' && c[-1] <= '9'))
+			continue;
+		while (c[k] >= '0' && c[k] <= '9' && k < sizeof(digits) - 1) {
+			digits[k] = c[k];
+			k++;
+		}
+		digits[k] = '\0';
+		if (k >= 3 && json_object_get(s->pids, digits) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a files.jsonl object is a point: a path of the program's that a call used. */
+static bool is_point(struct plan_state *s, const char *path, unsigned uses, const char *first,
+		     const char *last, const char *type)
+{
+	bool used_ok = (first != NULL && strcmp(first, "ok") == 0) ||
+		       (last != NULL && strcmp(last, "ok") == 0) ||
+		       (uses & (USE_WRITE | USE_CREATE)); /* a journal created and removed */
+
+	if (path == NULL || path[0] != '/' || uses == 0 || !used_ok)
+		return false;
+	if (type != NULL && strcmp(type, "file") != 0 && strcmp(type, "dir") != 0 &&
+	    strcmp(type, "symlink") != 0)
+		return false; /* devices, fifos, sockets: not a file a program depends on */
+	if (!s->o->include_system && rpl_explain_system_path(path) != NULL)
+		return false;
+	if (type != NULL && strcmp(type, "dir") == 0 &&
+	    !(uses & (USE_READ | USE_CREATE | USE_CHDIR)))
+		return false; /* the working directory and its parents, looked at on the way */
+	if ((uses & USE_CREATE) && unstable_name(s, path)) {
+		s->p->nunstable++;
+		return false;
+	}
+	if (strpbrk(path, ":\n\\") != NULL) {
+		s->p->nskipped++; /* a rule's keys are ':'-separated; '\\' is an escape in a bundle */
+		return false;
+	}
+	return true;
+}
+
+/* A file the run created: its folder's point lists it (at most CREATED_MAX per folder). */
+static void note_created(struct plan_state *s, const char *path)
+{
+	cleanup_free char *dir = repro_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	json_t *list;
+
+	if (slash == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if ((list = json_object_get(s->parents, dir)) == NULL) {
+		list = json_array();
+		json_object_set_new(s->parents, dir, list);
+	}
+	if (json_array_size(list) < CREATED_MAX)
+		json_array_append_new(list, json_string(path));
 }
 
 /* One files.jsonl object: a path some call used successfully is a point. */
@@ -154,38 +253,24 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
 {
 	struct plan_state *s = ctx;
 	const char *path = json_string_value(json_object_get(obj, "path"));
-	const char *first = json_string_value(json_object_get(obj, "first"));
-	const char *last = json_string_value(json_object_get(obj, "last"));
 	json_t *meta = json_object_get(obj, "meta");
-	const char *type = json_string_value(json_object_get(meta, "type"));
-	json_int_t size = json_integer_value(json_object_get(meta, "size"));
+	json_t *after = path != NULL ? json_object_get(s->after, path) : NULL;
+	const char *type = json_string_value(json_object_get(after ? after : meta, "type"));
+	json_int_t size = json_integer_value(json_object_get(after ? after : meta, "size"));
 	unsigned uses = uses_of(json_object_get(obj, "ops"));
 	bool any = false;
 	cleanup_free char *glob = NULL;
 
 	(void)lineno;
 	(void)err;
-	if (path == NULL || path[0] != '/' || uses == 0 ||
-	    !((first != NULL && strcmp(first, "ok") == 0) ||
-	      (last != NULL && strcmp(last, "ok") == 0)))
+	if (!is_point(s, path, uses, json_string_value(json_object_get(obj, "first")),
+		      json_string_value(json_object_get(obj, "last")), type))
 		return 0;
-	if (type != NULL && strcmp(type, "file") != 0 && strcmp(type, "dir") != 0 &&
-	    strcmp(type, "symlink") != 0)
-		return 0; /* devices, fifos, sockets: not a file a program depends on */
-	if (!s->o->include_system && rpl_explain_system_path(path) != NULL)
-		return 0;
-	if (type != NULL && strcmp(type, "dir") == 0 && !(uses & (USE_READ | USE_CREATE)))
-		return 0; /* the working directory and its parents, looked at on the way */
-	if (strchr(path, ':') != NULL || strchr(path, '\n') != NULL) {
-		s->p->nskipped++; /* a rule's keys are ':'-separated */
-		return 0;
-	}
 	glob = path_glob(path);
 	for (size_t i = 0; i < sizeof(path_faults) / sizeof(path_faults[0]); i++) {
 		const struct tmpl *t = &path_faults[i];
 
-		if (!tmpl_applies(t, uses, type != NULL && strcmp(type, "dir") == 0, size) ||
-		    !fault_wanted(s, t->fault, t->area))
+		if (!tmpl_applies(t, uses, type, size) || !fault_wanted(s, t->fault, t->area))
 			continue;
 		add_fault(s, t->area, t->fault,
 			  repro_xasprintf("%s %s %s", t->fault, t->verb, path),
@@ -195,36 +280,41 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
 	}
 	if (any)
 		s->p->npoints++;
-	if (uses & USE_CREATE) { /* its folder may be read-only on another machine */
-		cleanup_free char *dir = repro_xstrdup(path);
-		char *slash = strrchr(dir, '/');
-
-		if (slash != NULL && slash != dir) {
-			*slash = '\0';
-			json_object_set_new(s->parents, dir, json_true());
-		}
-	}
+	if (uses & USE_CREATE) /* its folder may be read-only on another machine */
+		note_created(s, path);
 	return 0;
 }
 
-/* A folder the run created files in: EACCES on creating anything in it (a folder owned by root). */
+/*
+ * A folder the run created files in: EACCES on creating each of them (a
+ * folder owned by root), one rule per file, so that reading what is
+ * already there still works.
+ */
 static void plan_parents(struct plan_state *s)
 {
 	const char *dir;
-	json_t *v;
+	json_t *list;
 
-	json_object_foreach (s->parents, dir, v) {
-		cleanup_free char *glob = NULL;
+	json_object_foreach (s->parents, dir, list) {
+		char *rules = NULL;
+		size_t len = 0, i;
+		FILE *f;
+		json_t *c;
 
-		if (!fault_wanted(s, "EACCES", SWP_FILE) || strchr(dir, ':') != NULL ||
-		    (!s->o->include_system && rpl_explain_system_path(dir) != NULL))
+		if (!fault_wanted(s, "EACCES", SWP_FILE) || strpbrk(dir, ":\n\\") != NULL ||
+		    (!s->o->include_system && rpl_explain_system_path(dir) != NULL) ||
+		    (f = open_memstream(&rules, &len)) == NULL)
 			continue;
-		glob = path_glob(dir);
-		add_fault(s, SWP_FILE, "EACCES", repro_xasprintf("EACCES create-in %s", dir),
-			  repro_xasprintf("open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,"
-					  "renameat2,link,linkat,symlink,symlinkat:error=EACCES:"
-					  "path=%s/*",
-					  glob),
+		json_array_foreach (list, i, c) {
+			cleanup_free char *glob = path_glob(json_string_value(c));
+
+			fprintf(f,
+				"%sopen,openat,openat2,creat,mkdir,mkdirat,rename,renameat,"
+				"renameat2,link,linkat,symlink,symlinkat:error=EACCES:path=%s",
+				i > 0 ? "\n" : "", glob);
+		}
+		fclose(f);
+		add_fault(s, SWP_FILE, "EACCES", repro_xasprintf("EACCES create-in %s", dir), rules,
 			  dir, NULL, EACCES);
 		s->p->npoints++;
 	}
@@ -318,7 +408,47 @@ static void plan_dns(struct plan_state *s, json_t *obj)
 		s->p->npoints++;
 }
 
-/* One network.jsonl record: a TCP destination connected to, or a name answered. */
+/* A port the run bound: another program may hold it here (EADDRINUSE), or it may be privileged. */
+static void plan_bind(struct plan_state *s, json_t *obj)
+{
+	json_int_t port = json_integer_value(json_object_get(obj, "port"));
+	const char *type = json_string_value(json_object_get(obj, "type"));
+	const char *ip = json_string_value(json_object_get(obj, "ip"));
+	cleanup_free char *key = NULL;
+	bool dgram = type != NULL && strcmp(type, "SOCK_DGRAM") == 0;
+	bool any = false;
+
+	if (port <= 0 || ip == NULL)
+		return; /* port 0: the kernel picks one, nothing another program can hold */
+	key = repro_xasprintf("bind:%s:%lld", dgram ? "udp" : "tcp", (long long)port);
+	if (json_object_get(s->seen, key) != NULL)
+		return;
+	json_object_set_new(s->seen, key, json_true());
+	if (s->p->listens == NULL)
+		s->p->listens = repro_xasprintf("%s port %lld", ip, (long long)port);
+	if (fault_wanted(s, "EADDRINUSE", SWP_NETWORK)) {
+		add_fault(s, SWP_NETWORK, "EADDRINUSE",
+			  repro_xasprintf("EADDRINUSE bind %s port %lld", dgram ? "udp" : "tcp",
+					  (long long)port),
+			  repro_xasprintf("bind:error=EADDRINUSE:type=%s:port=%lld",
+					  dgram ? "dgram" : "stream", (long long)port),
+			  ip, NULL, EADDRINUSE);
+		any = true;
+	}
+	if (port < 1024 && fault_wanted(s, "EACCES", SWP_NETWORK)) { /* run without the privilege */
+		add_fault(s, SWP_NETWORK, "EACCES",
+			  repro_xasprintf("EACCES bind %s port %lld", dgram ? "udp" : "tcp",
+					  (long long)port),
+			  repro_xasprintf("bind:error=EACCES:type=%s:port=%lld",
+					  dgram ? "dgram" : "stream", (long long)port),
+			  ip, NULL, EACCES);
+		any = true;
+	}
+	if (any)
+		s->p->npoints++;
+}
+
+/* One network.jsonl record: a TCP destination connected to, a port bound, a name answered. */
 static int on_net(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
 {
 	struct plan_state *s = ctx;
@@ -332,10 +462,44 @@ static int on_net(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
 	if (kind != NULL && strcmp(kind, "dns") == 0)
 		plan_dns(s, obj);
 	else if (kind != NULL && strcmp(kind, "attempt") == 0 && sc != NULL &&
+		 strcmp(sc, "bind") == 0 && outcome != NULL && strcmp(outcome, "bound") == 0)
+		plan_bind(s, obj);
+	else if (kind != NULL && strcmp(kind, "attempt") == 0 && sc != NULL &&
 		 strcmp(sc, "connect") == 0 && outcome != NULL &&
 		 strcmp(outcome, "connected") == 0 && type != NULL &&
 		 strcmp(type, "SOCK_STREAM") == 0)
 		plan_connect(s, obj);
+	return 0;
+}
+
+/* One overlay.jsonl line: what the working run left at a path (its host view is the one before). */
+static int on_overlay(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct plan_state *s = ctx;
+	const char *path = json_string_value(json_object_get(obj, "path"));
+
+	(void)lineno;
+	(void)err;
+	if (path != NULL && json_is_string(json_object_get(obj, "type")))
+		json_object_set_new(
+			s->after, path,
+			json_pack("{s:O,s:O}", "type", json_object_get(obj, "type"), "size",
+				  json_object_get(obj, "size") ? json_object_get(obj, "size")
+							       : json_integer(0)));
+	return 0;
+}
+
+/* One processes.jsonl object: its pid, so that names made of it are known as such. */
+static int on_process(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	struct plan_state *s = ctx;
+	char pid[24];
+
+	(void)lineno;
+	(void)err;
+	snprintf(pid, sizeof(pid), "%lld",
+		 (long long)json_integer_value(json_object_get(obj, "pid")));
+	json_object_set_new(s->pids, pid, json_true());
 	return 0;
 }
 
@@ -358,7 +522,7 @@ static int check_fault_names(const struct swp_plan_opts *o, struct repro_err **e
 				"sweep --faults: unknown fault '%s' (known: ENOENT, "
 				"EACCES, EIO, ENOSPC, EROFS, ENOSPC-after-4KiB, "
 				"ECONNREFUSED, ETIMEDOUT, blackhole, reset-after-1KiB, "
-				"NXDOMAIN, TIMEOUT)",
+				"EADDRINUSE, NXDOMAIN, TIMEOUT)",
 				*f);
 	}
 	return 0;
@@ -368,11 +532,21 @@ int swp_plan_read(const char *bundle, const struct swp_plan_opts *o, struct swp_
 		  struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = NULL;
-	struct plan_state s = { .o = o, .p = out, .seen = json_object(), .parents = json_object() };
+	struct plan_state s = { .o = o,
+				.p = out,
+				.seen = json_object(),
+				.parents = json_object(),
+				.pids = json_object(),
+				.after = json_object() };
 	int has, rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (check_fault_names(o, err) < 0 || (r = bndl_reader_open(bundle, err)) == NULL)
+		goto done;
+	if (bndl_reader_foreach(r, "processes.jsonl", on_process, &s, err) < 0)
+		goto done;
+	if ((has = bndl_reader_has(r, "overlay.jsonl", err)) < 0 ||
+	    (has && bndl_reader_foreach(r, "overlay.jsonl", on_overlay, &s, err) < 0))
 		goto done;
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, &s, err) < 0))
@@ -386,6 +560,8 @@ int swp_plan_read(const char *bundle, const struct swp_plan_opts *o, struct swp_
 done:
 	json_decref(s.seen);
 	json_decref(s.parents);
+	json_decref(s.pids);
+	json_decref(s.after);
 	if (rc < 0)
 		swp_plan_release(out);
 	return rc;
@@ -405,6 +581,7 @@ void swp_plan_release(struct swp_plan *p)
 	for (size_t i = 0; i < p->n; i++)
 		fault_release(&p->v[i]);
 	free(p->v);
+	free(p->listens);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -256,10 +256,13 @@ json_t *swp_merge(const char *const *paths, size_t n, json_t **command, size_t *
 		size_t j;
 
 		if (doc == NULL || strcmp(str(doc, "format"), "repro-sweep") != 0 ||
+		    json_integer_value(json_object_get(doc, "version")) != 1 ||
 		    !json_is_array(json_object_get(doc, "runs"))) {
-			repro_err_set(err, EINVAL,
-				      "sweep --merge: '%s' is not a sweep's --json (%s)", paths[i],
-				      doc == NULL ? je.text : "no \"runs\"");
+			repro_err_set(
+				err, EINVAL,
+				"sweep --merge: '%s' is not a sweep's --json of version 1 (%s)",
+				paths[i],
+				doc == NULL ? je.text : "no \"runs\", or another version");
 			json_decref(doc);
 			json_decref(byid);
 			json_decref(all);

@@ -2,6 +2,7 @@
 #include "sweep/sweep.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
+#include "common/fdutil.h"
 #include "common/xalloc.h"
 #include "replayer/readers/explain.h"
 
@@ -17,12 +18,9 @@
 #include <unistd.h>
 
 /* The program's stderr read back for the classification (bytes). */
-#define STDERR_KEEP (64u * 1024u)
+#define STDERR_KEEP (1024u * 1024u)
 /* How long past its own time limit a run may take to write its bundle before it is killed. */
 #define GRACE_NS (60ull * 1000000000ull)
-
-/* The files a run leaves in its directory. */
-static const char *const run_files[] = { "result.json", "stdout", "stderr", "run.repro" };
 
 static uint64_t now_ns(void)
 {
@@ -75,11 +73,14 @@ static char *read_head(const char *path)
 	buf = repro_xmalloc(STDERR_KEEP + 1);
 	n = read(fd, buf, STDERR_KEEP);
 	close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' '; /* a NUL does not end what the program said */
 	buf[n > 0 ? n : 0] = '\0';
 	return buf;
 }
 
-/* How often the run's rule fired, from its manifest's "injections" (-1: not known). */
+/* How often the run's rules fired, from its manifest's "injections" (-1: not known). */
 static long long fired_of(const char *bundle)
 {
 	struct repro_err *err = NULL;
@@ -91,8 +92,15 @@ static long long fired_of(const char *bundle)
 	if (r == NULL)
 		return -1;
 	inj = json_object_get(bndl_reader_manifest(r), "injections");
-	if (json_array_size(inj) > 0)
-		n = json_integer_value(json_object_get(json_array_get(inj, 0), "fired"));
+	if (json_array_size(inj) >
+	    0) { /* a fault of several rules (create-in) fired when one did */
+		size_t i;
+		json_t *e;
+
+		n = 0;
+		json_array_foreach (inj, i, e)
+			n += json_integer_value(json_object_get(e, "fired"));
+	}
 	bndl_reader_free(r);
 	return n;
 }
@@ -146,28 +154,33 @@ static pid_t start(const struct swp_runner *runner, const struct swp_run_req *re
 }
 
 int swp_run_one(const struct swp_runner *runner, const struct swp_run_req *req,
-		struct swp_outcome *out, struct repro_err **err)
+		struct swp_outcome *out, bool (*should_stop)(void *ctx), void *stop_ctx,
+		struct repro_err **err)
 {
-	pid_t pid = start(runner, req, err);
+	pid_t pid = start(runner, req, err), got;
 	int st = 0;
 
 	if (pid < 0)
 		return -1;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	while ((got = waitpid(pid, &st, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
+		struct timespec ts = { 0, 50000000 };
+
+		if (should_stop != NULL && should_stop(stop_ctx)) {
+			kill(pid, SIGKILL); /* its tracees go with it (PTRACE_O_EXITKILL) */
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			return repro_err_set(err, EINTR, "sweep: interrupted");
+		}
+		nanosleep(&ts, NULL);
+	}
 	read_outcome(req, st, out);
 	return 0;
 }
 
-/* The run directory's files and the directory itself, gone. */
+/* The run directory (its spool, result, output, bundle) gone. */
 static void remove_run_dir(const char *dir)
 {
-	for (size_t i = 0; i < sizeof(run_files) / sizeof(run_files[0]); i++) {
-		cleanup_free char *p = repro_xasprintf("%s/%s", dir, run_files[i]);
-
-		(void)unlink(p);
-	}
-	(void)rmdir(dir);
+	repro_remove_tree(dir);
 }
 
 /* A file name for fault i's kept bundle: its number and id, other bytes as '_'. */
@@ -250,7 +263,8 @@ static json_t *run_record(const struct swp_fault *f, const struct swp_outcome *o
 {
 	enum swp_class c = swp_classify(f, o);
 	cleanup_free char *line = swp_first_line(o->stderr_text);
-	char *finding = c != SWP_CLEAN && c != SWP_ERROR && o->bundle != NULL
+	char *finding = c != SWP_CLEAN && c != SWP_ERROR && c != SWP_NOT_REACHED &&
+					o->bundle != NULL
 				? first_finding(o->bundle)
 				: NULL;
 	json_t *r = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:o,s:s,s:I,s:I}", "id", f->id, "rule",
@@ -341,6 +355,25 @@ static void progress(const struct sched *s)
 	fflush(s->o->progress);
 }
 
+/* Interrupted: every run killed (its tracees go with it, PTRACE_O_EXITKILL), its files removed. */
+static void stop_all(struct sched *s)
+{
+	for (unsigned j = 0; j < s->o->jobs; j++) {
+		struct slot *sl = &s->slots[j];
+		int st;
+
+		if (sl->pid <= 0)
+			continue;
+		kill(sl->pid, SIGKILL);
+		while (waitpid(sl->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		remove_run_dir(sl->dir);
+		free(sl->dir);
+		free(sl->bundle);
+		*sl = (struct slot){ 0 };
+	}
+}
+
 /* A run far past its time limit (repro itself stuck): killed, its record says so. */
 static void reap_overdue(struct sched *s)
 {
@@ -373,6 +406,11 @@ int swp_sweep_run(const struct swp_plan *plan, const struct swp_runner *runner,
 		if (s.done == s.next)
 			break;
 		progress(&s);
+		if (opts->should_stop != NULL && opts->should_stop(opts->stop_ctx)) {
+			stop_all(&s);
+			rc = repro_err_set(err, EINTR, "sweep: interrupted");
+			break;
+		}
 		pid = waitpid(-1, &st, WNOHANG);
 		if (pid <= 0) {
 			struct timespec ts = { 0, 100000000 };

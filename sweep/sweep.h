@@ -31,7 +31,7 @@ enum swp_area {
 /* One fault of the plan: a rule on one point.  Every string owned. */
 struct swp_fault {
 	char *id; /* unique, stable: "EACCES write /srv/app/cache" (the table's first column) */
-	char *rule; /* the rule, docs/faults.md syntax */
+	char *rule; /* the rules, docs/faults.md syntax, '\n'-separated (create-in: one per file) */
 	char *target; /* the path, "IP:PORT" or the name */
 	char *host; /* a destination's DNS name, else NULL */
 	char *fault; /* "EACCES", "ENOSPC-after-4KiB", "blackhole", "reset-after-1KiB", "NXDOMAIN" */
@@ -43,7 +43,9 @@ struct swp_plan {
 	struct swp_fault *v; /* owned, n of them, sorted by id */
 	size_t n;
 	size_t npoints; /* distinct points (paths, destinations, names) */
-	size_t nskipped; /* points a rule cannot name (a ':' in a path) */
+	size_t nskipped; /* points a rule cannot name (a ':', '\\' or newline in a path) */
+	size_t nunstable; /* paths named anew each run (temp names, pids): left out */
+	char *listens; /* owned: the first port the run bound ("127.0.0.1 port 6379"), or NULL */
 };
 
 struct swp_plan_opts {
@@ -126,7 +128,9 @@ enum swp_class swp_classify(const struct swp_fault *f, const struct swp_outcome 
 /*
  * swp_first_line - the first non-blank line of text (borrowed; of a
  * Python traceback, its last line, the exception), without its newline,
- * at most 200 bytes, in a new string ("" for none).  Linear in text.
+ * its first 200 bytes made valid UTF-8 and safe to print (controls and
+ * invalid bytes as \xNN, common/term.h), in a new string ("" for none).
+ * Linear in text.
  */
 char *swp_first_line(const char *text);
 
@@ -159,10 +163,14 @@ int swp_write_result(const char *dir, bool has_exit, int wait_status, bool timed
 /*
  * swp_run_one - run req through runner in a child process (its stdin
  * /dev/null, stdout and stderr into req->dir) and wait for it; *out
- * filled from what it left.  Returns 0, or -1 with *err (fork failed).
+ * filled from what it left.  should_stop (may be NULL) is polled while it
+ * runs: true kills it (EINTR).  Returns 0, or -1 with *err (fork failed,
+ * EINTR).
  */
 int swp_run_one(const struct swp_runner *runner, const struct swp_run_req *req,
-		struct swp_outcome *out, struct repro_err **err);
+		struct swp_outcome *out, bool (*should_stop)(void *ctx), void *stop_ctx,
+		struct repro_err **err);
+
 
 /* One fault's run, as the sweep reports it.  Strings owned. */
 struct swp_result {
@@ -176,14 +184,18 @@ struct swp_sweep_opts {
 	const char *work_dir; /* borrowed: one sub-directory per run */
 	const char *keep_dir; /* borrowed, or NULL: where each run's bundle is kept */
 	FILE *progress; /* borrowed, or NULL: a terminal for a progress line */
+	/* may be NULL: polled while runs go; true kills them all and ends the sweep (EINTR) */
+	bool (*should_stop)(void *ctx);
+	void *stop_ctx;
 };
 
 /*
  * swp_sweep_run - every fault of plan through runner, opts->jobs at a
  * time, each classified; a new array of run records (docs/sweep.md, in
  * plan order) in *out.  The bundles go to keep_dir (named after the
- * fault) or are removed.  Returns 0, or -1 with *err (fork failed).  Time:
- * the runs; memory: linear in the faults.
+ * fault) or are removed.  Returns 0, or -1 with *err: fork failed, or
+ * EINTR when should_stop said so (every run is then killed, whole tree,
+ * and its files removed).  Time: the runs; memory: linear in the faults.
  */
 int swp_sweep_run(const struct swp_plan *plan, const struct swp_runner *runner,
 		  const struct swp_sweep_opts *opts, json_t **out, struct repro_err **err);

@@ -17,7 +17,14 @@
 #  6. --shard 1/2 and 2/2, merged with --merge, give the runs of the
 #     unsharded sweep; --junit is JUnit XML (parsed) with a failure for the
 #     hung run; --keep keeps a bundle per run that explain reads;
-#  7. bad options: one line, exit 2; a working run that fails: exit 2.
+#  7. bad options: one line, exit 2; a working run that fails: exit 2;
+#  8. a script that starts a daemon and exits 0 is swept without waiting for
+#     the daemon; a program's invalid UTF-8 on stderr is kept, escaped; a
+#     port the program binds is a point (EADDRINUSE: clean when the program
+#     says "Address already in use"), and runs then go one at a time on the
+#     host's network; SIGTERM to the sweep kills every run and leaves no
+#     process and no temporary directory; --merge takes options after its
+#     files; an unwritable --junit is refused before any run.
 # "user" runs it as the unprivileged user repro-test.
 set -u
 repro=$(readlink -f "$1")
@@ -43,8 +50,8 @@ py=/usr/bin/python3
 [ -x $py ] && command -v curl >/dev/null || { echo "no python3 or curl: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-sweept.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-export PATH=/usr/bin:/bin HOME=$work/home LANG=C.UTF-8
-mkdir "$work/home" "$work/app" "$work/www"
+export PATH=/usr/bin:/bin HOME=$work/home LANG=C.UTF-8 TMPDIR=$work/tmp
+mkdir "$work/home" "$work/app" "$work/www" "$work/tmp"
 fail=0
 check() { # what command...
 	local what=$1
@@ -85,7 +92,7 @@ classes "$work/clean.json" >"$work/clean.classes"
 check "sweep of clean.sh exits 0 (exit $rc)" [ $rc = 0 ]
 check "clean.sh: every run is clean" sh -c "! grep -v '	clean\$' '$work/clean.classes'"
 for want in "ENOENT read $work/app/app.conf" "EACCES write $work/app/cache" \
-	"ENOSPC write $work/app/cache/last_url" "ECONNREFUSED connect 127.0.0.1:$port" \
+	"ENOSPC create $work/app/cache/last_url" "ECONNREFUSED connect 127.0.0.1:$port" \
 	"blackhole connect 127.0.0.1:$port" "reset-after-1KiB connect 127.0.0.1:$port"; do
 	check "clean.sh: the fault '$want' is planned" grep -qF "$want	" "$work/clean.classes"
 done
@@ -159,13 +166,13 @@ after=$(cd "$work" && find demo -print0 | sort -z | xargs -0 stat -c '%n %a %s')
 classes "$work/demo.json" >"$work/demo.classes"
 check "demo: the sweep runs (exit $rc)" [ $rc = 0 ]
 for want in "ENOENT read $work/demo/start_app.sh" "ENOENT read $work/demo/webui.py" \
-	"ENOSPC write $work/demo/cache_hub/model.pth" "EACCES write $work/demo/cache_hub/model.pth" \
+	"ENOSPC create $work/demo/cache_hub/model.pth" "EACCES write $work/demo/cache_hub/model.pth" \
 	"ECONNREFUSED connect $cdn" "ETIMEDOUT connect $cdn" "EACCES create-in $work/demo/cache_hub"; do
 	check "demo: the point '$want' is swept" grep -qF "$want	" "$work/demo.classes"
 done
 check "demo: a refused CDN or a full disk leaves only 'model load failed' (vague)" \
 	sh -c "grep -qF 'ECONNREFUSED connect $cdn	vague' '$work/demo.classes' &&
-		grep -qF 'ENOSPC write $work/demo/cache_hub/model.pth	vague' '$work/demo.classes'" ||
+		grep -qF 'ENOSPC create $work/demo/cache_hub/model.pth	vague' '$work/demo.classes'" ||
 	cat "$work/demo.classes"
 check "demo: the demo's folder is unchanged" [ "$before" = "$after" ]
 $py -c 'import json,sys; d=json.load(open(sys.argv[1]))
@@ -211,4 +218,56 @@ done
 rc=$?
 check "a working run that fails: exit 2, said in one line" \
 	sh -c "[ $rc = 2 ] && grep -q 'the working run failed (exit 3: broken)' '$work/bad.err'"
+
+# 8. daemons, bytes, ports, signals
+start=$(date +%s)
+"$repro" sweep --json --faults ENOENT -- bash -c \
+	'cat app.conf >/dev/null || exit 1; (setsid sleep 100 >/dev/null 2>&1 &); exit 0' >"$work/daemon.json"
+rc=$?
+took=$(($(date +%s) - start))
+check "a script that leaves a daemon: swept in ${took}s, not after the daemon (exit $rc)" \
+	sh -c "[ $rc = 0 ] && [ $took -lt 60 ] && grep -q '\"class\": \"clean\"' '$work/daemon.json'"
+check "the daemons the runs left were killed" sh -c "! pgrep -u $(id -u) -f '^sleep 100\$' >/dev/null"
+"$repro" sweep --json --faults ENOENT -- bash -c \
+	'cat app.conf >/dev/null 2>&1 || { printf "bad \377 byte\n" >&2; exit 1; }' >"$work/utf8.json"
+check "invalid UTF-8 on stderr: the run is kept, the byte escaped" \
+	$py -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"]; assert r and all(x and x["stderr"] == "bad \\xff byte" for x in r), r' "$work/utf8.json"
+bport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/app/listen.py" <<PY
+import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", $bport))
+except OSError as e:
+    sys.exit("listen.py: cannot listen on port $bport: %s" % e.strerror)
+s.listen()
+PY
+"$repro" sweep --only network -- $py listen.py >"$work/bind.txt" 2>"$work/bind.err"
+check "a bound port is a point: EADDRINUSE, clean" \
+	grep -q "^EADDRINUSE bind tcp port $bport  *clean .*Address already in use" "$work/bind.txt"
+check "runs that bind a port go one at a time, and it is said" \
+	grep -q "^repro: sweep: the working run binds 127.0.0.1 port $bport on the host's network: one run at a time" \
+	"$work/bind.err"
+cat >"$work/app/slow.sh" <<'SH'
+cat app.conf >/dev/null 2>&1 || { sleep 300 & wait; }
+SH
+before_tmp=$(ls -d "$TMPDIR"/repro-sweep.* 2>/dev/null | sort)
+"$repro" sweep --faults ENOENT,EACCES,EIO --timeout 60s -- bash slow.sh >/dev/null 2>"$work/term.err" &
+sweep_pid=$!
+sleep 3
+kill -TERM $sweep_pid
+wait $sweep_pid
+rc=$?
+sleep 0.5
+after_tmp=$(ls -d "$TMPDIR"/repro-sweep.* 2>/dev/null | sort)
+check "SIGTERM to the sweep: exit 130, said in one line" \
+	sh -c "[ $rc = 130 ] && grep -q '^repro: sweep: interrupted' '$work/term.err'"
+check "SIGTERM to the sweep: no run left running" sh -c "! pgrep -u $(id -u) -f '^sleep 300\$' >/dev/null"
+check "SIGTERM to the sweep: no temporary directory left" [ "$before_tmp" = "$after_tmp" ]
+"$repro" sweep --merge "$work/s1.json" "$work/s2.json" --json --fail-on vague >"$work/m2.json"
+check "--merge takes options after its files" grep -q '"format": "repro-sweep"' "$work/m2.json"
+"$repro" sweep --junit /nonexistent/dir/j.xml -- bash clean.sh >"$work/ju.out" 2>"$work/ju.err"
+rc=$?
+check "an unwritable --junit is refused before any run" \
+	sh -c "[ $rc = 2 ] && [ ! -s '$work/ju.out' ] && [ \$(wc -l <'$work/ju.err') = 1 ]"
 exit $fail

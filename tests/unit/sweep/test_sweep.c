@@ -288,7 +288,7 @@ static void test_pipeline(void **state)
 	assert_non_null(f);
 	fputs("port=80\n", f);
 	fclose(f);
-	assert_int_equal(swp_run_one(&runner, &req, &out, &err), 0);
+	assert_int_equal(swp_run_one(&runner, &req, &out, NULL, NULL, &err), 0);
 	if (out.error != NULL || !out.has_exit) {
 		swp_outcome_release(&out);
 		skip(); /* the tracer cannot run here */

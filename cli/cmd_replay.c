@@ -307,10 +307,13 @@ static void exit_words(json_t *e, char *buf, size_t cap)
 		snprintf(buf, cap, "no exit seen");
 }
 
-/* The summary: reproduced or not, and which recorded failures were imposed. */
+/*
+ * The summary: reproduced (the recorded exit, every failure imposed, none
+ * other), or how it went otherwise; which recorded failures never came up.
+ */
 static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p,
 		    const struct rpl_rules *r, const size_t *first_rule,
-		    const struct sess_result *res)
+		    const struct sess_result *res, size_t ndiv)
 {
 	json_t *here = NULL;
 	char rec[64], now[64];
@@ -343,16 +346,58 @@ static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p
 			fputc('\n', stderr);
 		}
 	}
-	if (same)
+	if (same && (o->no_impose || imposed == p->n) && ndiv == 0)
 		fprintf(stderr, "repro: replay: reproduced: %s as recorded", now);
+	else if (same)
+		fprintf(stderr, "repro: replay: %s as recorded, but another way", now);
 	else
 		fprintf(stderr, "repro: replay: not reproduced: %s (recorded: %s)", now, rec);
 	if (o->no_impose)
-		fputs(", nothing recorded imposed\n", stderr);
+		fputs(", nothing recorded imposed", stderr);
 	else
-		fprintf(stderr, ", %zu of %zu failure%s imposed\n", imposed, p->n,
+		fprintf(stderr, ", %zu of %zu failure%s imposed", imposed, p->n,
 			p->n == 1 ? "" : "s");
+	if (ndiv > 0)
+		fprintf(stderr, ", %zu%s failure%s here that the recording did not have", ndiv,
+			ndiv >= RPL_REPLAY_DIVERGENCES_MAX ? " or more" : "", ndiv == 1 ? "" : "s");
+	fputc('\n', stderr);
 	json_decref(here);
+}
+
+/* The failures of the replay that the recording did not have, one line each (not with -q). */
+static size_t say_divergences(const struct replay_opts *o, const struct rpl_replay_opts *ro,
+			      const char *recorded, const char *replayed)
+{
+	struct repro_err *err = NULL;
+	json_t *d = NULL, *e;
+	size_t i, n;
+
+	if (rpl_replay_divergences(recorded, replayed, ro, &d, &err) < 0) {
+		char *msg = repro_err_format(err);
+
+		fprintf(stderr, "repro: replay: divergences not known: %s\n", msg);
+		free(msg);
+		repro_err_free(&err);
+		return 0;
+	}
+	n = json_array_size(d);
+	json_array_foreach (d, i, e) {
+		if (o->quiet)
+			break;
+		const char *what = json_string_value(json_object_get(e, "what"));
+		const char *proc = json_string_value(json_object_get(e, "process"));
+
+		fputs("repro: replay: diverged: failed here, not in the recording: ", stderr);
+		repro_term_write(stderr, what, strlen(what), false, false);
+		if (proc != NULL) {
+			fputs(" (", stderr);
+			repro_term_write(stderr, proc, strlen(proc), false, false);
+			fputc(')', stderr);
+		}
+		fputc('\n', stderr);
+	}
+	json_decref(d);
+	return n;
 }
 
 /* The options of the replay's run: the recorded command (or CMD) as repro record runs it. */
@@ -388,6 +433,7 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 	struct rpl_rules *rules = NULL;
 	struct sess_result res = { 0 };
 	struct sess_options sess;
+	size_t ndiv;
 	char **argv = NULL;
 	size_t i;
 	json_t *a;
@@ -441,7 +487,8 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 	if (res.exec_errnum != 0)
 		fprintf(stderr, "repro: cannot execute '%s': %s\n", sess.argv[0],
 			strerror(res.exec_errnum));
-	summary(o, &plan, rules, first_rule, &res);
+	ndiv = res.bundle_path != NULL ? say_divergences(o, &ro, bundle, res.bundle_path) : 0;
+	summary(o, &plan, rules, first_rule, &res, ndiv);
 	if (res.bundle_path != NULL && !o->quiet)
 		fprintf(stderr, "repro: replay: recorded into '%s'\n", res.bundle_path);
 	rc = !res.has_exit		    ? 1

@@ -1,5 +1,6 @@
 /* The recorded failures a replay imposes, as fault rules (replayer/replay/replay.h). */
 #include "replayer/replay/replay.h"
+#include "replayer/replay/replay_internal.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -230,8 +231,7 @@ static void plan_dns(struct rpl_replay_plan *p, json_t *f)
 	add_rule(im, repro_xasprintf("dns:error=%s:host=%s", err, glob));
 }
 
-/* explain's findings of bundle, probe noise included (marked): a new array. */
-static json_t *findings_of(const char *bundle, json_t **run, struct repro_err **err)
+json_t *rpl_replay_findings(const char *bundle, json_t **run, struct repro_err **err)
 {
 	struct rpl_explain_opts eo = { .bundle_path = bundle, .json = true, .all = true };
 	char *text = NULL;
@@ -312,7 +312,7 @@ int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
 	memset(out, 0, sizeof(*out));
 	if ((r = bndl_reader_open(bundle, err)) == NULL || read_facts(r, out, err) < 0)
 		goto done;
-	if ((findings = findings_of(bundle, &run, err)) == NULL)
+	if ((findings = rpl_replay_findings(bundle, &run, err)) == NULL)
 		goto done;
 	json_array_foreach (findings, i, f) { /* the keys whose occurrences count */
 		enum rpl_replay_kind k = kind_of(str(f, "kind"));

@@ -74,4 +74,20 @@ int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
 			 struct rpl_replay_plan *out, struct repro_err **err);
 void rpl_replay_plan_release(struct rpl_replay_plan *p);
 
+/* Most divergences rpl_replay_divergences() lists. */
+#define RPL_REPLAY_DIVERGENCES_MAX 20
+
+/*
+ * rpl_replay_divergences - the failures of the replay (bundle replayed)
+ * that the recording (bundle recorded) did not have: explain's findings of
+ * the replay, probe noise and imposed ones aside, whose call, normalised
+ * target (repro diff's normalisation, o's --map on the recorded side) and
+ * errno no finding of the recording shares.  A new array of
+ * {"what":"openat /srv/app/x ENOENT","process":"python3 app.py"} in *out,
+ * at most RPL_REPLAY_DIVERGENCES_MAX, in explain's rank order.  Returns 0,
+ * or -1 with *err (the readers' errors).  Linear in both bundles.
+ */
+int rpl_replay_divergences(const char *recorded, const char *replayed,
+			   const struct rpl_replay_opts *o, json_t **out, struct repro_err **err);
+
 #endif

@@ -3,7 +3,9 @@
 # reproduces recorded failures on a machine where they no longer happen:
 #  1. curl's recorded ECONNREFUSED while the port is open now: exit 7 again;
 #  2. python3's missing config, the config now present: the same traceback;
-#     and from another directory (--cwd), the path mapped there;
+#     and from another directory (--cwd), the path mapped there; a file
+#     the recording read and is missing here: the divergence is named and
+#     the summary says "another way";
 #  3. git's EACCES under a directory it could not write (as root: started
 #     as root and stepping down with runuser, as entrypoints do), the
 #     directory now writable: git fails the same way;
@@ -97,6 +99,20 @@ check "--cwd: reproduced in the other directory (exit $rc)" \
 	sh -c "[ $rc = 1 ] && grep -q 'reproduced: exit 1 as recorded' mv.err"
 check "--cwd: the imposed path is the one here" \
 	sh -c "tar --zstd -xOf moved.repro events.jsonl | grep '\"injected\":true' | grep -q '\"path\":\"$work/moved/app.json\"'"
+
+# 2b. another way: a file the recording read is missing here, so the program fails earlier
+mkdir way && cd way || exit 1
+printf 'import json\njson.load(open("lib.json"))\njson.load(open("app.json"))\n' >app.py
+echo '{}' >lib.json
+"$repro" record -o ../way.repro -- $py app.py >/dev/null 2>&1
+rm lib.json && echo '{}' >app.json
+cd "$work" || exit 1
+"$repro" replay way.repro >way.out 2>way.err
+check "another way: the failure here that the recording did not have is named" \
+	grep -q "^repro: replay: diverged: failed here, not in the recording: openat $work/way/lib.json ENOENT (python3 app.py)" way.err
+check "another way: the imposition that never came is named, and the summary says so" \
+	sh -c "grep -q '^repro: replay: not imposed, the call never came here: openat $work/way/app.json ENOENT' way.err &&
+		grep -q '^repro: replay: exit 1 as recorded, but another way, 0 of 1 failure imposed, 1 failure here that the recording did not have' way.err"
 
 # 3. git under a directory it could not write, writable now
 mkdir ro && chmod 555 ro

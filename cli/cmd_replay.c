@@ -32,6 +32,7 @@
 
 static const char usage_text[] =
 	"usage: repro replay [OPTIONS] BUNDLE [-- CMD [ARG...]]\n"
+	"       repro replay --simulate [--probe-network] [--json] [--cwd DIR] [--map OLD=NEW] BUNDLE\n"
 	"\n"
 	"Re-run the command BUNDLE recorded, here, with the recorded failures that\n"
 	"matter (those repro explain reports, probes aside) imposed again: the same\n"
@@ -57,6 +58,14 @@ static const char usage_text[] =
 	"                        throwaway overlay, as repro record --overlay)\n"
 	"      --keep-overlay DIR  keep the overlay's upper layers in DIR\n"
 	"  -q, --quiet           no environment block and no list of impositions\n"
+	"      --simulate        run nothing: check the bundle's facts against this host\n"
+	"                        (each path of the program's: exists, type, mode, owner,\n"
+	"                        size, content; each name: resolves); exit 0 when they\n"
+	"                        match, 1 when they differ\n"
+	"      --probe-network   with --simulate: also connect to each recorded TCP\n"
+	"                        destination (at most 1 s each)\n"
+	"      --include-system  with --simulate: the system's paths too (/usr, /etc …)\n"
+	"      --json            with --simulate: the differences as JSON\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"CMD, when given, runs instead of the recorded command.  The exit status is\n"
@@ -68,7 +77,7 @@ struct replay_opts {
 	size_t nmaps;
 	char *map_text[MAX_LIST]; /* owned */
 	unsigned kinds;
-	bool fast, no_impose, quiet, no_overlay;
+	bool fast, no_impose, quiet, no_overlay, simulate, probe_network, json, include_system;
 	const char *keep_overlay; /* --keep-overlay DIR, or NULL */
 	struct rpl_rules *extra; /* owned: --inject rules, or NULL */
 	char *const *cmd; /* the CMD given, or NULL */
@@ -140,6 +149,10 @@ static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
 	case 'n': o->no_impose = true; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'W': o->no_overlay = true; return 0;
+	case 'S': o->simulate = true; return 0;
+	case 'P': o->probe_network = true; return 0;
+	case 'J': o->json = true; return 0;
+	case 'Y': o->include_system = true; return 0;
 	case 'K': o->keep_overlay = optarg; return 0;
 	default: return repro_err_set(err, EINVAL, "replay: unexpected option");
 	}
@@ -158,6 +171,10 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 		{ "no-impose", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-overlay", no_argument, NULL, 'W' },
+		{ "simulate", no_argument, NULL, 'S' },
+		{ "probe-network", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "include-system", no_argument, NULL, 'Y' },
 		{ "keep-overlay", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -502,6 +519,51 @@ out:
 	return rc;
 }
 
+/* --simulate: the differences between the bundle's facts and this host; 0, 1 or -1. */
+static int simulate(const struct replay_opts *o, struct repro_err **err)
+{
+	struct rpl_replay_opts ro = { .cwd_here = o->cwd,
+				      .home_here = getenv("HOME"),
+				      .map_from = o->map_from,
+				      .map_to = o->map_to,
+				      .nmaps = o->nmaps,
+				      .include_system = o->include_system };
+	json_t *d = NULL, *e;
+	size_t i;
+	int rc;
+
+	if (rpl_replay_simulate(o->bundle, &ro, o->probe_network, &d, err) < 0)
+		return -1;
+	if (o->json) {
+		json_t *doc = json_pack("{s:O}", "differences", d);
+
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else if (json_array_size(d) == 0) {
+		puts("this host matches the recording (its paths, names and, probed, destinations)");
+	} else {
+		printf("%zu difference%s between the recording and this host, most important first:\n",
+		       json_array_size(d), json_array_size(d) == 1 ? "" : "s");
+		json_array_foreach (d, i, e) {
+			const char *t = json_string_value(json_object_get(e, "target"));
+
+			printf("  %s: ", json_string_value(json_object_get(e, "what")));
+			repro_term_write(stdout, t, strlen(t), false, false);
+			fputs(" (recorded: ", stdout);
+			repro_term_puts(stdout, json_string_value(json_object_get(e, "recorded")));
+			fputs("; here: ", stdout);
+			repro_term_puts(stdout, json_string_value(json_object_get(e, "here")));
+			fputs(")\n", stdout);
+		}
+	}
+	rc = json_array_size(d) > 0 ? 1 : 0;
+	json_decref(d);
+	if (fflush(stdout) != 0)
+		return repro_err_set(err, errno, "replay --simulate: cannot write the report");
+	return rc;
+}
+
 int cmd_replay(int argc, char **argv, struct repro_err **err)
 {
 	cleanup_replay_opts struct replay_opts o = { 0 };
@@ -509,5 +571,9 @@ int cmd_replay(int argc, char **argv, struct repro_err **err)
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	return replay(&o, err);
+	if (!o.simulate && (o.probe_network || o.json || o.include_system))
+		return repro_err_set(err, EINVAL,
+				     "replay: --probe-network, --json and --include-system go with "
+				     "--simulate");
+	return o.simulate ? simulate(&o, err) : replay(&o, err);
 }

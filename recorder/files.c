@@ -10,6 +10,7 @@
 #include "recorder/files.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 #include "recorder/flags.h"
 #include "recorder/jsonstr.h"
@@ -605,34 +606,6 @@ static void read_target(struct fentry *e)
 	e->meta.target_len = (size_t)n;
 }
 
-/*
- * hash_fd - XXH3-64 of the whole content of fd into *out when it is at most
- * max bytes.  Returns 0, or -1 (errno set; EFBIG when the file is larger).
- */
-static int hash_fd(int fd, uint64_t max, char *buf, uint64_t *out)
-{
-	XXH3_state_t *s = XXH3_createState();
-	uint64_t total = 0;
-	ssize_t n;
-
-	if (s == NULL)
-		abort();
-	XXH3_64bits_reset(s);
-	while ((n = read(fd, buf, HASH_CHUNK)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (total += (uint64_t)n) > max)
-			break;
-		XXH3_64bits_update(s, buf, (size_t)n);
-	}
-	if (n == 0)
-		*out = XXH3_64bits_digest(s);
-	else if (total > max)
-		errno = EFBIG;
-	XXH3_freeState(s);
-	return n == 0 ? 0 : -1;
-}
-
 static void hash_one(struct fentry *e, uint64_t max, char *buf)
 {
 	/* O_NONBLOCK|O_NOFOLLOW: never hang on a FIFO or follow a link swapped in since statx */
@@ -643,7 +616,7 @@ static void hash_one(struct fentry *e, uint64_t max, char *buf)
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (hash_fd(fd, max, buf, &e->meta.hash) == 0)
+	if (repro_hash_fd(fd, max, buf, HASH_CHUNK, &e->meta.hash) == 0)
 		e->meta.has_hash = true;
 }
 

@@ -54,6 +54,7 @@ struct rpl_replay_opts {
 	const char *home_here; /* borrowed: HOME here, or NULL */
 	const char *const *map_from, *const *map_to; /* borrowed: --map OLD=NEW pairs */
 	size_t nmaps;
+	bool include_system; /* --simulate: the system's paths too (rpl_explain_system_path()) */
 };
 
 /*
@@ -89,5 +90,22 @@ void rpl_replay_plan_release(struct rpl_replay_plan *p);
  */
 int rpl_replay_divergences(const char *recorded, const char *replayed,
 			   const struct rpl_replay_opts *o, json_t **out, struct repro_err **err);
+
+/*
+ * rpl_replay_simulate - bundle's facts (borrowed path) checked against
+ * this host without running anything (`repro replay --simulate`,
+ * docs/replay.md): each recorded path of the program's (the system's too
+ * with o->include_system), mapped here as a replay maps it, against
+ * lstat(2) and its content (XXH3, files up to 64 MiB), as it was before the
+ * run touched it (files.jsonl "before", else "meta"); each name looked up,
+ * resolved here; with probe_network each TCP destination, connected to
+ * here for at most 1 s.  A new array of {"rank","kind" (path, dns,
+ * network),"target","what","recorded","here"} in *out, the most important
+ * first (existence, type, mode and owner, content, names, destinations).
+ * Returns 0, or -1 with *err (the reader's errors).  Linear in the bundle,
+ * plus the bytes hashed and the probes.
+ */
+int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, bool probe_network,
+			json_t **out, struct repro_err **err);
 
 #endif

@@ -16,7 +16,10 @@
 #     reads it;
 #  5. --no-impose with --inject: the recorded command with only that fault;
 #  6. a nonexistent, a garbage and a truncated bundle, a command that is not
-#     here, bad options: one line, exit 2.
+#     here, bad options: one line, exit 2;
+#  7. --simulate: on the setup it was recorded in, exit 0; after a file is
+#     removed, another's mode changed and the server stopped, exactly
+#     those three differences (with --probe-network), exit 1; --json.
 # "user" runs it as the unprivileged user repro-test.
 set -u
 repro=$(readlink -f "$1")
@@ -190,4 +193,32 @@ for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" \
 	check "replay $args: exit 2, one line ($(head -c 100 bad.err))" \
 		sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ] && [ ! -s bad.out ]"
 done
+
+# 7. --simulate
+mkdir sim && cd sim || exit 1
+echo a >keep.txt && echo b >gone.txt && echo c >conf.txt && chmod 644 conf.txt
+sport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$py -m http.server "$sport" --bind 127.0.0.1 --directory . >/dev/null 2>&1 &
+spid=$!
+for _ in $(seq 100); do curl -s "http://127.0.0.1:$sport/keep.txt" >/dev/null && break; sleep 0.05; done
+"$repro" record -o ../sim.repro -- sh -c "cat keep.txt gone.txt conf.txt >/dev/null && curl -sS -o /dev/null http://127.0.0.1:$sport/keep.txt" >/dev/null 2>&1
+cd "$work" || exit 1
+"$repro" replay --simulate --probe-network sim.repro >sim0.out 2>&1
+rc=$?
+check "--simulate on the setup it came from: exit 0 ($rc)" [ $rc = 0 ]
+rm sim/gone.txt && chmod 600 sim/conf.txt && kill $spid && wait $spid 2>/dev/null
+"$repro" replay --simulate --probe-network sim.repro >sim1.out 2>&1
+rc=$?
+check "--simulate elsewhere: exit 1 ($rc)" [ $rc = 1 ]
+check "--simulate: exactly the missing file, the mode and the closed port" \
+	sh -c "grep -qx '  missing here: $work/sim/gone.txt (recorded: file; here: missing)' sim1.out &&
+		grep -qx '  another mode: $work/sim/conf.txt (recorded: 0644; here: 0600)' sim1.out &&
+		grep -qx '  answers otherwise: 127.0.0.1:$sport (recorded: connected; here: refused)' sim1.out &&
+		[ \$(grep -c '^  ' sim1.out) = 3 ]" || cat sim1.out
+"$repro" replay --simulate --json sim.repro >sim.json
+check "--simulate --json: the differences as JSON" \
+	$py -c 'import json,sys; d=json.load(open(sys.argv[1]))["differences"]; assert {x["what"] for x in d} == {"missing here", "another mode"}, d' sim.json
+"$repro" replay --json sim.repro >bad.out 2>bad.err
+rc=$?
+check "--json without --simulate: exit 2, one line" sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ]"
 exit $fail

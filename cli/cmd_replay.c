@@ -7,6 +7,9 @@
 #include "bundles/reader.h"
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/signals.h"
+#include "common/fdutil.h"
+#include "sweep/sweep.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"
@@ -58,6 +61,10 @@ static const char usage_text[] =
 	"                        throwaway overlay, as repro record --overlay)\n"
 	"      --keep-overlay DIR  keep the overlay's upper layers in DIR\n"
 	"  -q, --quiet           no environment block and no list of impositions\n"
+	"      --minimize        find the fewest recorded failures that still give the\n"
+	"                        recorded exit (one replay per failure, each in an\n"
+	"                        overlay): a failure dropped that keeps the exit is not\n"
+	"                        needed; exit 0 when the full set reproduces, 1 when not\n"
 	"      --simulate        run nothing: check the bundle's facts against this host\n"
 	"                        (each path of the program's: exists, type, mode, owner,\n"
 	"                        size, content; each name: resolves); exit 0 when they\n"
@@ -77,7 +84,8 @@ struct replay_opts {
 	size_t nmaps;
 	char *map_text[MAX_LIST]; /* owned */
 	unsigned kinds;
-	bool fast, no_impose, quiet, no_overlay, simulate, probe_network, json, include_system;
+	bool fast, no_impose, quiet, no_overlay, simulate, probe_network, json, include_system,
+		minimize;
 	const char *keep_overlay; /* --keep-overlay DIR, or NULL */
 	struct rpl_rules *extra; /* owned: --inject rules, or NULL */
 	char *const *cmd; /* the CMD given, or NULL */
@@ -150,6 +158,7 @@ static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
 	case 'q': o->quiet = true; return 0;
 	case 'W': o->no_overlay = true; return 0;
 	case 'S': o->simulate = true; return 0;
+	case 'M': o->minimize = true; return 0;
 	case 'P': o->probe_network = true; return 0;
 	case 'J': o->json = true; return 0;
 	case 'Y': o->include_system = true; return 0;
@@ -172,6 +181,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-overlay", no_argument, NULL, 'W' },
 		{ "simulate", no_argument, NULL, 'S' },
+		{ "minimize", no_argument, NULL, 'M' },
 		{ "probe-network", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "include-system", no_argument, NULL, 'Y' },
@@ -435,6 +445,172 @@ static struct sess_options run_options(const struct replay_opts *o, const struct
 	};
 }
 
+/* One trial of --minimize, in a child (sweep/sweep.h's runner): the replay with these rules. */
+struct trial_ctx {
+	char *const *argv;
+	const struct rpl_replay_plan *plan;
+	const struct replay_opts *o;
+	const bool *keep; /* which impositions the trial keeps */
+};
+
+static void quiet_notice(void *ctx, const char *line)
+{
+	(void)ctx;
+	(void)line;
+}
+
+static int trial_child(void *vctx, const struct swp_run_req *req)
+{
+	const struct trial_ctx *t = vctx;
+	struct sess_options sess = run_options(t->o, t->plan, (char **)t->argv, req->bundle);
+	struct rpl_rules *rules = rpl_rules_new();
+	struct sess_result res = { 0 };
+	struct repro_err *err = NULL;
+	char *msg = NULL;
+
+	sess.is_overlay = true; /* a trial never writes to this machine */
+	sess.spool_parent = req->dir;
+	sess.time_limit_ns = req->time_limit_ns;
+	sess.notice = quiet_notice;
+	for (size_t i = 0; i < t->plan->n; i++)
+		for (size_t k = 0; t->keep[i] && k < t->plan->v[i].nrules; k++)
+			if (rpl_rules_add(rules, t->plan->v[i].rules[k], &err) < 0)
+				goto out;
+	for (size_t i = 0; t->o->extra != NULL && i < rpl_rules_count(t->o->extra); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		rpl_rules_describe(t->o->extra, i, f);
+		fclose(f);
+		if (rpl_rules_add(rules, text, &err) < 0) {
+			free(text);
+			goto out;
+		}
+		free(text);
+	}
+	if (cli_run(&sess, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, &err) == 0)
+		(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
+				       res.duration_ns, res.bundle_path, NULL);
+out:
+	if (err != NULL) {
+		msg = repro_err_format(err);
+		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, msg);
+	}
+	free(msg);
+	repro_err_free(&err);
+	rpl_rules_free(rules);
+	sess_result_release(&res);
+	return 0;
+}
+
+/* Whether a trial ended with the recorded exit. */
+static bool same_exit(const struct swp_outcome *out, json_t *recorded)
+{
+	json_t *code = json_object_get(recorded, "code");
+	const char *sig = json_string_value(json_object_get(recorded, "signal"));
+
+	if (!out->ran || out->error != NULL || !out->has_exit || out->timed_out)
+		return false;
+	if (code != NULL)
+		return WIFEXITED(out->wait_status) &&
+		       WEXITSTATUS(out->wait_status) == json_integer_value(code);
+	if (sig != NULL && WIFSIGNALED(out->wait_status)) {
+		const char *ab = sigabbrev_np(WTERMSIG(out->wait_status));
+
+		return ab != NULL && strncmp(sig, "SIG", 3) == 0 && strcmp(sig + 3, ab) == 0;
+	}
+	return false;
+}
+
+/* One trial with the impositions keep says; whether it gave the recorded exit. */
+static int try_set(struct trial_ctx *t, const char *work, size_t step, bool *same,
+		   struct repro_err **err)
+{
+	struct swp_runner runner = { .run = trial_child, .ctx = t };
+	cleanup_free char *dir = repro_xasprintf("%s/%03zu", work, step);
+	cleanup_free char *bundle = repro_xasprintf("%s/trial.repro", dir);
+	uint64_t limit = 3 * t->plan->duration_ns;
+	struct swp_run_req req = { .rule = "",
+				   .dir = dir,
+				   .bundle = bundle,
+				   .time_limit_ns = limit > 10000000000ull ? limit
+									   : 10000000000ull };
+	struct swp_outcome out;
+
+	if (swp_run_one(&runner, &req, &out, cli_signals_stop_requested, NULL, err) < 0)
+		return -1;
+	*same = same_exit(&out, t->plan->exit);
+	swp_outcome_release(&out);
+	repro_remove_tree(dir);
+	return 0;
+}
+
+/*
+ * --minimize: the full set of impositions, then each one left out in turn
+ * and dropped when the recorded exit stays (a 1-minimal set in n + 1
+ * trials, each a replay in an overlay).  0 when the full set reproduces,
+ * 1 when it does not, -1 with *err.
+ */
+static int minimize(const struct replay_opts *o, const struct rpl_replay_plan *plan,
+		    char *const *argv, struct repro_err **err)
+{
+	cleanup_free bool *keep = repro_xcalloc(plan->n + 1, sizeof(*keep));
+	struct trial_ctx t = { .argv = argv, .plan = plan, .o = o, .keep = keep };
+	const char *tmp = getenv("TMPDIR");
+	cleanup_free char *work =
+		repro_xasprintf("%s/repro-minimize.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
+	char rec[64];
+	bool same = false;
+	size_t kept = plan->n;
+	int rc = -1;
+
+	exit_words(plan->exit, rec, sizeof(rec));
+	if (plan->n == 0 || o->no_impose) {
+		fputs("repro: replay: minimize: no recorded failure to impose\n", stderr);
+		return 1;
+	}
+	if (mkdtemp(work) == NULL)
+		return repro_err_set(err, errno, "replay --minimize: cannot make '%s'", work);
+	cli_signals_install();
+	for (size_t i = 0; i < plan->n; i++)
+		keep[i] = true;
+	if (try_set(&t, work, 0, &same, err) < 0)
+		goto done;
+	if (!same) {
+		fprintf(stderr,
+			"repro: replay: minimize: the %zu recorded failure%s together do not give "
+			"%s here: nothing to minimize\n",
+			plan->n, plan->n == 1 ? "" : "s", rec);
+		rc = 1;
+		goto done;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		keep[i] = false;
+		if (try_set(&t, work, i + 1, &same, err) < 0)
+			goto done;
+		keep[i] = !same;
+		kept -= same;
+		fprintf(stderr, "repro: replay: minimize: without ");
+		repro_term_write(stderr, plan->v[i].what, strlen(plan->v[i].what), false, false);
+		fprintf(stderr, same ? ": still %s, not needed\n" : ": another exit, needed\n",
+			rec);
+	}
+	fprintf(stderr, "repro: replay: minimize: %zu of %zu recorded failure%s give %s:", kept,
+		plan->n, plan->n == 1 ? "" : "s", rec);
+	for (size_t i = 0, shown = 0; i < plan->n; i++)
+		if (keep[i]) {
+			fputs(shown++ > 0 ? "; " : " ", stderr);
+			repro_term_write(stderr, plan->v[i].what, strlen(plan->v[i].what), false,
+					 false);
+		}
+	fputc('\n', stderr);
+	rc = 0;
+done:
+	repro_remove_tree(work);
+	return rc;
+}
+
 static int replay(struct replay_opts *o, struct repro_err **err)
 {
 	struct rpl_replay_plan plan;
@@ -486,6 +662,10 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 			      "replay: the command '%s' is not here (install it, or give -- CMD "
 			      "to run instead)",
 			      o->cmd != NULL ? o->cmd[0] : argv[0]);
+		goto out;
+	}
+	if (o->minimize) {
+		rc = minimize(o, &plan, o->cmd != NULL ? o->cmd : argv, err);
 		goto out;
 	}
 	if (build_rules(o, &plan, &rules, &first_rule, err) < 0)

@@ -281,6 +281,7 @@ static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct r
 	p->argv = json_incref(json_object_get(m, "argv"));
 	p->cwd = repro_xstrdup(str(m, "cwd") != NULL ? str(m, "cwd") : "/");
 	p->exit = json_incref(json_object_get(m, "exit"));
+	p->duration_ns = (uint64_t)json_integer_value(json_object_get(m, "duration_ns"));
 	p->net_none = str(json_object_get(m, "options"), "net") != NULL &&
 		      strcmp(str(json_object_get(m, "options"), "net"), "none") == 0;
 	if (!json_is_array(p->argv) || json_array_size(p->argv) == 0)

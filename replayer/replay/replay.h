@@ -44,6 +44,7 @@ struct rpl_replay_plan {
 	json_t *exit; /* owned: the recorded exit (manifest), or null */
 	json_t *host; /* owned: host.json, or NULL */
 	bool net_none; /* recorded with --net=none (manifest options.net) */
+	uint64_t duration_ns; /* the recorded run's (manifest) */
 };
 
 struct rpl_replay_opts {

@@ -157,6 +157,14 @@ check "demo: explain reads the replay and names the imposed failure" \
 	sh -c "'$repro' explain demo.replay.repro | grep -q 'injected by rule'"
 check "demo: the weights here are untouched (4096 bytes)" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
 
+rm -f demo/cache_hub/model.pth && head -c 4096 /dev/zero >demo/cache_hub/model.pth
+"$repro" replay --minimize demo.repro >min.out 2>min.err
+rc=$?
+check "--minimize: the weights' ENOENT alone gives exit 1 (exit $rc)" \
+	sh -c "[ $rc = 0 ] && grep -q '^repro: replay: minimize: 1 of 2 recorded failures give exit 1: openat $work/demo/cache_hub/model.pth ENOENT\$' min.err" ||
+	cat min.err
+check "--minimize: the weights here are untouched" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
+
 # 5. --no-impose with --inject
 "$repro" replay --no-impose --inject "connect:error=ETIMEDOUT:port=$port" curl.repro >ni.out 2>ni.err
 rc=$?

@@ -691,12 +691,12 @@ static double base_score(const struct xp_finding *x)
 		      { "EDQUOT", 55 }, { "ENOENT", 30 }, { "ENOTDIR", 30 }, { "ELOOP", 30 },
 		      { "EISDIR", 25 }, { "EEXIST", 15 } };
 
+	if (x->injected) /* the fault the run was made to meet: above what it led to */
+		return 100;
 	if (x->kind == XP_CONNECT || x->kind == XP_BIND || x->kind == XP_DNS)
 		return 45;
 	if (x->filter_denied)
 		return 60; /* a policy said no: never a probe */
-	if (x->injected)
-		return 70; /* the fault the run was made to meet */
 	if (x->kind == XP_OTHER)
 		return 10;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)

@@ -26,6 +26,8 @@ struct lnch_call {
 	/* resolved absolute path of the first path argument (docs/bundle-format.md "Paths"), or NULL */
 	const char *path;
 	const char *path_as_written; /* the path argument as the program gave it, or NULL */
+	/* a second path (rename's, link's target, canonical), or NULL: path= matches either */
+	const char *path2;
 	int family; /* socket family (AF_INET, AF_INET6, AF_UNIX …), 0 when not a socket */
 	const char *ip; /* peer or target address as text ("10.0.0.1", "::1"), or NULL */
 	int port; /* peer or target port, 1..65535; 0 when none */

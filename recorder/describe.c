@@ -331,6 +331,12 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	if ((path = blob_of(c, BNDL_BLOB_PATH, -1)) != NULL) {
 		call->path = blob_text(c, path);
 		call->path_as_written = blob_text(c, blob_of(c, BNDL_BLOB_STR, path->argi));
+		for (uint16_t i = (uint16_t)(path - c->ev.blobs) + 1; i < c->ev.nblobs; i++)
+			if ((c->ev.blobs[i].kind & (uint16_t)~BNDL_BLOB_TRUNCATED) ==
+			    BNDL_BLOB_PATH) {
+				call->path2 = blob_text(c, &c->ev.blobs[i]); /* rename's target */
+				break;
+			}
 	}
 	if (call->path == NULL && is_fd_io(call->syscall))
 		call->path = fd_path(d, st->pid, (int)st->args[0]);

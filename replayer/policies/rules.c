@@ -114,9 +114,10 @@ static bool filters_match(const struct rpl_rule *rule, const struct lnch_call *c
 {
 	const char *host = rule->is_dns ? call->dns_name : call->host;
 
-	/* the resolved path first, then the path as written (docs/faults.md) */
+	/* the resolved path first, then the path as written, then a rename's target (docs/faults.md) */
 	if (rule->path != NULL && !glob_matches(rule->path, call->path, 0) &&
-	    !glob_matches(rule->path, call->path_as_written, 0))
+	    !glob_matches(rule->path, call->path_as_written, 0) &&
+	    !glob_matches(rule->path, call->path2, 0))
 		return false;
 	if (rule->exe != NULL && !glob_matches(rule->exe, call->exe, 0))
 		return false;

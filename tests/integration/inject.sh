@@ -28,6 +28,7 @@
 #     program as the signal does and the bundle is written; a signal the
 #     program sends to a held thread ends its delay; waits.jsonl of a
 #     blackholed connect names the program's address;
+#  6d. path= matches a rename's target (mv into a name a rule names);
 #  7. bad rules: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
@@ -323,6 +324,14 @@ w = [json.loads(l) for l in sys.stdin if l.strip()]
 c = [x for x in w if x.get("syscall") == "connect"]
 sys.exit(0 if c and all(x["addr"]["ip"] == "127.0.0.1" and x["addr"]["port"] == 9 for x in c) else 1)' \
 	< <(member r6b.repro waits.jsonl)
+
+# 6d. path= matches a rename's target: a file renamed into place (mv uses renameat2)
+echo x >renamed.tmp
+"$repro" record -o rename.repro --inject "rename,renameat,renameat2:error=EACCES:path=$work/renamed.final" -- \
+	mv renamed.tmp renamed.final >/dev/null 2>rename.err
+rc=$?
+check "path= matches a rename's target: mv fails with EACCES, the file stays (exit $rc)" \
+	sh -c "[ $rc = 1 ] && grep -q 'Permission denied' rename.err && [ -e renamed.tmp ] && [ ! -e renamed.final ]"
 
 # 7. bad rules
 bad() { # expected-line rule...

@@ -86,6 +86,21 @@ static char *path_here(const struct rpl_replay_opts *o, const struct rpl_replay_
 	return out;
 }
 
+/*
+ * Whether s is made only of the characters in set (and not empty): what a
+ * bundle's syscall name, errno name, address or host name may hold before
+ * it goes into a rule's text, where a ':' would add keys of its own.
+ */
+static bool only(const char *s, const char *set)
+{
+	return s != NULL && *s != '\0' && strspn(s, set) == strlen(s);
+}
+
+#define LOWER "abcdefghijklmnopqrstuvwxyz0123456789_"
+#define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+#define HOSTCHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
+#define IPCHARS "0123456789abcdefABCDEF.:"
+
 static void add_rule(struct rpl_imposition *im, char *rule)
 {
 	im->rules = repro_xreallocarray(im->rules, im->nrules + 1, sizeof(*im->rules));
@@ -163,8 +178,8 @@ static void plan_file(struct rpl_replay_plan *p, const struct rpl_replay_opts *o
 	json_t *seqs = json_object_get(json_object_get(f, "evidence"), "events");
 	struct rpl_imposition *im;
 
-	if (sc == NULL || path == NULL || e == NULL || strchr(path, ':') != NULL)
-		return;
+	if (!only(sc, LOWER) || path == NULL || !only(e, UPPER) || strpbrk(path, ":\n") != NULL)
+		return; /* a hostile bundle's words never become keys of a rule */
 	glob = path_here(o, p, path);
 	key = repro_xasprintf("%s\x1f%s", sc, path);
 	base = repro_xasprintf("%s:error=%s:path=%s", sc, e, glob);
@@ -186,7 +201,8 @@ static void plan_connect(struct rpl_replay_plan *p, const struct rpl_replay_opts
 	struct rpl_imposition *im;
 	char *rule;
 
-	if (ip == NULL || outcome == NULL || port <= 0)
+	if (!only(ip, IPCHARS) || outcome == NULL || port <= 0 || port > 65535 ||
+	    (e != NULL && !only(e, UPPER)))
 		return;
 	addr = repro_xasprintf(fam != NULL && strcmp(fam, "AF_INET6") == 0 ? "[%s]:%lld"
 									   : "%s:%lld",
@@ -215,7 +231,7 @@ static void plan_dns(struct rpl_replay_plan *p, json_t *f)
 	cleanup_free char *glob = NULL;
 	struct rpl_imposition *im;
 
-	if (name == NULL || outcome == NULL || strchr(name, ':') != NULL)
+	if (!only(name, HOSTCHARS) || outcome == NULL)
 		return;
 	if (strcmp(outcome, "nxdomain") == 0)
 		err = "NXDOMAIN";

@@ -192,6 +192,30 @@ dst.close()
 open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=out.getvalue(),
                                              capture_output=True).stdout)
 PY
+$py - py.repro hostile.repro <<'PY'
+import io, sys, tarfile, subprocess
+raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True).stdout
+src = tarfile.open(fileobj=io.BytesIO(raw))
+out = io.BytesIO()
+dst = tarfile.open(fileobj=out, mode="w")
+for m in src.getmembers():
+    data = src.extractfile(m).read()
+    if m.name == "events.jsonl":  # a rule's keys smuggled in through the bundle's words
+        data = data.replace(b'"errno":"ENOENT"', b'"errno":"ENOENT:delay=1h"')
+        data = data.replace(b'"syscall":"openat"', b'"syscall":"openat:signal=SIGKILL"')
+        m.size = len(data)
+    dst.addfile(m, io.BytesIO(data))
+dst.close()
+open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=out.getvalue(),
+                                             capture_output=True).stdout)
+PY
+start=$(date +%s)
+"$repro" replay -o hostile.replay.repro hostile.repro >hostile.out 2>hostile.err
+rc=$?
+took=$(($(date +%s) - start))
+check "a bundle whose words hold rule keys: nothing smuggled in, no delay, no signal (exit $rc, ${took}s)" \
+	sh -c "[ $took -lt 30 ] && ! grep -q 'delay=\|signal=' hostile.err && [ $rc != 137 ]" || cat hostile.err
+
 for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" \
 	"--only disk curl.repro" "--map nonsense curl.repro" "--no-impose curl.repro" \
 	"--bogus curl.repro" "" "--cwd /nonexistent curl.repro"; do

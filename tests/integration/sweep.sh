@@ -58,6 +58,14 @@ check() { # what command...
 	shift
 	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
 }
+# gone PATTERN: no process of ours matches PATTERN within 10 s (a killed tree dies asynchronously)
+gone() {
+	for _ in $(seq 100); do
+		pgrep -u "$(id -u)" -f "$1" >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
 # classes FILE: "id<TAB>class" of each run of a --json document, sorted
 classes() { $py -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["runs"]: print(r["id"] + "\t" + r["class"])' "$1" | sort; }
@@ -126,8 +134,7 @@ check "hangs.py: refused and timed-out connects are clean (Python names the erro
 	sh -c "grep -q '^ECONNREFUSED .* clean .*ConnectionRefusedError' '$work/hung.txt' &&
 		grep -q '^ETIMEDOUT .* clean .*TimeoutError' '$work/hung.txt'"
 check "hangs.py: exit 1 (hung is in the default --fail-on), in ${took}s" [ $rc = 1 ]
-check "hangs.py: its helper 'sleep 300' was killed with the tree" \
-	sh -c "! pgrep -u $(id -u) -f '^sleep 300\$' >/dev/null"
+check "hangs.py: its helper 'sleep 300' was killed with the tree" gone '^sleep 300$'
 check "hangs.py: explain names the wait of the hung run" \
 	grep -q "explain: interrupted after .*waiting .* in connect to 127.0.0.1:$port" "$work/hung.txt"
 kept=$(ls "$work/kept" | grep -c '\.repro$')
@@ -227,7 +234,7 @@ rc=$?
 took=$(($(date +%s) - start))
 check "a script that leaves a daemon: swept in ${took}s, not after the daemon (exit $rc)" \
 	sh -c "[ $rc = 0 ] && [ $took -lt 60 ] && grep -q '\"class\": \"clean\"' '$work/daemon.json'"
-check "the daemons the runs left were killed" sh -c "! pgrep -u $(id -u) -f '^sleep 100\$' >/dev/null"
+check "the daemons the runs left were killed" gone '^sleep 100$'
 "$repro" sweep --json --faults ENOENT -- bash -c \
 	'cat app.conf >/dev/null 2>&1 || { printf "bad \377 byte\n" >&2; exit 1; }' >"$work/utf8.json"
 check "invalid UTF-8 on stderr: the run is kept, the byte escaped" \
@@ -262,7 +269,7 @@ sleep 0.5
 after_tmp=$(ls -d "$TMPDIR"/repro-sweep.* 2>/dev/null | sort)
 check "SIGTERM to the sweep: exit 130, said in one line" \
 	sh -c "[ $rc = 130 ] && grep -q '^repro: sweep: interrupted' '$work/term.err'"
-check "SIGTERM to the sweep: no run left running" sh -c "! pgrep -u $(id -u) -f '^sleep 300\$' >/dev/null"
+check "SIGTERM to the sweep: no run left running" gone '^sleep 300$'
 check "SIGTERM to the sweep: no temporary directory left" [ "$before_tmp" = "$after_tmp" ]
 "$repro" sweep --merge "$work/s1.json" "$work/s2.json" --json --fail-on vague >"$work/m2.json"
 check "--merge takes options after its files" grep -q '"format": "repro-sweep"' "$work/m2.json"

@@ -139,6 +139,7 @@ struct lnch_result {
 	uint64_t end_ns; /* time since t0 when the last traced task ended */
 	unsigned left_running; /* processes still running when the recording stopped */
 	bool timed_out; /* the time limit (lnch_loop_set_time_limit()) ended the run */
+	bool ended_by_policy; /* a policy's on_exit ended the run (launcher/policy.h) */
 };
 
 /*

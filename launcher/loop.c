@@ -109,6 +109,7 @@ void lnch_loop_free(struct lnch_loop *loop)
 		if (loop->tasks.slots[i].tid > 0)
 			free(loop->tasks.slots[i].wait);
 	lnch_tasks_release(&loop->tasks);
+	free(loop->gone_early);
 	lnch_holds_release(&loop->holds);
 	lnch_netfault_release(&loop->netfault);
 	lnch_filter_view_release(&loop->view);
@@ -121,15 +122,26 @@ uint64_t lnch_loop_since_start(const struct lnch_loop *loop)
 	return lnch_now_ns() - loop->child->t0_ns;
 }
 
-pid_t lnch_read_tgid(pid_t tid)
+/* The number after KEY ("\nTgid:") in /proc/TID/status, or fallback. */
+static pid_t status_pid(pid_t tid, const char *key, pid_t fallback)
 {
 	char buf[1024];
 	char *p;
 
 	if (lnch_proc_read(tid, "status", buf, sizeof(buf)) <= 0)
-		return tid;
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)atoi(p + 6) : tid;
+		return fallback;
+	p = strstr(buf, key);
+	return p ? (pid_t)atoi(p + strlen(key)) : fallback;
+}
+
+pid_t lnch_read_tgid(pid_t tid)
+{
+	return status_pid(tid, "\nTgid:", tid);
+}
+
+pid_t lnch_read_ppid(pid_t tid)
+{
+	return status_pid(tid, "\nPPid:", 0);
 }
 
 bool lnch_loop_task_full(const struct lnch_loop *loop, const struct lnch_task *task)
@@ -151,19 +163,60 @@ static void resume(struct lnch_loop *loop, struct lnch_task *task, int sig)
 	(void)ptrace(req, task->tid, NULL, (void *)(long)sig);
 }
 
+static void announce_spawn(struct lnch_loop *loop, pid_t ppid, pid_t ctid, pid_t cpid)
+{
+	bool is_thread = cpid == ppid && ctid != ppid;
+
+	for (size_t i = 0; i < loop->nobs; i++)
+		if (loop->obs[i].ops->on_spawn != NULL)
+			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, cpid, is_thread,
+						   lnch_loop_since_start(loop));
+}
+
+/*
+ * An auto-attached child whose first stop came before its parent's fork or
+ * clone event: observers hear of it now, with the parent /proc/TID/status names
+ * (a thread's is its own thread group), so that nothing it does, not even
+ * its exit, comes before its start.  The parent's event then adds nothing.
+ */
 static struct lnch_task *task_for(struct lnch_loop *loop, pid_t tid)
 {
 	struct lnch_task *task = lnch_tasks_get(&loop->tasks, tid);
+	pid_t pid, ppid;
 
-	if (task == NULL) {
-		/* an auto-attached child whose first stop came before its parent's event */
-		task = lnch_tasks_put(&loop->tasks, tid);
-		task->pid = lnch_read_tgid(tid);
-		/* its parent is not known yet: assume the worst once anyone has changed credentials */
-		task->creds_changed = loop->any_creds_changed;
-		task->own_filter = loop->any_own_filter;
-	}
+	if (task != NULL)
+		return task;
+	pid = lnch_read_tgid(tid);
+	ppid = pid != tid ? pid : lnch_read_ppid(tid);
+	task = lnch_tasks_put(&loop->tasks, tid);
+	task->pid = pid;
+	/* its parent is not known yet: assume the worst once anyone has changed credentials */
+	task->creds_changed = loop->any_creds_changed;
+	task->own_filter = loop->any_own_filter;
+	announce_spawn(loop, ppid, tid, pid);
 	return task;
+}
+
+/* Whether tid ended before its parent's event came (and forget it: the event is here). */
+static bool take_gone_early(struct lnch_loop *loop, pid_t tid)
+{
+	for (size_t i = 0; i < loop->ngone_early; i++) {
+		if (loop->gone_early[i] == tid) {
+			loop->gone_early[i] = loop->gone_early[--loop->ngone_early];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void note_gone_early(struct lnch_loop *loop, pid_t tid)
+{
+	if (loop->ngone_early == loop->gone_early_cap) {
+		loop->gone_early_cap = loop->gone_early_cap ? loop->gone_early_cap * 2 : 8;
+		loop->gone_early = repro_xreallocarray(loop->gone_early, loop->gone_early_cap,
+						       sizeof(*loop->gone_early));
+	}
+	loop->gone_early[loop->ngone_early++] = tid;
 }
 
 static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
@@ -179,7 +232,7 @@ static void fill_stop(struct lnch_loop *loop, struct lnch_task *task,
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_call *call, struct lnch_verdict *v)
 {
-	int observer = 0;
+	unsigned observers = 0;
 
 	memset(call, 0, sizeof(*call));
 	call->nr = st->arch == lnch_arch_audit_token() ? st->nr : -1;
@@ -190,18 +243,18 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 		memset(v, 0, sizeof(*v));
 		int rc = loop->pol[i].ops->decide(loop->pol[i].ctx, st, call, v);
 
-		if (v->observe_exit && observer == 0)
-			observer = (int)i + 1;
+		if (v->observe_exit)
+			observers |= 1u << i;
 		if (rc == 1 && lnch_verdict_is_active(v)) {
-			v->observe_exit = observer != 0;
-			loop->asked_observer = observer;
+			v->observe_exit = observers != 0;
+			loop->asked_observers = observers;
 			loop->asked_policy = (int)i + 1;
 			return true;
 		}
 	}
 	memset(v, 0, sizeof(*v));
-	loop->asked_observer = observer;
-	return observer != 0;
+	loop->asked_observers = observers;
+	return observers != 0;
 }
 
 /*
@@ -379,7 +432,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 		if (impose(task, &enosys))
 			task->own_trace = true;
 	} else if (loop->npol > 0 && lnch_loop_ask_policies(loop, &st, &call, &v)) {
-		task->observer_pol = (int8_t)loop->asked_observer;
+		task->observer_pols = (uint8_t)loop->asked_observers;
 		if (v.rewrite_result) {
 			task->rewrite_pol = (int8_t)loop->asked_policy;
 			task->rewrite_fd = st.args[0];
@@ -392,7 +445,7 @@ static void on_seccomp(struct lnch_loop *loop, struct lnch_task *task)
 			v = (struct lnch_verdict){ 0 };
 	}
 	task->in_syscall = task->injected || task->redirected || task->creds_check ||
-			   task->delay_exit_ns > 0 || task->observer_pol > 0 ||
+			   task->delay_exit_ns > 0 || task->observer_pols != 0 ||
 			   (want & LNCH_WANT_EXIT);
 	if (v.delay_enter_ns > 0)
 		lnch_hold(loop, task, LNCH_HOLD_ENTRY, st.t_ns + v.delay_enter_ns);
@@ -500,10 +553,11 @@ static void report_exit(struct lnch_loop *loop, struct lnch_task *task, uint32_t
 	task->own_trace = false;
 	if (task->rewrite_pol > 0)
 		rewrite_received(loop, task, &st);
-	if (task->observer_pol > 0 && loop->pol[task->observer_pol - 1].ops->on_exit != NULL)
-		loop->pol[task->observer_pol - 1].ops->on_exit(
-			loop->pol[task->observer_pol - 1].ctx, &st);
-	task->observer_pol = 0;
+	for (size_t i = 0; i < loop->npol; i++)
+		if ((task->observer_pols & (1u << i)) && loop->pol[i].ops->on_exit != NULL &&
+		    loop->pol[i].ops->on_exit(loop->pol[i].ctx, &st))
+			loop->end_asked = true;
+	task->observer_pols = 0;
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_exit != NULL)
 			loop->obs[i].ops->on_exit(loop->obs[i].ctx, &st);
@@ -609,7 +663,7 @@ static void on_syscall_stop(struct lnch_loop *loop, struct lnch_task *task)
 	    (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)) {
 		task->in_syscall = task->pending = task->injected = task->own_trace = false;
 		task->redirected = false;
-		task->observer_pol = 0;
+		task->observer_pols = 0;
 		task->rewrite_pol = 0;
 		resume(loop, task, 0);
 		return;
@@ -668,7 +722,7 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	unsigned long msg = 0;
 	struct lnch_task *child;
 	pid_t ptid = parent->tid, ppid = parent->pid, ctid;
-	bool is_thread, parent_changed = parent->creds_changed, parent_filter = parent->own_filter;
+	bool parent_changed = parent->creds_changed, parent_filter = parent->own_filter;
 
 	if (ptrace(PTRACE_GETEVENTMSG, ptid, NULL, &msg) < 0) {
 		resume(loop, parent, 0);
@@ -676,17 +730,23 @@ static void on_new_task(struct lnch_loop *loop, struct lnch_task *parent, int ev
 	}
 	ctid = (pid_t)msg;
 	child = lnch_tasks_get(&loop->tasks, ctid);
+	if (child == NULL && take_gone_early(loop, ctid)) {
+		/* it ran, was announced and ended before this event: nothing to add */
+		end_call_at_event(loop, parent, ctid);
+		resume(loop, parent, 0);
+		return;
+	}
 	if (child == NULL) {
 		child = lnch_tasks_put(&loop->tasks, ctid);
 		child->pid = event == PTRACE_EVENT_CLONE ? lnch_read_tgid(ctid) : ctid;
+		child->seen_spawn = true;
+		announce_spawn(loop, ppid, ctid, child->pid);
+	} else if (!child->seen_spawn) {
+		child->seen_spawn = true; /* announced at its first stop */
 	}
-	is_thread = child->pid == ppid && ctid != ppid;
+	child = lnch_tasks_get(&loop->tasks, ctid);
 	child->creds_changed |= parent_changed;
 	child->own_filter |= parent_filter; /* filters are inherited (seccomp(2)) */
-	for (size_t i = 0; i < loop->nobs; i++)
-		if (loop->obs[i].ops->on_spawn != NULL)
-			loop->obs[i].ops->on_spawn(loop->obs[i].ctx, ppid, ctid, child->pid,
-						   is_thread, lnch_loop_since_start(loop));
 	/* the table may have moved: look the parent up again */
 	parent = lnch_tasks_get(&loop->tasks, ptid);
 	end_call_at_event(loop, parent, ctid);
@@ -796,6 +856,8 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 
 	if (task != NULL)
 		lnch_waits_end(loop, task, LNCH_WAIT_EXITED, status);
+	if (task != NULL && !task->seen_spawn)
+		note_gone_early(loop, tid);
 	for (size_t i = 0; i < loop->nobs; i++)
 		if (loop->obs[i].ops->on_task_exit != NULL)
 			loop->obs[i].ops->on_task_exit(loop->obs[i].ctx, tid, pid, status, t);
@@ -819,6 +881,7 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 	int rc = 0;
 
 	first->pid = loop->child->pid;
+	first->seen_spawn = true;
 	if (loop->child->notify_sock >= 0)
 		loop->n_notified = lnch_behalf_native_nrs(loop->notified_nrs, 16);
 	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0) {
@@ -877,6 +940,12 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 			on_gone(loop, tid, status);
 		else if (WIFSTOPPED(status))
 			on_stopped(loop, tid, status);
+		if (loop->end_asked && !loop->stopping) {
+			/* a policy ended the run (replay --strict): as at a time limit */
+			loop->res.ended_by_policy = true;
+			lnch_holds_release_all(loop);
+			stop_all(loop);
+		}
 		lnch_holds_release_due(loop);
 		pthread_mutex_unlock(&loop->mu);
 	}

@@ -92,9 +92,18 @@ struct lnch_loop {
 	struct lnch_result res;
 	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
 	struct lnch_netfault netfault; /* endpoints of refused and blackholed connects */
-	int asked_observer; /* lnch_loop_ask_policies(): index + 1 of the policy that wants the exit */
+	unsigned asked_observers; /* lnch_loop_ask_policies(): bit i: policy i wants the exit */
+	bool end_asked; /* a policy's on_exit asked to end the run */
 	int asked_policy; /* lnch_loop_ask_policies(): index + 1 of the policy that decided */
 	struct lnch_wait_calls wait_calls;
+	/*
+	 * Tasks announced at their own first stop (struct lnch_task.seen_spawn
+	 * false) that ended before their parent's fork or clone event came:
+	 * that event must not announce them again.  Owned; entries leave when
+	 * the event comes, so the array holds only such races in flight.
+	 */
+	pid_t *gone_early;
+	size_t ngone_early, gone_early_cap;
 	pthread_mutex_t mu;
 };
 
@@ -148,8 +157,8 @@ uint64_t lnch_loop_since_start(const struct lnch_loop *loop);
 /*
  * lnch_loop_ask_policies - observers' describe() into *call (zeroed first),
  * then each policy in turn until one imposes: returns true with *v filled,
- * or when a policy asked for the call's result (loop->asked_observer: its
- * index + 1, 0: none); false (v zeroed) when the call runs as it is.
+ * or when a policy asked for the call's result (loop->asked_observers: bit i
+ * for policy i, 0: none); false (v zeroed) when the call runs as it is.
  */
 bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
 			    struct lnch_call *call, struct lnch_verdict *v);
@@ -169,5 +178,8 @@ void lnch_sleep_ns(uint64_t ns);
 bool lnch_loop_task_full(const struct lnch_loop *loop, const struct lnch_task *task);
 /* lnch_read_tgid - thread group id from /proc/TID/status ("Tgid:"), or tid when unreadable. */
 pid_t lnch_read_tgid(pid_t tid);
+
+/* lnch_read_ppid - the real parent's pid from /proc/TID/status ("PPid:"), or 0 when unreadable. */
+pid_t lnch_read_ppid(pid_t tid);
 
 #endif

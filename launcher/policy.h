@@ -111,10 +111,13 @@ struct lnch_policy_ops {
 		      struct lnch_verdict *v);
 	/*
 	 * on_exit - the result of a call whose verdict had observe_exit (st
-	 * borrowed: ret, injected); may be NULL.  On the ptrace path only:
-	 * the calls the notification path answers are path lookups.
+	 * borrowed: ret, injected); may be NULL.  Every policy that asked is
+	 * told, whichever decided.  Returns true to end the run now: every
+	 * traced process is killed, as at a time limit (lnch_result
+	 * .ended_by_policy).  On the ptrace path only: the calls the
+	 * notification path answers are path lookups.
 	 */
-	void (*on_exit)(void *ctx, const struct lnch_stop *st);
+	bool (*on_exit)(void *ctx, const struct lnch_stop *st);
 	/*
 	 * rewrite - the exit of a call whose verdict had rewrite_result: in
 	 * (len bytes, borrowed) is what the call received, or its first len

@@ -20,7 +20,7 @@ struct lnch_task {
 	bool redirected; /* the current connect was sent to a fault endpoint (launcher/netfault.h) */
 	/* the program's own sockaddr (args 1, 2) of the last connect redirected, until its next seccomp stop */
 	uint64_t redirect_addr, redirect_len;
-	int8_t observer_pol; /* index + 1 of the policy that asked for the current call's result */
+	uint8_t observer_pols; /* bit i: policy i asked for the current call's result */
 	int8_t rewrite_pol; /* index + 1 of the policy that may rewrite what the call receives */
 	uint64_t rewrite_fd, rewrite_buf,
 		rewrite_cap; /* the call's fd, where it receives, how much */
@@ -30,7 +30,7 @@ struct lnch_task {
 	uint64_t hold_until_ns;
 	int64_t held_rval; /* LNCH_HOLD_EXIT: the call's result as the exit stop had it */
 	uint32_t held_arch;
-	bool seen_spawn; /* the parent's fork/clone event has been handled */
+	bool seen_spawn; /* the parent's fork/clone event has been handled (the first task: true) */
 	bool creds_changed; /* it changed credentials, root or namespaces (launcher/taint.h) */
 	bool own_filter; /* it (or its parent) installed a seccomp filter of its own */
 	bool creds_check; /* in a set*id call: compare its credentials at the exit */

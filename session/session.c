@@ -358,6 +358,7 @@ static void fill_result(struct sess_state *s, struct sess_result *r)
 	r->left_running = s->res.left_running;
 	r->was_stop_requested = s->was_stop_requested;
 	r->timed_out = s->res.timed_out;
+	r->ended_by_policy = s->res.ended_by_policy;
 	r->duration_ns = s->res.end_ns;
 }
 

@@ -123,6 +123,7 @@ struct sess_result {
 	unsigned left_running; /* processes killed when the recording stopped */
 	bool was_stop_requested; /* should_stop said yes at least once (Ctrl-C, SIGTERM) */
 	bool timed_out; /* sess_options.time_limit_ns passed: every process was killed */
+	bool ended_by_policy; /* a policy ended the run (launcher/policy.h on_exit): every process was killed */
 	uint64_t duration_ns; /* the program's start to the end of the last traced process */
 };
 

@@ -104,7 +104,7 @@ static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct
 }
 
 /* The bytes a counted call moved go to its descriptor's count. */
-static void on_exit_result(void *ctx, const struct lnch_stop *st)
+static bool on_exit_result(void *ctx, const struct lnch_stop *st)
 {
 	struct rpl_inject *in = ctx;
 	char tid[24];
@@ -120,6 +120,7 @@ static void on_exit_result(void *ctx, const struct lnch_stop *st)
 			json_integer(json_integer_value(json_object_get(in->bytes, k)) + st->ret));
 	}
 	json_object_del(in->pending, tid);
+	return false;
 }
 
 /* Whether name is a call that writes a stream: DNS over TCP's query. */

@@ -4,4 +4,4 @@
 # under repro as under strace (ptrace(2): an unprivileged tracer keeps
 # execve from gaining privileges), so the case is root's.
 CASE_NEEDS_ROOT=1
-CASE_MASK_SED='s/time[=<][0-9.]+ ?ms/time=T ms/g; s/= [0-9.]+\/[0-9.]+\/[0-9.]+\/[0-9.]+ ms/= T ms/'
+CASE_MASK_SED='s/time[=< ][0-9.]+ ?ms/time=T ms/g; s/= [0-9.]+\/[0-9.]+\/[0-9.]+\/[0-9.]+ ms/= T ms/'

@@ -79,6 +79,8 @@ struct pack_state {
 	uint64_t end_ns;
 	struct bndl_spool_drops drops; /* from the END record, or the run's */
 	bool drops_known; /* the END record or the run said them */
+	uint64_t *fired; /* owned: events so far of rule N at [N-1] (mark_imposed()) */
+	size_t nfired;
 };
 
 static void tmp_member_release(struct tmp_member *m)
@@ -101,6 +103,7 @@ static void pack_state_release(struct pack_state *st)
 	tmp_member_release(&st->output);
 	json_decref(st->members);
 	free(st->damage);
+	free(st->fired);
 }
 #define cleanup_pack_state __attribute__((cleanup(pack_state_release)))
 
@@ -361,6 +364,67 @@ static int write_processes(struct pack_state *st, const char *dir, struct repro_
 
 /* ---- events ---- */
 
+/*
+ * The element of the run's injections for rule (from 1), or NULL.  Rule N
+ * is element N-1 when the list is in order, else found by its number:
+ * linear in the rules.
+ */
+static json_t *injection_of(const struct pack_state *st, json_int_t rule)
+{
+	json_t *inj = st->run != NULL ? st->run->injections : NULL, *e;
+	size_t i;
+
+	e = rule >= 1 ? json_array_get(inj, (size_t)(rule - 1)) : NULL;
+	if (e != NULL && json_integer_value(json_object_get(e, "rule")) == rule)
+		return e;
+	json_array_foreach (inj, i, e)
+		if (json_integer_value(json_object_get(e, "rule")) == rule)
+			return e;
+	return NULL;
+}
+
+/*
+ * The recorded event the k-th firing (from 0) of a rule imposes again
+ * (repro replay): the k-th of its "origins", past them or without them its
+ * "origin"; 0 for none.
+ */
+static json_int_t origin_of(json_t *inj, uint64_t k)
+{
+	json_t *all = json_object_get(inj, "origins");
+
+	if (k < json_array_size(all))
+		return json_integer_value(json_array_get(all, (size_t)k));
+	return json_integer_value(json_object_get(inj, "origin"));
+}
+
+/*
+ * An injected event whose rule imposes a recorded failure again:
+ * "imposed" and its "origin", the events of each rule counted in order
+ * (st->fired, one counter per rule number up to the rules' count).
+ */
+static void mark_imposed(struct pack_state *st, json_t *obj)
+{
+	json_t *rule = json_object_get(obj, "rule"), *inj;
+	json_int_t origin, n;
+
+	if (!json_is_true(json_object_get(obj, "injected")) || !json_is_integer(rule))
+		return;
+	n = json_integer_value(rule);
+	inj = injection_of(st, n);
+	if (inj == NULL || n < 1) /* n is then a rule of the run's: at most the rules' count */
+		return;
+	if ((size_t)n > st->nfired) {
+		st->fired = repro_xreallocarray(st->fired, (size_t)n, sizeof(*st->fired));
+		memset(st->fired + st->nfired, 0, ((size_t)n - st->nfired) * sizeof(*st->fired));
+		st->nfired = (size_t)n;
+	}
+	origin = origin_of(inj, st->fired[n - 1]++);
+	if (origin <= 0)
+		return;
+	json_object_set_new(obj, "imposed", json_true());
+	json_object_set_new(obj, "origin", json_integer(origin));
+}
+
 static int on_syscall(struct pack_state *st, const struct bndl_event *ev, struct repro_err **err)
 {
 	cleanup_json json_t *obj = NULL;
@@ -369,6 +433,7 @@ static int on_syscall(struct pack_state *st, const struct bndl_event *ev, struct
 
 	if (st->ops->render_event(st->ops->ctx, ev, &obj, &line, err) < 0)
 		return -1;
+	mark_imposed(st, obj);
 	json = json_dumps(obj, JSON_COMPACT);
 	if (json == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode event %llu",

@@ -350,7 +350,7 @@ static void name_unfired(const struct rpl_rules *rules)
 /* The run (cli/run.h), then the rules that never fired named. */
 static int record(struct record_opts *o, struct sess_result *res, struct repro_err **err)
 {
-	if (cli_run(&o->sess, o->rules, o->deny_io_uring, res, err) < 0)
+	if (cli_run(&o->sess, NULL, o->rules, o->deny_io_uring, res, err) < 0)
 		return -1;
 	name_unfired(o->rules);
 	return 0;

@@ -17,6 +17,7 @@
 #include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
+#include "replayer/readers/diff.h"
 #include "replayer/readers/normalize.h"
 #include "replayer/replay/replay.h"
 
@@ -60,7 +61,11 @@ static const char usage_text[] =
 	"                        writes under the working directory and $HOME go to a\n"
 	"                        throwaway overlay, as repro record --overlay)\n"
 	"      --keep-overlay DIR  keep the overlay's upper layers in DIR\n"
-	"  -q, --quiet           no environment block and no list of impositions\n"
+	"      --strict          stop at the first divergence (a call that worked in the\n"
+	"                        recording fails here, or one it never made), with the\n"
+	"                        last calls of that process here and in the recording\n"
+	"  -q, --quiet           no environment block, impositions or divergences as\n"
+	"                        they happen; the summary only\n"
 	"      --minimize        find the fewest recorded failures that still give the\n"
 	"                        recorded exit (one replay per failure, each in an\n"
 	"                        overlay): a failure dropped that keeps the exit is not\n"
@@ -85,7 +90,7 @@ struct replay_opts {
 	char *map_text[MAX_LIST]; /* owned */
 	unsigned kinds;
 	bool fast, no_impose, quiet, no_overlay, simulate, probe_network, json, include_system,
-		minimize;
+		minimize, strict;
 	const char *keep_overlay; /* --keep-overlay DIR, or NULL */
 	struct rpl_rules *extra; /* owned: --inject rules, or NULL */
 	char *const *cmd; /* the CMD given, or NULL */
@@ -163,6 +168,7 @@ static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
 	case 'J': o->json = true; return 0;
 	case 'Y': o->include_system = true; return 0;
 	case 'K': o->keep_overlay = optarg; return 0;
+	case 's': o->strict = true; return 0;
 	default: return repro_err_set(err, EINVAL, "replay: unexpected option");
 	}
 }
@@ -186,6 +192,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 		{ "json", no_argument, NULL, 'J' },
 		{ "include-system", no_argument, NULL, 'Y' },
 		{ "keep-overlay", required_argument, NULL, 'K' },
+		{ "strict", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,7 +308,8 @@ static int build_rules(const struct replay_opts *o, const struct rpl_replay_plan
 				rpl_rules_free(r);
 				return repro_err_wrap(err, "replay: imposing '%s'", p->v[i].what);
 			}
-			rpl_rules_set_origin(r, rpl_rules_count(r) - 1, p->v[i].seq);
+			rpl_rules_set_origins(r, rpl_rules_count(r) - 1, p->v[i].origins[k],
+					      p->v[i].norigins[k]);
 		}
 	}
 	(*first_rule)[p->n] = rpl_rules_count(r);
@@ -323,13 +331,20 @@ static int build_rules(const struct replay_opts *o, const struct rpl_replay_plan
 	return 0;
 }
 
+/* "exit 1", "killed by SIGKILL" of a manifest's exit (a hostile bundle's words checked). */
 static void exit_words(json_t *e, char *buf, size_t cap)
 {
+	const char *sig = jstr(e, "signal");
+
 	if (json_object_get(e, "code") != NULL)
 		snprintf(buf, cap, "exit %lld",
 			 (long long)json_integer_value(json_object_get(e, "code")));
-	else if (json_object_get(e, "signal") != NULL)
-		snprintf(buf, cap, "killed by %s", jstr(e, "signal"));
+	else if (sig != NULL && sig[0] != '\0' &&
+		 strspn(sig, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-") == strlen(sig) &&
+		 strlen(sig) < 24)
+		snprintf(buf, cap, "killed by %s", sig);
+	else if (sig != NULL)
+		snprintf(buf, cap, "killed by a signal");
 	else
 		snprintf(buf, cap, "no exit seen");
 }
@@ -373,7 +388,9 @@ static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p
 			fputc('\n', stderr);
 		}
 	}
-	if (same && (o->no_impose || imposed == p->n) && ndiv == 0)
+	if (res->ended_by_policy)
+		fputs("repro: replay: stopped at the first divergence (--strict)", stderr);
+	else if (same && (o->no_impose || imposed == p->n) && ndiv == 0)
 		fprintf(stderr, "repro: replay: reproduced: %s as recorded", now);
 	else if (same)
 		fprintf(stderr, "repro: replay: %s as recorded, but another way", now);
@@ -385,15 +402,18 @@ static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p
 		fprintf(stderr, ", %zu of %zu failure%s imposed", imposed, p->n,
 			p->n == 1 ? "" : "s");
 	if (ndiv > 0)
-		fprintf(stderr, ", %zu%s failure%s here that the recording did not have", ndiv,
-			ndiv >= RPL_REPLAY_DIVERGENCES_MAX ? " or more" : "", ndiv == 1 ? "" : "s");
+		fprintf(stderr, ", %zu divergence%s", ndiv, ndiv == 1 ? "" : "s");
 	fputc('\n', stderr);
 	json_decref(here);
 }
 
-/* The failures of the replay that the recording did not have, one line each (not with -q). */
+/*
+ * The failures of the replay that the recording did not have, one line
+ * each (not with -q), but those the watch said as they happened.
+ */
 static size_t say_divergences(const struct replay_opts *o, const struct rpl_replay_opts *ro,
-			      const char *recorded, const char *replayed)
+			      const struct rpl_watch *w, const char *recorded, const char *replayed,
+			      size_t *shown)
 {
 	struct repro_err *err = NULL;
 	json_t *d = NULL, *e;
@@ -407,13 +427,17 @@ static size_t say_divergences(const struct replay_opts *o, const struct rpl_repl
 		repro_err_free(&err);
 		return 0;
 	}
-	n = json_array_size(d);
+	n = 0;
 	json_array_foreach (d, i, e) {
-		if (o->quiet)
-			break;
 		const char *what = json_string_value(json_object_get(e, "what"));
 		const char *proc = json_string_value(json_object_get(e, "process"));
 
+		if (rpl_watch_reported(w, jstr(e, "syscall"), jstr(e, "path"), jstr(e, "errno")))
+			continue;
+		n++;
+		if (o->quiet)
+			continue;
+		(*shown)++;
 		fputs("repro: replay: diverged: failed here, not in the recording: ", stderr);
 		repro_term_write(stderr, what, strlen(what), false, false);
 		if (proc != NULL) {
@@ -425,6 +449,89 @@ static size_t say_divergences(const struct replay_opts *o, const struct rpl_repl
 	}
 	json_decref(d);
 	return n;
+}
+
+/* Most process differences said after a replay. */
+#define PROCESS_DIVERGENCES_MAX 5
+
+/*
+ * The processes of the replay against the recording's, aligned by exec
+ * lineage as repro diff aligns them (docs/diff.md): one that ran on one
+ * side only, one whose exec lineage went on otherwise, a child that ended
+ * otherwise (score 50 and up; the first process's own exit is the
+ * summary's).  One line each, at most PROCESS_DIVERGENCES_MAX (not with
+ * -q, counted in *shown); returns how many there are.
+ */
+static size_t say_process_divergences(const struct replay_opts *o, const char *recorded,
+				      const char *replayed, size_t *shown)
+{
+	struct rpl_diff_opts d = { .a_path = recorded, .b_path = replayed, .json = true };
+	struct repro_err *err = NULL;
+	cleanup_free char *text = NULL;
+	size_t len = 0, i, n = 0;
+	json_t *doc, *e;
+	FILE *f;
+	bool differ = false;
+
+	for (size_t k = 0; k < o->nmaps && k < RPL_NORM_MAX_MAPS; k++) {
+		d.map_from[k] = o->map_from[k];
+		d.map_to[k] = o->map_to[k];
+		d.nmaps++;
+	}
+	f = open_memstream(&text, &len);
+	if (f == NULL)
+		return 0;
+	if (rpl_diff_run(&d, f, &differ, &err) < 0) {
+		char *msg = repro_err_format(err);
+
+		fprintf(stderr, "repro: replay: processes not compared: %s\n", msg);
+		free(msg);
+		repro_err_free(&err);
+	}
+	fclose(f);
+	doc = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	json_array_foreach (json_object_get(doc, "differences"), i, e) {
+		if (jstr(e, "section") == NULL || strcmp(jstr(e, "section"), "process") != 0 ||
+		    json_number_value(json_object_get(e, "score")) < 50)
+			continue;
+		if (n++ < PROCESS_DIVERGENCES_MAX && !o->quiet) {
+			(*shown)++;
+			fputs("repro: replay: diverged: ", stderr);
+			repro_term_puts(stderr, jstr(e, "text"));
+			fputs(" (A: the recording, B: the replay)\n", stderr);
+		}
+	}
+	json_decref(doc);
+	return n;
+}
+
+/* A divergence as it happens (replayer/replay/watch.c), not with -q. */
+static void say_live(void *ctx, const char *line)
+{
+	const struct replay_opts *o = ctx;
+
+	if (o->quiet)
+		return;
+	fputs("repro: replay: ", stderr);
+	repro_term_puts(stderr, line);
+	fputc('\n', stderr);
+}
+
+/* --strict ended the run: where, and the calls before it on both sides. */
+static void say_strict_stop(struct rpl_watch *w, const char *bundle)
+{
+	struct repro_err *err = NULL;
+
+	fputs("repro: replay: --strict: stopped at the first divergence: ", stderr);
+	repro_term_puts(stderr, rpl_watch_stop_what(w) + strlen("diverged: "));
+	fputc('\n', stderr);
+	if (rpl_watch_context(w, bundle, stderr, &err) < 0) {
+		char *msg = repro_err_format(err);
+
+		fprintf(stderr, "repro: replay: the recording's side not known: %s\n", msg);
+		free(msg);
+		repro_err_free(&err);
+	}
 }
 
 /* The options of the replay's run: the recorded command (or CMD) as repro record runs it. */
@@ -489,7 +596,7 @@ static int trial_child(void *vctx, const struct swp_run_req *req)
 		}
 		free(text);
 	}
-	if (cli_run(&sess, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, &err) == 0)
+	if (cli_run(&sess, NULL, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, &err) == 0)
 		(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
 				       res.duration_ns, res.bundle_path, NULL);
 out:
@@ -624,9 +731,11 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 	char here[PATH_MAX];
 	cleanup_free size_t *first_rule = NULL;
 	struct rpl_rules *rules = NULL;
+	struct rpl_watch *watch = NULL;
+	struct sess_policy watch_pol;
 	struct sess_result res = { 0 };
 	struct sess_options sess;
-	size_t ndiv;
+	size_t ndiv, shown;
 	char **argv = NULL;
 	size_t i;
 	json_t *a;
@@ -645,6 +754,11 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 	ro.cwd_here = o->cwd; /* NULL: the recorded one */
 	if (rpl_replay_plan_read(bundle, &ro, &plan, err) < 0)
 		return -1;
+	if (o->cwd == NULL && !plan.has_cwd) {
+		repro_err_set(err, EPROTO,
+			      "replay: the bundle records no working directory (give --cwd DIR)");
+		goto out;
+	}
 	cwd = repro_xstrdup(o->cwd != NULL ? o->cwd : plan.cwd);
 	if (chdir(cwd) < 0) {
 		repro_err_set(err, errno,
@@ -678,13 +792,36 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 			fputc('\n', stderr);
 		}
 	}
+	ro.cwd_here = cwd;
+	watch = rpl_watch_new(bundle, &ro, o->strict, say_live, o, err);
+	if (watch == NULL)
+		goto out;
+	watch_pol = (struct sess_policy){ .ops = rpl_watch_ops(), .ctx = watch };
 	sess = run_options(o, &plan, argv, output);
-	if (cli_run(&sess, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, err) < 0)
+	sess.ptrace_only = true; /* the watch sees results on the ptrace path only */
+	if (cli_run(&sess, &watch_pol, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res,
+		    err) < 0)
 		goto out;
 	if (res.exec_errnum != 0)
 		fprintf(stderr, "repro: cannot execute '%s': %s\n", sess.argv[0],
 			strerror(res.exec_errnum));
-	ndiv = res.bundle_path != NULL ? say_divergences(o, &ro, bundle, res.bundle_path) : 0;
+	if (rpl_watch_stopped(watch))
+		say_strict_stop(watch, bundle);
+	shown = o->quiet ? 0 : rpl_watch_said(watch);
+	ndiv = res.bundle_path != NULL
+		       ? say_divergences(o, &ro, watch, bundle, res.bundle_path, &shown)
+		       : 0;
+	ndiv += rpl_watch_divergences(watch);
+	if (res.bundle_path != NULL && !res.ended_by_policy) /* --strict cut the run short */
+		ndiv += say_process_divergences(o, bundle, res.bundle_path, &shown);
+	if (!o->quiet && ndiv > shown && res.bundle_path != NULL) {
+		fprintf(stderr, "repro: replay: %zu more divergence%s not shown: repro diff ",
+			ndiv - shown, ndiv - shown == 1 ? "" : "s");
+		repro_term_puts(stderr, bundle);
+		fputc(' ', stderr);
+		repro_term_puts(stderr, res.bundle_path);
+		fputs(" lists them\n", stderr);
+	}
 	summary(o, &plan, rules, first_rule, &res, ndiv);
 	if (res.bundle_path != NULL && !o->quiet)
 		fprintf(stderr, "repro: replay: recorded into '%s'\n", res.bundle_path);
@@ -693,6 +830,7 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 					    : WEXITSTATUS(res.wait_status);
 out:
 	sess_result_release(&res);
+	rpl_watch_free(watch);
 	rpl_rules_free(rules);
 	free(argv);
 	rpl_replay_plan_release(&plan);

@@ -345,7 +345,7 @@ static int run_child(void *vctx, const struct swp_run_req *req)
 		if (rpl_inject_check(rules, &err) < 0)
 			goto out;
 	}
-	if (cli_run(&sess, rules, false, &res, &err) < 0)
+	if (cli_run(&sess, NULL, rules, false, &res, &err) < 0)
 		goto out;
 	if (res.exec_errnum != 0) /* what a shell says when the command cannot be run */
 		fprintf(stderr, "repro: %s: %s\n", c->argv[0], strerror(res.exec_errnum));

@@ -23,15 +23,18 @@ static void forward_signals(void *ctx, pid_t pid)
 	cli_signals_forward_to(pid);
 }
 
-int cli_run(struct sess_options *sess, struct rpl_rules *rules, bool deny_io_uring,
-	    struct sess_result *res, struct repro_err **err)
+int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
+	    bool deny_io_uring, struct sess_result *res, struct repro_err **err)
 {
 	struct rpl_deny *deny = NULL; /* --io-uring=deny */
 	cleanup_free int *trap = NULL;
 	struct rpl_inject *inject = NULL; /* --inject */
-	struct sess_policy policies[2];
+	struct sess_policy policies[3];
 	size_t npolicies = 0, ntrap = 0;
 	int rc;
+
+	if (first != NULL)
+		policies[npolicies++] = *first;
 
 	if (rules != NULL) {
 		trap = rpl_inject_trap(rules, &ntrap);

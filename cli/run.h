@@ -16,12 +16,13 @@
 /*
  * cli_run - record sess (borrowed; its should_stop and on_program set here
  * to pass signals on to the program, its notice kept when set, else lines
- * go to stderr as "repro: …") with the fault rules (borrowed, may be NULL)
- * and, with deny_io_uring, io_uring_setup failed with ENOSYS.  Installs
- * the cli's signal handlers.  Returns sess_run()'s result with *res
- * filled, or -1 with *err.
+ * go to stderr as "repro: …") with the policy first (borrowed, may be
+ * NULL: asked before the others, replay's watch), the fault rules
+ * (borrowed, may be NULL) and, with deny_io_uring, io_uring_setup failed
+ * with ENOSYS.  Installs the cli's signal handlers.  Returns sess_run()'s
+ * result with *res filled, or -1 with *err.
  */
-int cli_run(struct sess_options *sess, struct rpl_rules *rules, bool deny_io_uring,
-	    struct sess_result *res, struct repro_err **err);
+int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
+	    bool deny_io_uring, struct sess_result *res, struct repro_err **err);
 
 #endif

@@ -264,12 +264,13 @@ static void finish_info(struct sess_state *s)
 			s->res.left_running);
 		sess_add_warning(s, note);
 		/* the one way a run differs from one without repro: they would have lived on */
-		sess_notice(
-			s,
-			"%u process(es) the program left running were killed when the "
-			"recording stopped (a traced process cannot outlive repro; 'repro show' "
-			"names them)",
-			s->res.left_running);
+		if (!s->res.ended_by_policy) /* else the policy's caller says why (replay --strict) */
+			sess_notice(
+				s,
+				"%u process(es) the program left running were killed when the "
+				"recording stopped (a traced process cannot outlive repro; 'repro show' "
+				"names them)",
+				s->res.left_running);
 	}
 }
 

@@ -19,8 +19,9 @@ check session 'common/|bundles/|launcher/|recorder/'
 check replayer 'common/|bundles/|launcher/policy\.h|launcher/stop\.h'
 check replayer/readers 'common/|bundles/'
 check replayer/policies 'common/|launcher/policy\.h'
-# a replay plans impositions from a bundle's findings (readers) as fault rules
-check replayer/replay 'common/|bundles/|replayer/readers/(explain|normalize)\.h'
+# a replay plans impositions from a bundle's findings (readers) as fault rules,
+# and watches the run as a policy
+check replayer/replay 'common/|bundles/|launcher/(policy|stop)\.h|replayer/readers/(explain|normalize)\.h'
 # a sweep plans and reads runs; the runs themselves are the cli's (sweep/sweep.h)
 check sweep 'common/|bundles/|replayer/readers/'
 if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer sweep cli | grep -v '^launcher/arch/'; then

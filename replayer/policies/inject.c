@@ -297,10 +297,19 @@ json_t *rpl_inject_report(void *ctx)
 				      text != NULL ? text : "", "fired",
 				      (json_int_t)rpl_rules_fired(rules, i));
 
-		if (rpl_rules_origin(rules, i) !=
-		    0) /* repro replay: the recorded event it imposes */
+		const uint64_t *origins;
+		size_t norigins = rpl_rules_origins(rules, i, &origins);
+
+		if (norigins > 0) /* repro replay: the recorded events it imposes */
 			json_object_set_new(e, "origin",
 					    json_integer((json_int_t)rpl_rules_origin(rules, i)));
+		if (norigins > 1) {
+			json_t *all = json_array();
+
+			for (size_t k = 0; k < norigins; k++)
+				json_array_append_new(all, json_integer((json_int_t)origins[k]));
+			json_object_set_new(e, "origins", all);
+		}
 		json_array_append_new(arr, e);
 		free(text);
 	}

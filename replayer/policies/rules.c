@@ -69,15 +69,33 @@ size_t rpl_rules_count(const struct rpl_rules *r)
 	return r->n;
 }
 
+void rpl_rules_set_origins(struct rpl_rules *r, size_t i, const uint64_t *seqs, size_t n)
+{
+	size_t keep = n > RPL_RULES_MAX_ORIGINS ? RPL_RULES_MAX_ORIGINS : n;
+
+	if (i >= r->n || n == 0)
+		return;
+	free(r->v[i].origins);
+	r->v[i].origins = repro_xreallocarray(NULL, keep, sizeof(*seqs));
+	memcpy(r->v[i].origins, seqs, keep * sizeof(*seqs));
+	r->v[i].origins[keep - 1] = seqs[n - 1]; /* the first ones and the last */
+	r->v[i].norigins = keep;
+}
+
 void rpl_rules_set_origin(struct rpl_rules *r, size_t i, uint64_t seq)
 {
-	if (i < r->n)
-		r->v[i].origin = seq;
+	rpl_rules_set_origins(r, i, &seq, 1);
 }
 
 uint64_t rpl_rules_origin(const struct rpl_rules *r, size_t i)
 {
-	return i < r->n ? r->v[i].origin : 0;
+	return i < r->n && r->v[i].norigins > 0 ? r->v[i].origins[r->v[i].norigins - 1] : 0;
+}
+
+size_t rpl_rules_origins(const struct rpl_rules *r, size_t i, const uint64_t **out)
+{
+	*out = i < r->n ? r->v[i].origins : NULL;
+	return i < r->n ? r->v[i].norigins : 0;
 }
 
 uint64_t rpl_rules_fired(const struct rpl_rules *r, size_t i)

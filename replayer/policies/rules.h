@@ -61,13 +61,24 @@ void rpl_rules_free(struct rpl_rules *r);
  */
 int rpl_rules_add(struct rpl_rules *r, const char *text, struct repro_err **err);
 
+/* Most recorded events one rule keeps as its origins. */
+#define RPL_RULES_MAX_ORIGINS 1000
+
 /*
- * rpl_rules_set_origin - rule i imposes recorded event seq again (repro
- * replay): the manifest's "injections" then name it as "origin".
- * rpl_rules_origin: that seq, 0 for none.
+ * rpl_rules_set_origins - rule i imposes again the recorded events seqs
+ * (borrowed, copied; n of them, one per occurrence in order: repro
+ * replay): its k-th firing imposes seqs[k], firings past the last the
+ * last.  Of more than RPL_RULES_MAX_ORIGINS the first ones and the last
+ * are kept.
+ * The manifest's "injections" name them as "origins" (docs/bundle-
+ * format.md) and the last as "origin".  rpl_rules_set_origin: one seq.
+ * rpl_rules_origin: the last, 0 for none; rpl_rules_origins: all of them
+ * in *out (borrowed until the rules are freed), their count returned.
  */
+void rpl_rules_set_origins(struct rpl_rules *r, size_t i, const uint64_t *seqs, size_t n);
 void rpl_rules_set_origin(struct rpl_rules *r, size_t i, uint64_t seq);
 uint64_t rpl_rules_origin(const struct rpl_rules *r, size_t i);
+size_t rpl_rules_origins(const struct rpl_rules *r, size_t i, const uint64_t **out);
 
 /*
  * rpl_rules_seed - seed every prob= draw of r, now and of rules added

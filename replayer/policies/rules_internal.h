@@ -44,7 +44,12 @@ struct rpl_rule {
 	/* state */
 	uint64_t hits; /* calls that matched every filter */
 	uint64_t fired;
-	uint64_t origin; /* the recorded event a replay imposes it for, 0: none */
+	/*
+	 * the recorded events a replay imposes it for, one per occurrence
+	 * (owned, norigins of them; none: 0)
+	 */
+	uint64_t *origins;
+	size_t norigins;
 	uint64_t rng; /* splitmix64 state of the prob= stream */
 };
 

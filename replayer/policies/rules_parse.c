@@ -783,5 +783,6 @@ void rpl_rule_release(struct rpl_rule *rule)
 	free(rule->path);
 	free(rule->exe);
 	free(rule->host);
+	free(rule->origins);
 	*rule = (struct rpl_rule){ 0 };
 }

@@ -50,4 +50,13 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
  */
 const char *rpl_explain_system_path(const char *path);
 
+/*
+ * rpl_explain_may - whether the user of host (host.json, borrowed: uid,
+ * gid, groups and effective capabilities, as explain judges a failed call)
+ * may have access need (4 read, 2 write, 1 search or execute; or'ed) to
+ * a file of meta (borrowed, files.jsonl's {"type","mode","uid","gid"}),
+ * its class bits as the kernel checks them (ACLs aside).
+ */
+bool rpl_explain_may(json_t *host, json_t *meta, unsigned need);
+
 #endif

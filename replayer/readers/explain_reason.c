@@ -8,6 +8,7 @@
  * remove an entry, r/w/x on the file itself; CAP_DAC_OVERRIDE bypasses the
  * mode bits (capabilities(7)).
  */
+#include "replayer/readers/explain.h"
 #include "replayer/readers/explain_internal.h"
 #include "bundles/json_util.h"
 
@@ -203,6 +204,13 @@ static bool allowed(const struct who *w, json_t *meta, unsigned need)
 	if (w->dac_read_search && (need == 4 || (dir && need == 1)))
 		return true;
 	return (class_bits(w, meta) & need) == need;
+}
+
+bool rpl_explain_may(json_t *host, json_t *meta, unsigned need)
+{
+	struct who w = who_of(host);
+
+	return allowed(&w, meta, need);
 }
 
 /* ---- text ---- */
@@ -947,15 +955,21 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 }
 
 /* The text of fault rule n (from 1) in the manifest's injections, or NULL. */
-static const char *rule_text(const struct xp_facts *facts, int n)
+/* The manifest's injections element of rule n, or NULL: linear in the rules. */
+static json_t *rule_of(const struct xp_facts *facts, int n)
 {
 	size_t i;
 	json_t *e;
 
 	json_array_foreach (facts->injections, i, e)
 		if (bndl_json_int(e, "rule", 0) == n)
-			return bndl_json_str(e, "text");
+			return e;
 	return NULL;
+}
+
+static const char *rule_text(const struct xp_facts *facts, int n)
+{
+	return bndl_json_str(rule_of(facts, n), "text");
 }
 
 /* A failure a fault rule imposed (repro record --inject): named as such, not explained away. */
@@ -963,10 +977,14 @@ static void explain_injected(FILE *f, json_t *r, const struct xp_finding *x,
 			     const struct xp_facts *facts)
 {
 	const char *text = rule_text(facts, x->inject_rule);
+	int64_t origin = bndl_json_int(rule_of(facts, x->inject_rule), "origin", 0);
 
 	if (x->kind == XP_OTHER)
 		fputs(" — ", f); /* put_subject ended with "failed with E…" */
-	if (x->inject_rule > 0)
+	if (origin > 0) /* repro replay */
+		fprintf(f, "imposed again from the recording (its event %" PRId64 ") by rule %d",
+			origin, x->inject_rule);
+	else if (x->inject_rule > 0)
 		fprintf(f, "injected by rule %d", x->inject_rule);
 	else
 		fputs("injected by a fault rule", f);
@@ -983,6 +1001,8 @@ static void explain_injected(FILE *f, json_t *r, const struct xp_finding *x,
 		json_object_set_new(r, "rule", json_integer(x->inject_rule));
 	if (text != NULL)
 		json_object_set_new(r, "rule_text", json_string(text));
+	if (origin > 0)
+		json_object_set_new(r, "origin", json_integer((json_int_t)origin));
 }
 
 /* A failed call without a path: a reason for those the bundle can explain, else none. */

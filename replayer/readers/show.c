@@ -574,8 +574,12 @@ static void show_failure(const struct show_state *st, json_t *ev)
 	repro_term_puts(out, en != NULL ? en : "error");
 	if (st->opts->color)
 		fputs(RESET, out);
-	if (json_is_true(json_object_get(ev, "injected")) &&
-	    json_is_integer(json_object_get(ev, "rule")))
+	if (json_is_true(json_object_get(ev, "imposed")) &&
+	    json_is_integer(json_object_get(ev, "origin")))
+		fprintf(out, " (imposed again: recorded event %" JSON_INTEGER_FORMAT ")\n",
+			json_integer_value(json_object_get(ev, "origin")));
+	else if (json_is_true(json_object_get(ev, "injected")) &&
+		 json_is_integer(json_object_get(ev, "rule")))
 		fprintf(out, " (injected by rule %" JSON_INTEGER_FORMAT ")\n",
 			json_integer_value(json_object_get(ev, "rule")));
 	else

@@ -51,8 +51,9 @@ static void side_release(struct side *s)
 /*
  * A finding as something comparable across the two runs ("file|openat|
  * <cwd>/app.json|ENOENT") and as words ("openat <cwd>/app.json ENOENT"),
- * its paths normalised as repro diff does.  NULL for probe noise and for
- * what a fault rule imposed.
+ * its paths normalised as repro diff does.  NULL for probe noise, for
+ * what a fault rule imposed and for a finding without a path, address or
+ * name (a long wait: the replay's own timing).
  */
 static char *key_of(json_t *f, const struct rpl_norm *n, char **words)
 {
@@ -77,7 +78,7 @@ static char *key_of(json_t *f, const struct rpl_norm *n, char **words)
 					       ? str(json_object_get(reason, "lookup"), "name")
 					       : "?");
 	} else {
-		target = repro_xstrdup(str(f, "process") ? str(f, "process") : "?");
+		return NULL; /* a wait, a signal …: no call and target to name */
 	}
 	key = repro_xasprintf("%s|%s|%s|%s", kind, sc ? sc : "?", target, res ? res : "?");
 	*words = repro_xasprintf("%s %s %s", sc ? sc : kind,
@@ -126,8 +127,11 @@ int rpl_replay_divergences(const char *recorded, const char *replayed,
 
 		if (key != NULL && json_object_get(seen, key) == NULL &&
 		    json_array_size(*out) < RPL_REPLAY_DIVERGENCES_MAX)
-			json_array_append_new(*out, json_pack("{s:s,s:s?}", "what", words,
-							      "process", str(f, "process")));
+			json_array_append_new(*out,
+					      json_pack("{s:s,s:s?,s:s?,s:s?,s:s?}", "what", words,
+							"process", str(f, "process"), "syscall",
+							str(f, "syscall"), "path", str(f, "path"),
+							"errno", str(f, "errno")));
 		free(words);
 	}
 	rc = 0;

@@ -101,10 +101,28 @@ static bool only(const char *s, const char *set)
 #define HOSTCHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
 #define IPCHARS "0123456789abcdefABCDEF.:"
 
-static void add_rule(struct rpl_imposition *im, char *rule)
+/* One more rule (taken) of im, imposing the recorded events seqs[from..to) again. */
+static void add_rule_for(struct rpl_imposition *im, char *rule, json_t *seqs, size_t from,
+			 size_t to)
 {
 	im->rules = repro_xreallocarray(im->rules, im->nrules + 1, sizeof(*im->rules));
-	im->rules[im->nrules++] = rule;
+	im->origins = repro_xreallocarray(im->origins, im->nrules + 1, sizeof(*im->origins));
+	im->norigins = repro_xreallocarray(im->norigins, im->nrules + 1, sizeof(*im->norigins));
+	im->rules[im->nrules] = rule;
+	im->norigins[im->nrules] = to > from ? to - from : 1;
+	im->origins[im->nrules] =
+		repro_xreallocarray(NULL, im->norigins[im->nrules], sizeof(**im->origins));
+	im->origins[im->nrules][0] = im->seq;
+	for (size_t k = from; k < to; k++)
+		im->origins[im->nrules][k - from] =
+			(uint64_t)json_integer_value(json_array_get(seqs, k));
+	im->nrules++;
+}
+
+/* One more rule (taken) of im, imposing its recorded event im->seq. */
+static void add_rule(struct rpl_imposition *im, char *rule)
+{
+	add_rule_for(im, rule, NULL, 0, 0);
 }
 
 static struct rpl_imposition *add(struct rpl_replay_plan *p, enum rpl_replay_kind kind, char *what,
@@ -140,13 +158,21 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	n = json_integer_value(json_object_get(k, "n")) + 1;
 	json_object_set_new(k, "n", json_integer(n));
 	if (e != NULL && strcmp(e, str(k, "errno")) == 0 &&
-	    json_array_size(json_object_get(k, "failed")) < 100000)
+	    json_array_size(json_object_get(k, "failed")) < 100000) {
 		json_array_append_new(json_object_get(k, "failed"), json_integer(n));
+		json_array_append_new(json_object_get(k, "seqs"),
+				      json_integer(json_integer_value(json_object_get(ev, "seq"))));
+	}
 	return 0;
 }
 
-/* when= ranges of the failed occurrences: "3", "5..9", at most MAX_RANGES. */
-static void occurrence_rules(struct rpl_imposition *im, const char *base, json_t *failed)
+/*
+ * when= ranges of the failed occurrences: "3", "5..9", at most MAX_RANGES;
+ * each rule's origins the recorded events of its occurrences (seqs, in
+ * the order of failed).
+ */
+static void occurrence_rules(struct rpl_imposition *im, const char *base, json_t *failed,
+			     json_t *seqs)
 {
 	size_t i = 0, n = json_array_size(failed);
 
@@ -155,18 +181,22 @@ static void occurrence_rules(struct rpl_imposition *im, const char *base, json_t
 		return;
 	}
 	while (i < n) {
+		size_t first = i;
 		json_int_t from = json_integer_value(json_array_get(failed, i)), to = from;
 
 		while (i + 1 < n && json_integer_value(json_array_get(failed, i + 1)) == to + 1)
 			to = json_integer_value(json_array_get(failed, ++i));
 		i++;
 		if (im->nrules + 1 == MAX_RANGES && i < n) {
-			add_rule(im, repro_xasprintf("%s:when=%lld+", base, (long long)from));
+			add_rule_for(im, repro_xasprintf("%s:when=%lld+", base, (long long)from),
+				     seqs, first, n);
 			return;
 		}
-		add_rule(im, from == to ? repro_xasprintf("%s:when=%lld", base, (long long)from)
+		add_rule_for(im,
+			     from == to ? repro_xasprintf("%s:when=%lld", base, (long long)from)
 					: repro_xasprintf("%s:when=%lld..%lld", base,
-							  (long long)from, (long long)to));
+							  (long long)from, (long long)to),
+			     seqs, first, i);
 	}
 }
 
@@ -185,7 +215,8 @@ static void plan_file(struct rpl_replay_plan *p, const struct rpl_replay_opts *o
 	base = repro_xasprintf("%s:error=%s:path=%s", sc, e, glob);
 	im = add(p, kind, repro_xasprintf("%s %s %s", sc, path, e),
 		 (uint64_t)json_integer_value(json_array_get(seqs, json_array_size(seqs) - 1)));
-	occurrence_rules(im, base, json_object_get(json_object_get(keys, key), "failed"));
+	occurrence_rules(im, base, json_object_get(json_object_get(keys, key), "failed"),
+			 json_object_get(json_object_get(keys, key), "seqs"));
 }
 
 /* ---- connects and lookups ---- */
@@ -295,7 +326,8 @@ static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct r
 	json_t *e;
 
 	p->argv = json_incref(json_object_get(m, "argv"));
-	p->cwd = repro_xstrdup(str(m, "cwd") != NULL ? str(m, "cwd") : "/");
+	p->has_cwd = str(m, "cwd") != NULL && str(m, "cwd")[0] == '/';
+	p->cwd = repro_xstrdup(p->has_cwd ? str(m, "cwd") : "/");
 	p->exit = json_incref(json_object_get(m, "exit"));
 	p->duration_ns = (uint64_t)json_integer_value(json_object_get(m, "duration_ns"));
 	p->net_none = str(json_object_get(m, "options"), "net") != NULL &&
@@ -341,9 +373,9 @@ int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
 		cleanup_free char *key =
 			repro_xasprintf("%s\x1f%s", str(f, "syscall"), str(f, "path"));
 
-		json_object_set_new(
-			occ.keys, key,
-			json_pack("{s:s,s:i,s:[]}", "errno", str(f, "errno"), "n", 0, "failed"));
+		json_object_set_new(occ.keys, key,
+				    json_pack("{s:s,s:i,s:[],s:[]}", "errno", str(f, "errno"), "n",
+					      0, "failed", "seqs"));
 	}
 	if (json_object_size(occ.keys) > 0 &&
 	    bndl_reader_foreach(r, "events.jsonl", on_event, &occ, err) < 0)
@@ -374,9 +406,13 @@ void rpl_replay_plan_release(struct rpl_replay_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].what);
-		for (size_t k = 0; k < p->v[i].nrules; k++)
+		for (size_t k = 0; k < p->v[i].nrules; k++) {
 			free(p->v[i].rules[k]);
+			free(p->v[i].origins[k]);
+		}
 		free(p->v[i].rules);
+		free(p->v[i].origins);
+		free(p->v[i].norigins);
 	}
 	free(p->v);
 	json_decref(p->argv);

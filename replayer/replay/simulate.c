@@ -35,6 +35,7 @@ struct sim {
 	char *buf; /* owned: HASH_BUF bytes for hashing */
 	json_t *seen; /* names and destinations already checked */
 	bool probe;
+	json_t *host; /* borrowed: the recording's host.json (its user), or NULL */
 };
 
 static const char *str(json_t *o, const char *key)
@@ -184,6 +185,58 @@ static void compare_ancestors(struct sim *s, json_t *ancestors)
 	}
 }
 
+/* Whether the recorded user may search directory st here. */
+static bool may_search(const struct sim *s, const struct stat *st)
+{
+	char mode[8];
+	json_t *meta;
+	bool ok;
+
+	snprintf(mode, sizeof(mode), "0%03o", (unsigned)(st->st_mode & 07777));
+	meta = json_pack("{s:s,s:s,s:I,s:I}", "type", "dir", "mode", mode, "uid",
+			 (json_int_t)st->st_uid, "gid", (json_int_t)st->st_gid);
+	ok = rpl_explain_may(s->host, meta, 1);
+	json_decref(meta);
+	return ok;
+}
+
+/*
+ * The directories on the way to here (a path the recording reached) that
+ * the recorded user could not search on this host: its ids and
+ * capabilities against each one's mode and owner, as explain judges a
+ * path walk (rpl_explain_may()).  Each directory once; linear in the
+ * path's length.
+ */
+static void check_walk(struct sim *s, const char *here)
+{
+	cleanup_free char *dir = repro_xstrdup(here);
+	char *slash;
+
+	if (s->host == NULL)
+		return;
+	for (slash = strchr(dir + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+		cleanup_free char *key = NULL;
+		char b[96];
+		struct stat st;
+
+		*slash = '\0';
+		key = repro_xasprintf("walk:%s", dir);
+		if (json_object_get(s->seen, key) == NULL) {
+			json_object_set_new(s->seen, key, json_true());
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && !may_search(s, &st)) {
+				snprintf(b, sizeof(b), "0%03o %d:%d, no search for uid %lld",
+					 (unsigned)(st.st_mode & 07777), (int)st.st_uid,
+					 (int)st.st_gid,
+					 (long long)json_integer_value(
+						 json_object_get(s->host, "uid")));
+				differ(s, R_ACCESS, "path", dir,
+				       "not searchable by the recorded user", "searchable", b);
+			}
+		}
+		*slash = '/';
+	}
+}
+
 /* One files.jsonl object against the path here. */
 static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
 {
@@ -203,6 +256,15 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
 		return 0;
 	rec = recorded_state(obj, &changed);
 	exists = lstat(here, &st) == 0;
+	if (!exists && errno == EACCES) { /* this user cannot reach it: which directory says why */
+		size_t before = json_array_size(s->out);
+
+		check_walk(s, here);
+		if (json_array_size(s->out) == before)
+			differ(s, R_ACCESS, "path", here, "not reachable here", "reached",
+			       "permission denied on the way");
+		return 0;
+	}
 	if (json_is_null(rec) || rec == NULL) {
 		if (exists && (rec != NULL || str(obj, "errno") != NULL))
 			differ(s, R_EXISTENCE, "path", here, "exists here", "missing",
@@ -223,6 +285,10 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
 	if (S_ISREG(st.st_mode) && json_object_get(rec, "size") != NULL)
 		compare_content(s, here, here, rec, &st);
 	compare_ancestors(s, json_object_get(obj, "ancestors"));
+	if ((str(obj, "first") != NULL && strcmp(str(obj, "first"), "ok") == 0) ||
+	    (str(obj, "last") != NULL &&
+	     strcmp(str(obj, "last"), "ok") == 0)) /* the recording reached it */
+		check_walk(s, here);
 	return 0;
 }
 
@@ -380,6 +446,7 @@ int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, boo
 	    (has && (host = bndl_reader_load(r, "host.json", err)) == NULL))
 		goto done;
 	s.home = str(json_object_get(host, "environment"), "HOME");
+	s.host = json_is_integer(json_object_get(host, "uid")) ? host : NULL;
 	s.buf = repro_xmalloc(HASH_BUF);
 	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
 	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, &s, err) < 0))

@@ -4,8 +4,10 @@
 #  1. curl's recorded ECONNREFUSED while the port is open now: exit 7 again;
 #  2. python3's missing config, the config now present: the same traceback;
 #     and from another directory (--cwd), the path mapped there; a file
-#     the recording read and is missing here: the divergence is named and
-#     the summary says "another way";
+#     the recording read and is missing here: the divergence is named as it
+#     happens and the summary says "another way"; --strict stops there with
+#     the last calls of both runs; a process only the recording had and one
+#     only the replay has are named;
 #  3. git's EACCES under a directory it could not write (as root: started
 #     as root and stepping down with runuser, as entrypoints do), the
 #     directory now writable: git fails the same way;
@@ -19,7 +21,9 @@
 #     here, bad options: one line, exit 2;
 #  7. --simulate: on the setup it was recorded in, exit 0; after a file is
 #     removed, another's mode changed and the server stopped, exactly
-#     those three differences (with --probe-network), exit 1; --json.
+#     those three differences (with --probe-network), exit 1; --json; as
+#     root, a bundle another user recorded: the directory that user cannot
+#     search here is named.
 # "user" runs it as the unprivileged user repro-test.
 set -u
 repro=$(readlink -f "$1")
@@ -111,11 +115,56 @@ echo '{}' >lib.json
 rm lib.json && echo '{}' >app.json
 cd "$work" || exit 1
 "$repro" replay way.repro >way.out 2>way.err
-check "another way: the failure here that the recording did not have is named" \
-	grep -q "^repro: replay: diverged: failed here, not in the recording: openat $work/way/lib.json ENOENT (python3 app.py)" way.err
+check "another way: the call that worked in the recording and fails here is named as it happens" \
+	sh -c "grep -n '^repro: replay: diverged: openat $work/way/lib.json: worked in the recording, ENOENT here (pid [0-9]*, python3' way.err | grep -q . &&
+		[ \$(grep -n '^repro: replay: diverged: openat' way.err | cut -d: -f1) -lt \$(grep -n '^FileNotFoundError' way.err | cut -d: -f1) ]"
+check "another way: said once, not again after the run" \
+	[ "$(grep -c "lib.json" way.err | head -1)" -ge 1 ] && [ "$(grep -c '^repro: replay: diverged' way.err)" = 1 ]
 check "another way: the imposition that never came is named, and the summary says so" \
 	sh -c "grep -q '^repro: replay: not imposed, the call never came here: openat $work/way/app.json ENOENT' way.err &&
-		grep -q '^repro: replay: exit 1 as recorded, but another way, 0 of 1 failure imposed, 1 failure here that the recording did not have' way.err"
+		grep -q '^repro: replay: exit 1 as recorded, but another way, 0 of 1 failure imposed, 1 divergence$' way.err"
+"$repro" replay --strict way.repro >strict.out 2>strict.err
+rc=$?
+check "--strict: stopped at the divergence, before the program's own traceback (exit $rc)" \
+	sh -c "grep -q '^repro: replay: --strict: stopped at the first divergence: openat $work/way/lib.json: worked in the recording, ENOENT here' strict.err &&
+		! grep -q '^FileNotFoundError' strict.err && [ $rc = 137 ]"
+check "--strict: the last calls here end with the divergent one, the recording's with the same call" \
+	sh -c "grep -q '^    openat $work/way/lib.json = -1 ENOENT   <- diverged$' strict.err &&
+		grep -q '^  in the recording, pid [0-9]*, up to the same call:$' strict.err &&
+		grep -q '^    openat $work/way/lib.json = [0-9]' strict.err"
+check "--strict: the summary says where it stopped" \
+	grep -q '^repro: replay: stopped at the first divergence (--strict), 0 of 1 failure imposed, 1 divergence$' strict.err
+
+# 2c. a process the recording had is not started here; one it did not have is
+mkdir procs && cd procs || exit 1
+printf '#!/bin/sh\n[ -e helper.on ] && /usr/bin/env true\n[ "$(cat mode)" = b ] && /usr/bin/id -u >/dev/null\nexit 3\n' >start.sh
+touch helper.on && echo a >mode
+"$repro" record -o ../procs.repro -- sh start.sh >/dev/null 2>&1
+rm helper.on && echo b >mode
+cd "$work" || exit 1
+"$repro" replay procs.repro >procs.out 2>procs.err
+check "processes: the one only the recording had and the one only the replay has are named" \
+	sh -c "grep -q '^repro: replay: diverged: true ran in A only (A: the recording, B: the replay)' procs.err &&
+		grep -q '^repro: replay: diverged: id -u ran in B only' procs.err"
+check "processes: exit 3 as recorded, but another way" \
+	grep -q '^repro: replay: exit 3 as recorded, but another way' procs.err
+
+# 2d. each imposed occurrence names its own recorded event
+mkdir occ && cd occ || exit 1
+printf 'for i in range(3):\n    try: open("m.txt")\n    except OSError: pass\nraise SystemExit(4)\n' >m.py
+"$repro" record -o ../occ.repro -- $py m.py >/dev/null 2>&1
+touch m.txt
+cd "$work" || exit 1
+"$repro" replay occ.repro >occ.out 2>occ.err
+check "occurrences: the three imposed opens name the three recorded ones, in order" \
+	$py -c '
+import json, subprocess, sys
+def events(b):
+    out = subprocess.run(["tar", "--zstd", "-xOf", b, "events.jsonl"], capture_output=True, text=True).stdout
+    return [json.loads(l) for l in out.splitlines()]
+rec = [e["seq"] for e in events("occ.repro") if e.get("syscall") == "openat" and e.get("path", "").endswith("/m.txt")]
+imp = [e["origin"] for e in events("occ.replay.repro") if e.get("imposed")]
+assert len(rec) == 3 and imp == rec, (rec, imp)'
 
 # 3. git under a directory it could not write, writable now
 mkdir ro && chmod 555 ro
@@ -153,8 +202,10 @@ check "demo: recorded exit $rec, replayed exit $rc, 'model load failed'" \
 check "demo: reproduced" grep -q "^repro: replay: reproduced: exit 1 as recorded" demo.err
 check "demo: the weights' ENOENT is imposed at its first open" \
 	grep -q "^repro: replay: imposing openat $work/demo/cache_hub/model.pth ENOENT" demo.err
-check "demo: explain reads the replay and names the imposed failure" \
-	sh -c "'$repro' explain demo.replay.repro | grep -q 'injected by rule'"
+check "demo: explain reads the replay and names the imposed failure, with its recorded event" \
+	sh -c "'$repro' explain demo.replay.repro | grep -q 'imposed again from the recording (its event [0-9]*) by rule'"
+check "demo: the replay's imposed events are marked imposed, with their recorded event" \
+	sh -c "tar --zstd -xOf demo.replay.repro events.jsonl | grep '\"injected\":true' | grep -q '\"imposed\":true,\"origin\":[0-9]'"
 check "demo: the weights here are untouched (4096 bytes)" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
 
 rm -f demo/cache_hub/model.pth && head -c 4096 /dev/zero >demo/cache_hub/model.pth
@@ -174,41 +225,39 @@ check "--no-impose --inject: curl times out instead (exit $rc), not reproduced" 
 # 6. bad bundles and options
 head -c 2000 demo.repro >trunc.repro
 echo garbage >garbage.repro
-$py - demo.repro missing.repro <<'PY'
+# mutate SRC DST CODE: a copy of bundle SRC with each member's bytes `data` (name `name`) rewritten by CODE
+mutate() {
+	$py - "$1" "$2" "$3" <<'PY'
 import io, json, sys, tarfile, subprocess
 raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True).stdout
 src = tarfile.open(fileobj=io.BytesIO(raw))
 out = io.BytesIO()
 dst = tarfile.open(fileobj=out, mode="w")
 for m in src.getmembers():
-    data = src.extractfile(m).read()
-    if m.name == "manifest.json":
-        doc = json.loads(data)
-        doc["argv"] = ["/nonexistent/program-gone", "x"]
-        data = json.dumps(doc).encode()
-        m.size = len(data)
+    name, data = m.name, src.extractfile(m).read()
+    exec(sys.argv[3])
+    m.size = len(data)
     dst.addfile(m, io.BytesIO(data))
 dst.close()
 open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=out.getvalue(),
                                              capture_output=True).stdout)
 PY
-$py - py.repro hostile.repro <<'PY'
-import io, sys, tarfile, subprocess
-raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True).stdout
-src = tarfile.open(fileobj=io.BytesIO(raw))
-out = io.BytesIO()
-dst = tarfile.open(fileobj=out, mode="w")
-for m in src.getmembers():
-    data = src.extractfile(m).read()
-    if m.name == "events.jsonl":  # a rule's keys smuggled in through the bundle's words
-        data = data.replace(b'"errno":"ENOENT"', b'"errno":"ENOENT:delay=1h"')
-        data = data.replace(b'"syscall":"openat"', b'"syscall":"openat:signal=SIGKILL"')
-        m.size = len(data)
-    dst.addfile(m, io.BytesIO(data))
-dst.close()
-open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=out.getvalue(),
-                                             capture_output=True).stdout)
-PY
+}
+mutate demo.repro missing.repro '
+if name == "manifest.json":
+    doc = json.loads(data); doc["argv"] = ["/nonexistent/program-gone", "x"]
+    data = json.dumps(doc).encode()'
+mutate py.repro nocwd.repro '
+if name == "manifest.json":
+    doc = json.loads(data); del doc["cwd"]; data = json.dumps(doc).encode()'
+mutate py.repro sigesc.repro '
+if name == "manifest.json":
+    doc = json.loads(data); doc["exit"] = {"signal": "SIG\x1b[31mKILL"}; data = json.dumps(doc).encode()'
+# a rule's keys smuggled in through the bundle's words
+mutate py.repro hostile.repro '
+if name == "events.jsonl":
+    data = data.replace(b"\"errno\":\"ENOENT\"", b"\"errno\":\"ENOENT:delay=1h\"")
+    data = data.replace(b"\"syscall\":\"openat\"", b"\"syscall\":\"openat:signal=SIGKILL\"")'
 start=$(date +%s)
 "$repro" replay -o hostile.replay.repro hostile.repro >hostile.out 2>hostile.err
 rc=$?
@@ -216,7 +265,10 @@ took=$(($(date +%s) - start))
 check "a bundle whose words hold rule keys: nothing smuggled in, no delay, no signal (exit $rc, ${took}s)" \
 	sh -c "[ $took -lt 30 ] && ! grep -q 'delay=\|signal=' hostile.err && [ $rc != 137 ]" || cat hostile.err
 
-for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" \
+"$repro" replay -q sigesc.repro >sig.out 2>sig.err
+check "a recorded exit signal with a terminal escape: not printed raw" \
+	sh -c "! grep -q \$(printf '\\033') sig.err && grep -q 'recorded: killed by a signal' sig.err"
+for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" "nocwd.repro" \
 	"--only disk curl.repro" "--map nonsense curl.repro" "--no-impose curl.repro" \
 	"--bogus curl.repro" "" "--cwd /nonexistent curl.repro"; do
 	# shellcheck disable=SC2086
@@ -253,4 +305,31 @@ check "--simulate --json: the differences as JSON" \
 "$repro" replay --json sim.repro >bad.out 2>bad.err
 rc=$?
 check "--json without --simulate: exit 2, one line" sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ]"
+
+# 7b. as root: a bundle another user recorded, a directory on the way that user cannot search here
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p walk/app && echo x >walk/app/conf && cp "$repro" walk/repro && chmod -R a+rwX walk
+	(cd walk/app && /usr/sbin/runuser -u repro-test -- "$work/walk/repro" record -o "$work/walk/w.repro" -- cat conf >/dev/null 2>&1)
+	"$repro" replay --simulate walk/w.repro >walk0.out 2>&1
+	rc0=$?
+	chmod 0700 walk
+	"$repro" replay --simulate walk/w.repro >walk1.out 2>&1
+	rc1=$?
+	chmod 0755 walk
+	check "--simulate: the directory the recorded user cannot search here is named (exit $rc0, then $rc1)" \
+		sh -c "[ $rc0 = 0 ] && [ $rc1 = 1 ] &&
+			grep -q '^  not searchable by the recorded user: $work/walk (recorded: searchable; here: 0700 0:0, no search for uid [0-9]*)' walk1.out" ||
+		cat walk0.out walk1.out
+else
+	# as the user: a file of the recording this user can no longer reach here
+	mkdir -p reach/app/sub && echo x >reach/app/sub/conf.txt
+	"$repro" record -o reach.repro -- cat "$work/reach/app/sub/conf.txt" >/dev/null 2>&1
+	chmod 0600 reach/app
+	"$repro" replay --simulate reach.repro >reach.out 2>&1
+	rc=$?
+	chmod 0755 reach/app
+	check "--simulate: a file this user cannot reach is not called missing, its directory is named (exit $rc)" \
+		sh -c "[ $rc = 1 ] && grep -q '^  not searchable by the recorded user: $work/reach/app ' reach.out &&
+			! grep -q 'missing here' reach.out" || cat reach.out
+fi
 exit $fail

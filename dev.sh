@@ -26,7 +26,7 @@ PACKAGES=(
 	libjansson-dev libcmocka-dev libxxhash-dev
 	strace curl python3 git jq zstd clang-format clang libclang-rt-dev
 	passwd util-linux iproute2 procps file nginx-light iputils-ping
-	postgresql redis-server sqlite3 python3-venv
+	postgresql redis-server sqlite3 python3-venv scdoc man-db zsh
 )
 DEPS_DONE=0
 

@@ -23,10 +23,11 @@ static const char diff_usage[] =
 	"\n"
 	"  --json            print the differences as JSON\n"
 	"  --map OLD=NEW     paths under OLD in A are under NEW in B (repeatable)\n" CLI_READING_USAGE
-	"  --help            show this help\n"
+	"  -h, --help        show this help\n"
 	"\n"
 	"Exit status: 0 the same, 1 different, 2 trouble (like diff(1)).\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n";
+	"Colour is used on a terminal unless NO_COLOR is set.\n"
+	"The manual: man repro-diff (repro-diff(1)).\n";
 
 static const struct option diff_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -44,7 +45,7 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", diff_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", diff_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 'm':

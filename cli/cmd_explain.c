@@ -21,9 +21,10 @@ static const char explain_usage[] =
 	"\n"
 	"  --json    print the findings as JSON, with evidence references\n"
 	"  --all     every finding, probe noise included (marked)\n" CLI_READING_USAGE
-	"  --help    show this help\n"
+	"  -h, --help  show this help\n"
 	"\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n";
+	"Colour is used on a terminal unless NO_COLOR is set.\n"
+	"The manual: man repro-explain (repro-explain(1)).\n";
 
 static const struct option explain_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -41,7 +42,7 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", explain_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", explain_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 'a': opts->all = true; break;

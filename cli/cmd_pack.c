@@ -13,14 +13,18 @@ static const char pack_usage[] =
 	"usage: repro pack SPOOLDIR -o FILE\n"
 	"\n"
 	"Pack the spool left behind by a recording that was interrupted, or that\n"
-	"found no room for its bundle ($TMPDIR/repro-NAME.XXXXXX/), into the bundle\n"
-	"FILE.  The exit status is the one the spool recorded (none when the\n"
-	"program's end was not recorded); the manifest's warnings say the bundle\n"
-	"was packed later, and what the spool lost.  The spool directory is\n"
-	"removed once FILE is written.\n"
+	"found no room for its bundle, into the bundle FILE.  The spool is\n"
+	"$TMPDIR/repro-BUNDLE.XXXXXX/ (/tmp without TMPDIR), BUNDLE the file name\n"
+	"of the bundle the recording was writing.  The manifest's exit is the one\n"
+	"the spool recorded (none when the program's end was not recorded), its\n"
+	"warnings say the bundle was packed later and what the spool lost.  The\n"
+	"spool directory is removed once FILE is written; exit status 0, or 2\n"
+	"when the spool cannot be read or FILE cannot be written.\n"
 	"\n"
 	"  -o, --output FILE   the bundle to write (required)\n"
-	"  --help              show this help\n";
+	"  -h, --help          show this help\n"
+	"\n"
+	"The manual: man repro-pack (repro-pack(1)).\n";
 
 static const struct option pack_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -40,7 +44,7 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 
 	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
 	opterr = 0; /* only main prints errors */
-	while ((c = getopt_long(argc, argv, "o:", pack_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", pack_options, NULL)) != -1) {
 		switch (c) {
 		case 'o': opts->out_path = optarg; break;
 		case 'h': fputs(pack_usage, stdout); return 1;

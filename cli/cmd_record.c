@@ -101,7 +101,9 @@ static const char usage_text[] =
 	"      --keep-overlay DIR  keep the overlay's upper layers in DIR (one\n"
 	"                        directory per PATH) instead of removing them\n"
 	"  -v, --verbose         say where the bundle went\n"
-	"  -h, --help            this text\n";
+	"  -h, --help            this text\n"
+	"\n"
+	"The manual: man repro-record (repro-record(1)).\n";
 
 /* --inject RULE, or strace's -e inject=RULE / -e fault=RULE: one more rule, parsed now. */
 static int add_rule(struct record_opts *o, int c, const char *text, struct repro_err **err)

@@ -81,7 +81,8 @@ static const char usage_text[] =
 	"  -h, --help            this text\n"
 	"\n"
 	"CMD, when given, runs instead of the recorded command.  The exit status is\n"
-	"the program's, as for repro record.\n";
+	"the program's, as for repro record.\n"
+	"The manual: man repro-replay (repro-replay(1)).\n";
 
 struct replay_opts {
 	const char *bundle, *output, *cwd;

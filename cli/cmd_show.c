@@ -22,9 +22,10 @@ static const char show_usage[] =
 	"  --net     every network attempt and its outcome\n"
 	"  --host    the machine the run happened on\n"
 	"  --all     list every failed call, not only the last 10 per process\n" CLI_READING_USAGE
-	"  --help    show this help\n"
+	"  -h, --help  show this help\n"
 	"\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n";
+	"Colour is used on a terminal unless NO_COLOR is set.\n"
+	"The manual: man repro-show (repro-show(1)).\n";
 
 static const struct option show_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -49,7 +50,7 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 
 	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
 	opterr = 0; /* only main prints errors */
-	while ((c = getopt_long(argc, argv, "", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 't': opts->trace = true; break;

@@ -71,7 +71,8 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0, 1 when a run's class is in --fail-on, 2 on bad options,\n"
 	"when the working run fails or a run could not be made, 130 when\n"
-	"interrupted (every run is killed).  Example: repro sweep -- bash start_app.sh\n";
+	"interrupted (every run is killed).  Example: repro sweep -- bash start_app.sh\n"
+	"The manual: man repro-sweep (repro-sweep(1)).\n";
 
 struct sweep_opts {
 	const char *from, *junit, *keep, *shard_text;

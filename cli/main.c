@@ -29,14 +29,18 @@ static const struct cmd commands[] = {
 	{ "replay", cmd_replay,
 	  "re-run a recorded command here with its recorded failures imposed" },
 	{ "pack", cmd_pack, "pack the spool a recording left behind (killed, or no room)" },
+	{ "__complete", cmd_complete, NULL }, /* for completions/: not listed */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: repro [--help] [--version] COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'repro COMMAND --help' describes a command.\n");
+		if (commands[i].summary != NULL)
+			fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-8s %s\n", "help", "describe a command: repro help COMMAND");
+	fprintf(out, "\n'repro help COMMAND' (or 'repro COMMAND --help') describes a command;\n"
+		     "the manual: man repro (repro(1)), man repro-COMMAND, man 5 repro-bundle.\n");
 }
 
 static const struct cmd *find_command(const char *name)
@@ -45,6 +49,29 @@ static const struct cmd *find_command(const char *name)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
+}
+
+static void print_error(struct repro_err *e);
+
+/* `repro help NAME`: NAME's own --help, as `repro NAME --help` prints it. */
+static int command_help(const char *name, struct repro_err **err)
+{
+	char *argv[] = { (char *)name, (char *)"--help", NULL };
+	const struct cmd *cmd = find_command(name);
+	int status;
+
+	if (cmd == NULL) {
+		fprintf(stderr, "repro: help: '%s' is not a repro command; see 'repro --help'\n",
+			name);
+		return 2;
+	}
+	optind = 0;
+	status = cmd->fn(2, argv, err);
+	if (status < 0) {
+		print_error(*err);
+		return 2;
+	}
+	return status;
 }
 
 /* 0 to go on, or the exit status when the global options were all there was to do. */
@@ -104,10 +131,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[optind], "help") == 0) {
+	if (strcmp(argv[optind], "help") == 0 && optind + 1 >= argc) {
 		usage(stdout);
 		return 0;
 	}
+	if (strcmp(argv[optind], "help") == 0)
+		return command_help(argv[optind + 1], &err);
 	cmd = find_command(argv[optind]);
 	if (cmd == NULL) {
 		fprintf(stderr, "repro: '%s' is not a repro command; see 'repro --help'\n",

@@ -285,6 +285,21 @@ static void environment_block(const struct rpl_replay_plan *p, const char *cwd, 
 	}
 }
 
+/* The recorded working directory as --map names it here, or as it was (a new string). */
+static char *mapped_cwd(const struct replay_opts *o, const char *recorded)
+{
+	struct rpl_norm n = { .nmaps = 0 };
+	char *mapped;
+
+	for (size_t k = 0; k < o->nmaps && k < RPL_NORM_MAX_MAPS; k++) {
+		n.map_from[k] = o->map_from[k];
+		n.map_to[k] = o->map_to[k];
+		n.nmaps++;
+	}
+	mapped = rpl_norm_map(&n, recorded);
+	return mapped != NULL ? mapped : repro_xstrdup(recorded);
+}
+
 /* Where the replay's bundle goes by default: BUNDLE without .repro, then .replay.repro. */
 static char *default_output(const char *bundle)
 {
@@ -760,7 +775,7 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 			      "replay: the bundle records no working directory (give --cwd DIR)");
 		goto out;
 	}
-	cwd = repro_xstrdup(o->cwd != NULL ? o->cwd : plan.cwd);
+	cwd = o->cwd != NULL ? repro_xstrdup(o->cwd) : mapped_cwd(o, plan.cwd);
 	if (chdir(cwd) < 0) {
 		repro_err_set(err, errno,
 			      o->cwd != NULL ? "replay --cwd: cannot enter '%s'"

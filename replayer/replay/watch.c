@@ -27,7 +27,8 @@ struct rpl_watch {
 	 * object {"ok": n, ERRNO: n …}; owned
 	 */
 	json_t *recorded;
-	json_t *syscalls; /* owned: the syscalls the recording has at all */
+	/* owned: the syscalls the recording has, true for those it has a call that worked of */
+	json_t *syscalls;
 	struct rpl_norm norm_rec; /* the recording's paths (strings owned by rec_cwd …) */
 	struct rpl_norm norm_here;
 	char *rec_cwd, *rec_home; /* owned */
@@ -63,11 +64,22 @@ static char *target_of_event(json_t *ev)
 	return NULL;
 }
 
+/*
+ * The target of a call as its event names it: the path, or for connect
+ * and bind (whose event has the address they were given) the endpoint.
+ * A send on a connected socket has a peer but no address argument, and
+ * a DNS query is the lookup's business (network.jsonl): neither here.
+ */
 static char *target_of_call(const struct lnch_call *c)
 {
+	bool is_endpoint_call = c->syscall != NULL && (strcmp(c->syscall, "connect") == 0 ||
+						       strcmp(c->syscall, "bind") == 0);
+
+	if (c->is_dns_query)
+		return NULL;
 	if (c->path != NULL)
 		return repro_xstrdup(c->path);
-	if (c->ip != NULL && c->port > 0)
+	if (is_endpoint_call && c->ip != NULL && c->port > 0)
 		return repro_xasprintf("%s:%d", c->ip, c->port);
 	return NULL;
 }
@@ -101,12 +113,16 @@ static int index_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **
 	const char *sc = bndl_json_str(ev, "syscall");
 	cleanup_free char *target = NULL, *key = NULL;
 	json_t *slot;
+	bool ok;
 
 	(void)lineno;
 	(void)err;
 	if (sc == NULL)
 		return 0;
-	json_object_set_new(w->syscalls, sc, json_true());
+	ok = bndl_json_int(ev, "ret", 0) >= 0 || bndl_json_str(ev, "errno") == NULL;
+	/* true once one worked: a syscall recorded only when it fails (a send) never was */
+	if (ok || json_object_get(w->syscalls, sc) == NULL)
+		json_object_set_new(w->syscalls, sc, json_boolean(ok));
 	target = target_of_event(ev);
 	key = key_of(&w->norm_rec, sc, target);
 	if (key == NULL)
@@ -116,11 +132,26 @@ static int index_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **
 		slot = json_object();
 		json_object_set_new(w->recorded, key, slot);
 	}
-	if (bndl_json_int(ev, "ret", 0) >= 0 || bndl_json_str(ev, "errno") == NULL)
+	if (ok)
 		count_in(slot, "ok");
 	else
 		count_in(slot, bndl_json_str(ev, "errno"));
 	return 0;
+}
+
+/*
+ * A recorded directory (*dir, owned, may be NULL) as --map names it here:
+ * the recording's paths are mapped before the cwd and HOME are taken out
+ * (rpl_norm_path()), so those must be mapped too.
+ */
+static void map_here(struct rpl_watch *w, char **dir)
+{
+	char *mapped = *dir != NULL ? rpl_norm_map(&w->norm_rec, *dir) : NULL;
+
+	if (mapped != NULL) {
+		free(*dir);
+		*dir = mapped;
+	}
 }
 
 static int read_recording(struct rpl_watch *w, const char *bundle, struct repro_err **err)
@@ -141,6 +172,8 @@ static int read_recording(struct rpl_watch *w, const char *bundle, struct repro_
 		w->rec_home =
 			repro_xstrdup(bndl_json_str(json_object_get(host, "environment"), "HOME"));
 	json_decref(host);
+	map_here(w, &w->rec_cwd);
+	map_here(w, &w->rec_home);
 	w->norm_rec.cwd = w->rec_cwd;
 	w->norm_rec.home = w->rec_home;
 	return bndl_reader_foreach(r, "events.jsonl", index_event, w, err);
@@ -240,9 +273,10 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 		return 0;
 	snprintf(tid, sizeof(tid), "%d", (int)st->tid);
 	json_object_set_new(w->pending, tid,
-			    json_pack("{s:s,s:s++,s:i,s:s,s:b}", "key", key, "words", call->syscall,
-				      " ", target, "pid", (int)st->pid, "exe", base_name(call->exe),
-				      "program's", is_programs(w, key, target)));
+			    json_pack("{s:s,s:s,s:s++,s:i,s:s,s:b}", "key", key, "syscall",
+				      call->syscall, "words", call->syscall, " ", target, "pid",
+				      (int)st->pid, "exe", base_name(call->exe), "program's",
+				      is_programs(w, key, target)));
 	v->observe_exit = true;
 	return 0;
 }
@@ -326,6 +360,7 @@ static bool on_exit_call(void *ctx, const struct lnch_stop *st)
 			stop = diverged(w, what, key, n, ring);
 		}
 	} else if (!failed && rec == NULL && json_is_true(json_object_get(p, "program's")) &&
+		   json_is_true(json_object_get(w->syscalls, bndl_json_str(p, "syscall"))) &&
 		   json_object_get(w->firsts, bndl_json_str(p, "exe")) == NULL) {
 		cleanup_free char *what = repro_xasprintf(
 			"diverged: %s: a call the recording never made (pid %s, %s; the first "

@@ -25,6 +25,8 @@
 #     over TCP as "Name or service not known"), network.jsonl's lookup is
 #     over tcp and injected; TIMEOUT leaves the resolver waiting, as a
 #     silent server over TCP does (glibc sets no timeout on a TCP read);
+#  6. replay: python3's recorded NXDOMAIN is imposed again (the same
+#     "Name or service not known", exit 1) while the name resolves here;
 # each run bare and under repro with the same output and exit status.
 # "user" runs repro as the unprivileged user repro-test inside the namespace.
 set -u
@@ -224,4 +226,32 @@ else
 	fail=1
 fi
 printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$stage/resolv.conf"
+
+# 6. replay (docs/replay.md): a recorded NXDOMAIN imposed again while the name resolves
+cat >"$stage/later.py" <<'PY'
+import socket, sys
+try:
+    print(socket.gethostbyname("later.repro.test"))
+except socket.gaierror as e:
+    sys.exit("cannot resolve later.repro.test: %s" % e.strerror)
+PY
+chmod a+r "$stage/later.py"
+(cd "$work" && as_variant "$stage/repro" record -o "$work/later.repro" -- /usr/bin/python3 "$stage/later.py" \
+	>"$work/later.rec.out" 2>&1)
+rec=$?
+touch "$stage/later.on"
+now=$(/usr/bin/python3 "$stage/later.py" 2>&1)
+(cd "$work" && as_variant "$stage/repro" replay "$work/later.repro" >"$work/later.out" 2>&1)
+rc=$?
+rm -f "$stage/later.on"
+if [ $rec = 1 ] && [ "$now" = 127.0.0.1 ] && [ $rc = 1 ] &&
+	grep -q '^cannot resolve later.repro.test: Name or service not known' "$work/later.out" &&
+	grep -q '^repro: replay: imposing dns later.repro.test NXDOMAIN' "$work/later.out" &&
+	grep -q '^repro: replay: reproduced: exit 1 as recorded' "$work/later.out"; then
+	echo "ok: replay: the recorded NXDOMAIN of later.repro.test again, while it resolves to $now here"
+else
+	echo "FAIL: replay of an NXDOMAIN: recorded exit $rec, resolves now to '$now', replayed exit $rc"
+	cat "$work/later.rec.out" "$work/later.out"
+	fail=1
+fi
 exit $fail

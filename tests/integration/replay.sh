@@ -3,7 +3,9 @@
 # reproduces recorded failures on a machine where they no longer happen:
 #  1. curl's recorded ECONNREFUSED while the port is open now: exit 7 again;
 #  2. python3's missing config, the config now present: the same traceback;
-#     and from another directory (--cwd), the path mapped there; a file
+#     and from another directory (--cwd), the path mapped there; as root,
+#     a bundle another user recorded in another directory (--map): the
+#     environment block names both differences and it still reproduces; a file
 #     the recording read and is missing here: the divergence is named as it
 #     happens and the summary says "another way"; --strict stops there with
 #     the last calls of both runs; a process only the recording had and one
@@ -17,8 +19,10 @@
 #     failure's recorded event (manifest injections "origin"), and explain
 #     reads it;
 #  5. --no-impose with --inject: the recorded command with only that fault;
-#  6. a nonexistent, a garbage and a truncated bundle, a command that is not
-#     here, bad options: one line, exit 2;
+#  6. a nonexistent, a garbage and a truncated bundle, one of a newer format
+#     version, one without a working directory, a command that is not
+#     here, bad options: one line, exit 2; a hostile exit signal not printed
+#     raw;
 #  7. --simulate: on the setup it was recorded in, exit 0; after a file is
 #     removed, another's mode changed and the server stopped, exactly
 #     those three differences (with --probe-network), exit 1; --json; as
@@ -106,6 +110,23 @@ check "--cwd: reproduced in the other directory (exit $rc)" \
 	sh -c "[ $rc = 1 ] && grep -q 'reproduced: exit 1 as recorded' mv.err"
 check "--cwd: the imposed path is the one here" \
 	sh -c "tar --zstd -xOf moved.repro events.jsonl | grep '\"injected\":true' | grep -q '\"path\":\"$work/moved/app.json\"'"
+
+# 2a. as root: a bundle another user recorded in another directory, replayed here with --map
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p other/srv/app here/app && cp "$repro" other/repro && chmod -R a+rwX other
+	cp app/start.py other/srv/app/ && cp app/start.py here/app/ && echo '{"port": 80}' >here/app/app.json
+	(cd other/srv/app && /usr/sbin/runuser -u repro-test -- "$work/other/repro" record \
+		-o "$work/other/u.repro" -- $py start.py >/dev/null 2>&1)
+	rm -rf other/srv
+	"$repro" replay --map "$work/other/srv/app=$work/here/app" other/u.repro >map.out 2>map.err
+	rc=$?
+	check "another uid and directory: the environment block names both, --map finds the app here" \
+		sh -c "grep -q '^repro: replay: recorded as uid [0-9]*, replayed as uid 0' map.err &&
+			grep -q '^repro: replay: recorded in $work/other/srv/app, replayed in $work/here/app' map.err"
+	check "another uid and directory: reproduced (exit $rc), the config's ENOENT imposed here" \
+		sh -c "[ $rc = 1 ] && grep -q 'reproduced: exit 1 as recorded, 1 of 1' map.err &&
+			grep -q \"FileNotFoundError: .*'app.json'\" map.err"
+fi
 
 # 2b. another way: a file the recording read is missing here, so the program fails earlier
 mkdir way && cd way || exit 1
@@ -250,6 +271,9 @@ if name == "manifest.json":
 mutate py.repro nocwd.repro '
 if name == "manifest.json":
     doc = json.loads(data); del doc["cwd"]; data = json.dumps(doc).encode()'
+mutate py.repro newer.repro '
+if name == "manifest.json":
+    doc = json.loads(data); doc["version"] = 99; data = json.dumps(doc).encode()'
 mutate py.repro sigesc.repro '
 if name == "manifest.json":
     doc = json.loads(data); doc["exit"] = {"signal": "SIG\x1b[31mKILL"}; data = json.dumps(doc).encode()'
@@ -268,7 +292,7 @@ check "a bundle whose words hold rule keys: nothing smuggled in, no delay, no si
 "$repro" replay -q sigesc.repro >sig.out 2>sig.err
 check "a recorded exit signal with a terminal escape: not printed raw" \
 	sh -c "! grep -q \$(printf '\\033') sig.err && grep -q 'recorded: killed by a signal' sig.err"
-for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" "nocwd.repro" \
+for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" "nocwd.repro" "newer.repro" \
 	"--only disk curl.repro" "--map nonsense curl.repro" "--no-impose curl.repro" \
 	"--bogus curl.repro" "" "--cwd /nonexistent curl.repro"; do
 	# shellcheck disable=SC2086

@@ -8,8 +8,10 @@
   bad.repro.test    NXDOMAIN
   broken.repro.test SERVFAIL
   silent.repro.test no reply at all
+  later.repro.test  NXDOMAIN, or A 127.0.0.1 once the file later.on is next
+                    to READY_FILE (a name that resolves only later: replay)
 Writes READY_FILE once both sockets listen."""
-import socket, struct, sys, threading
+import os, socket, struct, sys, threading
 
 A, CNAME, AAAA = 1, 5, 28
 
@@ -33,7 +35,12 @@ def answer(msg):
     rcode, answers = 0, []
     if name == "silent.repro.test":
         return None
-    if name == "bad.repro.test":
+    later_on = os.path.exists(os.path.join(os.path.dirname(sys.argv[1]), "later.on"))
+    if name == "later.repro.test" and later_on and qtype == A:
+        answers.append(rr(name, A, socket.inet_aton("127.0.0.1")))
+    elif name == "later.repro.test":
+        rcode = 3 if not later_on else 0
+    elif name == "bad.repro.test":
         rcode = 3
     elif name == "broken.repro.test":
         rcode = 2

@@ -450,13 +450,18 @@ static void show_run(const struct show_state *st, json_t *m)
 	repro_term_puts(out, bndl_json_str(m, "cwd"));
 	fputs("\n  started   ", out);
 	repro_term_puts(out, bndl_json_str(m, "started_at"));
-	fprintf(out, "\n  duration  %.2f s\n  exit      ",
-		(double)bndl_json_int(m, "duration_ns", 0) / 1e9);
+	/* no exit: the recorder was cut short, and the run lasted at least until its last record */
+	fprintf(out, "\n  duration  %s%.2f s%s\n  exit      ",
+		json_is_object(json_object_get(m, "exit")) ? "" : "at least ",
+		(double)bndl_json_int(m, "duration_ns", 0) / 1e9,
+		json_is_object(json_object_get(m, "exit")) ? "" : " (its end was not recorded)");
 	put_exit(out, json_object_get(m, "exit"), NULL, "code");
 	fprintf(out,
-		"\n  counts    %" PRId64 " events, %" PRId64 " failed, %" PRId64 " processes\n",
-		bndl_json_int(counts, "events", 0), bndl_json_int(counts, "failed", 0),
-		bndl_json_int(counts, "processes", 0));
+		"\n  counts    %" PRId64 " event%s, %" PRId64 " failed, %" PRId64 " process%s\n",
+		bndl_json_int(counts, "events", 0),
+		bndl_json_int(counts, "events", 0) == 1 ? "" : "s",
+		bndl_json_int(counts, "failed", 0), bndl_json_int(counts, "processes", 0),
+		bndl_json_int(counts, "processes", 0) == 1 ? "" : "es");
 	json_array_foreach (w, i, v) {
 		fputs("  warning   ", out);
 		repro_term_puts(out, json_string_value(v));
@@ -464,7 +469,13 @@ static void show_run(const struct show_state *st, json_t *m)
 	}
 }
 
-/* "bash start_app.sh -> python3 webui.py": the argv of every exec. */
+/* "fork of 3204": a process that never exec'd (or whose exec failed) runs its parent's program. */
+static void put_fork(FILE *out, json_t *proc)
+{
+	fprintf(out, "fork of %lld", (long long)bndl_json_int(proc, "ppid", 0));
+}
+
+/* "bash start_app.sh -> python3 webui.py": the argv of every exec; "(fork of 3204)". */
 static void put_execs(FILE *out, json_t *proc)
 {
 	json_t *execs = json_object_get(proc, "execs");
@@ -472,8 +483,9 @@ static void put_execs(FILE *out, json_t *proc)
 	json_t *e;
 
 	if (json_array_size(execs) == 0) {
-		/* a fork that never exec'd (or whose exec failed) runs its parent's program */
-		fprintf(out, "(fork of %lld)", (long long)bndl_json_int(proc, "ppid", 0));
+		fputc('(', out);
+		put_fork(out, proc);
+		fputc(')', out);
 		return;
 	}
 	json_array_foreach (execs, i, e) {
@@ -595,7 +607,7 @@ static void show_group(const struct show_state *st, const struct show_proc *p)
 	if (last != NULL)
 		put_argv(st->out, json_object_get(last, "argv"));
 	else
-		put_execs(st->out, p->obj);
+		put_fork(st->out, p->obj);
 	fputc(')', st->out);
 	fputs(", ", st->out);
 	put_exit(st->out, json_object_get(p->obj, "exit"), p->obj, "exit");

@@ -354,10 +354,14 @@ int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 
 /* ---- --host ---- */
 
+/* Width of the names of --host's lines: the longest ("nsswitch hosts") and two spaces. */
+#define HOST_KEY_WIDTH 16
+
+/* "  umask           0022": "?" when the bundle does not say, "none" for an empty value. */
 static void put_kv(FILE *out, const char *key, const char *value)
 {
-	fprintf(out, "  %-14s ", key);
-	repro_term_puts(out, value != NULL ? value : "?");
+	fprintf(out, "  %-*s", HOST_KEY_WIDTH, key);
+	repro_term_puts(out, value == NULL ? "?" : value[0] == '\0' ? "none" : value);
 	fputc('\n', out);
 }
 
@@ -366,7 +370,9 @@ static void put_list(FILE *out, const char *key, json_t *arr)
 	size_t i;
 	json_t *v;
 
-	fprintf(out, "  %-14s ", key);
+	fprintf(out, "  %-*s", HOST_KEY_WIDTH, key);
+	if (json_array_size(arr) == 0)
+		fputs(json_is_array(arr) ? "none" : "?", out);
 	json_array_foreach (arr, i, v) {
 		fputs(i ? ", " : "", out);
 		if (json_is_string(v))
@@ -375,6 +381,17 @@ static void put_list(FILE *out, const char *key, json_t *arr)
 			fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	}
 	fputc('\n', out);
+}
+
+/* An rlimit value of host.json (a number or "unlimited"): its words, in buf (cap bytes). */
+static const char *limit_words(json_t *v, char *buf, size_t cap)
+{
+	if (json_is_string(v) && strcmp(json_string_value(v), "unlimited") == 0)
+		return "unlimited";
+	if (!json_is_integer(v))
+		return "?";
+	snprintf(buf, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return buf;
 }
 
 static void show_host(json_t *h, FILE *out)
@@ -395,16 +412,20 @@ static void show_host(json_t *h, FILE *out)
 	put_kv(out, "umask", bndl_json_str(h, "umask"));
 	put_kv(out, "capabilities", bndl_json_str(caps, "effective"));
 	if (json_is_object(nofile)) {
-		cleanup_free char *text = bndl_json_text(nofile, JSON_COMPACT);
+		char text[96];
 
-		put_kv(out, "NOFILE", text);
+		snprintf(text, sizeof(text), "soft %s, hard %s",
+			 limit_words(json_object_get(nofile, "soft"), (char[24]){ 0 }, 24),
+			 limit_words(json_object_get(nofile, "hard"), (char[24]){ 0 }, 24));
+		put_kv(out, "open files", text);
 	}
 	put_kv(out, "cwd", bndl_json_str(h, "cwd"));
 	put_list(out, "nameservers",
 		 json_object_get(json_object_get(dns, "resolv_conf"), "nameservers"));
 	put_kv(out, "nsswitch hosts", bndl_json_str(dns, "nsswitch_hosts"));
-	fprintf(out, "  %-14s %zu\n", "mounts", json_array_size(json_object_get(h, "mounts")));
-	fprintf(out, "  %-14s %zu variables\n", "environment",
+	fprintf(out, "  %-*s%zu\n", HOST_KEY_WIDTH, "mounts",
+		json_array_size(json_object_get(h, "mounts")));
+	fprintf(out, "  %-*s%zu variables\n", HOST_KEY_WIDTH, "environment",
 		json_object_size(json_object_get(h, "environment")));
 	put_kv(out, "sandbox", bndl_json_str(h, "sandbox"));
 }

@@ -93,6 +93,8 @@ check "the spool is left behind in \$TMPDIR" test -s "$spool/events.spool"
 check "repro pack makes a bundle of it" test -s "$work/killed.repro"
 check "the packed bundle has the failed lookup" sh -c "tar --zstd -xOf '$work/killed.repro' events.jsonl | grep -q no-such-file-here"
 check "the packed bundle's exit is unknown" test "$(json killed.repro "['exit']")" = None
+check "show says its duration is a lower bound, not 0.00 s" \
+	sh -c "'$repro' show '$work/killed.repro' | grep -q '^  duration  at least [0-9.]* s (its end was not recorded)$'"
 # 5. a signal to the whole process group reaches the program once
 group_kill() { # group_kill CMD...: the program's exit status (its SIGINT count)
 	# a trapped signal can end bash's `wait` early (status 130, POSIX): wait again while the

@@ -33,4 +33,17 @@ for view in ("", "--trace", "--files", "--net", "--host", "--all"):
                 bc.expect(isinstance(doc, list) and len(doc) == lengths[view],
                           "%s: one element per line of the member (%d)" % (what, lengths[view]),
                           type(doc).__name__)
+        if not js and view == "--host" and r.returncode == 0:
+            lines = r.stdout.decode("utf-8", "replace").splitlines()
+            # "  KEY" padded to 16, then the value from column 18
+            bad = [l for l in lines if len(l) < 19 or l[17] != " " or l[18] == " "]
+            bc.expect(lines and not bad, "show --host: every value starts in one column, none empty",
+                      bad[:3])
+        if not js and view == "" and r.returncode == 0:
+            text = r.stdout.decode("utf-8", "replace")
+            n = b.manifest.get("counts", {}).get("processes")
+            bc.expect("((" not in text, "show: no doubled parentheses", text[:300])
+            bc.expect(("%d process\n" % n if n == 1 else "%d processes\n" % n) in text,
+                      "show: counts say %s process(es) in good English" % n,
+                      [l for l in text.splitlines() if "counts" in l])
 bc.done()

@@ -5,12 +5,14 @@
 # (mode 0755) and the recording runs as an unprivileged user, so the cache
 # write fails the way it does on a real deployment.  The recording always
 # uses --net=none: the "CDN" connect stays on this machine.
-# A third recording starts a copy that works (weights present, cache_hub/
-# writable) with a fault rule that denies reading cache_hub/: repro explain
-# then names the injected cause.
+# Then a copy that works (weights present, cache_hub/ writable) is
+# recorded as it is (working.repro), compared with the broken one (repro
+# diff working.repro broken.repro), and recorded once more with a fault
+# rule that denies reading cache_hub/: repro explain then names the
+# injected cause.
 # Exit 0 when the recordings produced bundles and the recorded program
-# exited 1 (missing weights), 126 (script without its run bit) and 1
-# (the injected EACCES).
+# exited 1 (missing weights), 126 (script without its run bit), 0 (the
+# working copy) and 1 (the injected EACCES), and diff found the difference.
 set -euo pipefail
 
 DEMO_USER=repro-demo
@@ -112,6 +114,24 @@ record() {
 	}
 }
 
+# compare A B: repro diff A B, which must find the difference (exit 1) and name
+# the weights or cache_hub/ in its first line of cause.
+compare() {
+	local status=0 out
+	header "repro diff $1 $2"
+	say "\$ repro diff $1 $2"
+	out=$("$dir/bin/repro" diff "$1" "$2") || status=$?
+	printf '%s\n' "$out"
+	if [ "$status" -ne 1 ]; then
+		say "demo: repro diff exited $status, expected 1 (the runs differ)" >&2
+		return 1
+	fi
+	grep -q '^Most likely cause: .*\(cache_hub\|model\.pth\)' <<<"$out" || {
+		say "demo: repro diff did not put the weights or cache_hub/ first" >&2
+		return 1
+	}
+}
+
 main() {
 	local failed=0
 	[ $# -eq 1 ] || usage
@@ -142,9 +162,12 @@ main() {
 	record broken start_app.sh 1 || failed=1
 	record noexec start_app_noexec.sh 126 || failed=1
 	stage_working "$dir"
-	say "demo: a copy that works is in $dir/ok (weights present, cache_hub/ writable);"
-	say "      a fault rule makes reading cache_hub/ fail as it fails on the broken machine"
+	say "demo: a copy that works is in $dir/ok (weights present, cache_hub/ writable)"
 	run_as=${run_as%%;*}"; cache_hub/ writable, model.pth present"
+	app=$dir/ok record working start_app.sh 0 || failed=1
+	compare "$dir/working.repro" "$dir/broken.repro" || failed=1
+	say "demo: a fault rule makes reading cache_hub/ of the working copy fail as it fails"
+	say "      on the broken machine"
 	app=$dir/ok record injected start_app.sh 1 --inject 'openat:error=EACCES:path=*/cache_hub/*' ||
 		failed=1
 	"$dir/bin/repro" explain "$dir/injected.repro" 2>&1 | grep -q '^1\. .*injected by rule 1' || {
@@ -156,7 +179,11 @@ main() {
 		say "demo: FAILED" >&2
 		exit 1
 	fi
-	say "bundles: $dir/broken.repro $dir/noexec.repro $dir/injected.repro (tar --zstd -tf lists them)"
+	say "bundles: $dir/broken.repro $dir/noexec.repro $dir/working.repro $dir/injected.repro"
+	say "  (tar --zstd -tf lists a bundle's members; tar -xf unpacks them into the current folder)"
+	say "the README's examples run on them (repro is $REPRO_BIN, or on PATH after cmake --install build):"
+	say "  cd $dir && repro explain broken.repro && repro diff working.repro broken.repro"
+	say "  cd $dir/app && repro record -o /tmp/mine.repro -- bash start_app.sh"
 	say "demo: OK"
 }
 

@@ -26,7 +26,6 @@ static const char diff_usage[] =
 	"  -h, --help        show this help\n"
 	"\n"
 	"Exit status: 0 the same, 1 different, 2 trouble (like diff(1)).\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n"
 	"The manual: man repro-diff (repro-diff(1)).\n";
 
 static const struct option diff_options[] = {
@@ -39,7 +38,7 @@ static const struct option diff_options[] = {
 
 /* Fill *opts from argv.  1: --help printed; 0: go on; -1 with *err: bad usage. */
 static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
-			   struct bndl_limits *lim, struct repro_err **err)
+			   struct bndl_limits *lim, enum cli_color *color, struct repro_err **err)
 {
 	int c, rc;
 
@@ -63,7 +62,8 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 			break;
 		case 'h': fputs(diff_usage, stdout); return 1;
 		default:
-			if ((rc = cli_reading_option(lim, "diff", c, optarg, err)) < 0)
+			if ((rc = cli_reading_option(lim, "diff", c, optarg, err)) < 0 ||
+			    (rc == 0 && (rc = cli_color_option(color, "diff", c, optarg, err)) < 0))
 				return -1;
 			if (rc > 0)
 				break;
@@ -85,16 +85,17 @@ int cmd_diff(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_diff_opts opts = { .a_path = NULL };
 	struct bndl_limits lim;
+	enum cli_color color = CLI_COLOR_AUTO;
 	int rc;
 
 	cli_reading_init(&lim);
 	opts.limits = &lim;
-	rc = parse_diff_args(argc, argv, &opts, &lim, err);
+	rc = parse_diff_args(argc, argv, &opts, &lim, &color, err);
 	bool differ = false;
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	opts.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	opts.color = cli_color_on(color);
 	if (rpl_diff_run(&opts, stdout, &differ, err) < 0)
 		return -1;
 	return differ ? 1 : 0;

@@ -23,7 +23,6 @@ static const char explain_usage[] =
 	"  --all     every finding, probe noise included (marked)\n" CLI_READING_USAGE
 	"  -h, --help  show this help\n"
 	"\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n"
 	"The manual: man repro-explain (repro-explain(1)).\n";
 
 static const struct option explain_options[] = {
@@ -36,7 +35,8 @@ static const struct option explain_options[] = {
 
 /* Fill *opts from argv.  1: --help printed; 0: go on; -1 with *err: bad usage. */
 static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *opts,
-			      struct bndl_limits *lim, struct repro_err **err)
+			      struct bndl_limits *lim, enum cli_color *color,
+			      struct repro_err **err)
 {
 	int c, rc;
 
@@ -48,7 +48,9 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 		case 'a': opts->all = true; break;
 		case 'h': fputs(explain_usage, stdout); return 1;
 		default:
-			if ((rc = cli_reading_option(lim, "explain", c, optarg, err)) < 0)
+			if ((rc = cli_reading_option(lim, "explain", c, optarg, err)) < 0 ||
+			    (rc == 0 &&
+			     (rc = cli_color_option(color, "explain", c, optarg, err)) < 0))
 				return -1;
 			if (rc > 0)
 				break;
@@ -67,14 +69,15 @@ int cmd_explain(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_explain_opts opts = { .bundle_path = NULL };
 	struct bndl_limits lim;
+	enum cli_color color = CLI_COLOR_AUTO;
 	int rc;
 
 	cli_reading_init(&lim);
 	opts.limits = &lim;
-	rc = parse_explain_args(argc, argv, &opts, &lim, err);
+	rc = parse_explain_args(argc, argv, &opts, &lim, &color, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	opts.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	opts.color = cli_color_on(color);
 	return rpl_explain_run(&opts, stdout, err) < 0 ? -1 : 0;
 }

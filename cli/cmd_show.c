@@ -24,7 +24,6 @@ static const char show_usage[] =
 	"  --all     list every failed call, not only the last 10 per process\n" CLI_READING_USAGE
 	"  -h, --help  show this help\n"
 	"\n"
-	"Colour is used on a terminal unless NO_COLOR is set.\n"
 	"The manual: man repro-show (repro-show(1)).\n";
 
 static const struct option show_options[] = {
@@ -44,7 +43,7 @@ static const struct option show_options[] = {
  * with *err on bad usage.
  */
 static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
-			   struct bndl_limits *lim, struct repro_err **err)
+			   struct bndl_limits *lim, enum cli_color *color, struct repro_err **err)
 {
 	int c, rc;
 
@@ -60,7 +59,8 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 		case 'H': opts->view = RPL_VIEW_HOST; break;
 		case 'h': fputs(show_usage, stdout); return 1;
 		default:
-			if ((rc = cli_reading_option(lim, "show", c, optarg, err)) < 0)
+			if ((rc = cli_reading_option(lim, "show", c, optarg, err)) < 0 ||
+			    (rc == 0 && (rc = cli_color_option(color, "show", c, optarg, err)) < 0))
 				return -1;
 			if (rc > 0)
 				break;
@@ -79,15 +79,16 @@ int cmd_show(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_show_opts opts = { .bundle_path = NULL };
 	struct bndl_limits lim;
+	enum cli_color color = CLI_COLOR_AUTO;
 	int rc;
 
 	cli_reading_init(&lim);
 	opts.limits = &lim;
-	rc = parse_show_args(argc, argv, &opts, &lim, err);
+	rc = parse_show_args(argc, argv, &opts, &lim, &color, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	opts.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	opts.color = cli_color_on(color);
 	if (rpl_show_run(&opts, stdout, err) < 0)
 		return -1;
 	return 0;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /*
  * The memory jansson holds: each block carries its size in a header of
@@ -115,4 +117,29 @@ int cli_reading_option(struct bndl_limits *lim, const char *cmd, int c, const ch
 		lim->max_memory = v;
 	as_cap(lim);
 	return 1;
+}
+
+int cli_color_option(enum cli_color *when, const char *cmd, int c, const char *arg,
+		     struct repro_err **err)
+{
+	if (c != CLI_OPT_COLOR)
+		return 0;
+	if (strcmp(arg, "auto") == 0)
+		*when = CLI_COLOR_AUTO;
+	else if (strcmp(arg, "always") == 0)
+		*when = CLI_COLOR_ALWAYS;
+	else if (strcmp(arg, "never") == 0)
+		*when = CLI_COLOR_NEVER;
+	else
+		return repro_err_set(err, EINVAL,
+				     "%s --color: expected auto, always or never, got '%s'", cmd,
+				     arg);
+	return 1;
+}
+
+bool cli_color_on(enum cli_color when)
+{
+	if (when != CLI_COLOR_AUTO)
+		return when == CLI_COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 }

@@ -13,20 +13,41 @@
 #include "common/err.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-/* getopt_long values of the two options (above every short option). */
-enum { CLI_OPT_MAX_READ = 0x200, CLI_OPT_MAX_MEMORY };
+/* getopt_long values of the options (above every short option). */
+enum { CLI_OPT_MAX_READ = 0x200, CLI_OPT_MAX_MEMORY, CLI_OPT_COLOR };
 
-#define CLI_READING_OPTIONS                                               \
-	{ "max-read", required_argument, NULL, CLI_OPT_MAX_READ },        \
-	{                                                                 \
-		"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY \
+#define CLI_READING_OPTIONS                                                    \
+	{ "max-read", required_argument, NULL, CLI_OPT_MAX_READ },             \
+		{ "max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY }, \
+	{                                                                      \
+		"color", required_argument, NULL, CLI_OPT_COLOR                \
 	}
 
 #define CLI_READING_USAGE                                                         \
 	"  --max-read SIZE   read at most SIZE uncompressed bytes (default 4G)\n" \
-	"  --max-memory SIZE hold at most SIZE of parsed JSON (default 1G)\n"
+	"  --max-memory SIZE hold at most SIZE of parsed JSON (default 1G)\n"     \
+	"  --color WHEN      auto (default: on a terminal, unless NO_COLOR is\n"  \
+	"                    set), always or never\n"
+
+/* --color's WHEN. */
+enum cli_color { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+
+/*
+ * cli_color_option - take option c (CLI_OPT_COLOR) of command cmd with
+ * argument arg ("auto", "always", "never") into *when.  Returns 1 when c
+ * was it, 0 when not, -1 with *err (EINVAL) for another word.
+ */
+int cli_color_option(enum cli_color *when, const char *cmd, int c, const char *arg,
+		     struct repro_err **err);
+
+/*
+ * cli_color_on - whether to colour standard output: always, never, or
+ * (auto) when it is a terminal and NO_COLOR is unset (no-color.org).
+ */
+bool cli_color_on(enum cli_color when);
 
 /*
  * cli_parse_size - "64M", "1G", "4096", "0" into *out (bytes; K, M, G are

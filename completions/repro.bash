@@ -6,14 +6,14 @@
 # share/bash-completion/completions/repro.
 
 _repro_opts_record='-o --output --trace --net --sandbox --no-sandbox --ptrace-only --wait --keep-env --redact --redact-hostname --hash-max --hash-secrets --io-uring --inject --seed --overlay --keep-overlay -v --verbose -h --help'
-_repro_opts_show='--json --trace --files --net --host --all --max-read --max-memory -h --help'
-_repro_opts_explain='--json --all --max-read --max-memory -h --help'
-_repro_opts_diff='--json --map --max-read --max-memory -h --help'
+_repro_opts_show='--json --trace --files --net --host --all --max-read --max-memory --color -h --help'
+_repro_opts_explain='--json --all --max-read --max-memory --color -h --help'
+_repro_opts_diff='--json --map --max-read --max-memory --color -h --help'
 _repro_opts_pack='-o --output -h --help'
 _repro_opts_sweep='--from --only --include-system --faults --timeout --jobs --shard --net --overlay --json --junit --keep --fail-on --merge -h --help'
 _repro_opts_replay='-o --output --cwd --map --fast --only --inject --no-impose --no-overlay --keep-overlay --strict -q --quiet --minimize --simulate --probe-network --include-system --json -h --help'
 # options that take a value (the next word, or --opt=VALUE)
-_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd '
+_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --color --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd '
 _repro_rule_keys='error= retval= when= delay_enter= delay_exit= delay= signal= path= addr= port= type= host= exe= prob= after= blackhole'
 
 # _repro_add KEEP FULL WORD...: each WORD that starts with FULL, less KEEP
@@ -97,6 +97,7 @@ _repro_value() {
 	*:--sandbox) _repro_add "$keep" "$full" "${pre}auto" "${pre}require" "${pre}none" ;;
 	*:--wait) _repro_add "$keep" "$full" "${pre}all" "${pre}main" ;;
 	*:--io-uring) _repro_add "$keep" "$full" "${pre}allow" "${pre}deny" ;;
+	*:--color) _repro_add "$keep" "$full" "${pre}auto" "${pre}always" "${pre}never" ;;
 	*:--keep-env)
 		local v words=()
 		for v in $(compgen -e); do words+=("$pre$v"); done

@@ -78,6 +78,7 @@ has "files for the program's arguments" "repro record -- bash n" notes.txt
 has "sweep's --fail-on classes" "repro sweep --fail-on crashed,h" crashed,hung
 has "sweep's faults" "repro sweep --faults ECONN" ECONNREFUSED
 has "replay's --only kinds" "repro replay --only=d" dns
+has "--color for the readers" "repro show --color=" auto always never
 
 for cmd in record show explain diff pack sweep replay; do
 	help=$("$repro" "$cmd" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' |

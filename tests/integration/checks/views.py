@@ -1,5 +1,7 @@
 """Every view of `repro show`, as text and with --json, reads the bundle:
-exit 0, and the JSON ones parse and hold what the members hold."""
+exit 0, and the JSON ones parse and hold what the members hold; --host in
+one column, no doubled parentheses, the counts in good English; --color
+of show, explain and diff (never on a pipe, always even with NO_COLOR)."""
 import json
 import os
 import subprocess
@@ -46,4 +48,18 @@ for view in ("", "--trace", "--files", "--net", "--host", "--all"):
             bc.expect(("%d process\n" % n if n == 1 else "%d processes\n" % n) in text,
                       "show: counts say %s process(es) in good English" % n,
                       [l for l in text.splitlines() if "counts" in l])
+for cmd in (["show"], ["explain"], ["diff", bundle]):
+    def run(*extra, env=None):
+        return subprocess.run([repro] + cmd + list(extra) + [bundle], capture_output=True,
+                              timeout=60, env=env)
+    name = cmd[0]
+    bc.expect(b"\x1b[" not in run().stdout, "%s on a pipe: no colour" % name)
+    bc.expect(b"\x1b[" not in run("--color=never").stdout, "%s --color=never: no colour" % name)
+    # a bundle against itself has nothing to colour in diff: its exit status only
+    always = run("--color=always", env=dict(os.environ, NO_COLOR="1"))
+    bc.expect(always.returncode in (0, 1) and (b"\x1b[" in always.stdout or name == "diff"),
+              "%s --color=always: colour even with NO_COLOR" % name, always.stdout[:200])
+    bad = run("--color=sometimes")
+    bc.expect(bad.returncode == 2 and bad.stderr.count(b"\n") == 1 and not bad.stdout,
+              "%s --color=sometimes: one line, exit 2" % name, bad.stderr)
 bc.done()

@@ -10,10 +10,11 @@ _repro_opts_show='--json --trace --files --net --host --all --max-read --max-mem
 _repro_opts_explain='--json --all --max-read --max-memory --color -h --help'
 _repro_opts_diff='--json --map --max-read --max-memory --color -h --help'
 _repro_opts_pack='-o --output -h --help'
+_repro_opts_export='--format -o --output --max-read --max-memory -h --help'
 _repro_opts_sweep='--from --only --include-system --faults --timeout --jobs --shard --net --overlay --json --junit --keep --fail-on --merge -h --help'
 _repro_opts_replay='-o --output --cwd --map --fast --only --inject --no-impose --no-overlay --keep-overlay --strict -q --quiet --minimize --simulate --probe-network --include-system --json -h --help'
 # options that take a value (the next word, or --opt=VALUE)
-_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --color --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd '
+_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --color --format --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd '
 _repro_rule_keys='error= retval= when= delay_enter= delay_exit= delay= signal= path= addr= port= type= host= exe= prob= after= blackhole'
 
 # _repro_add KEEP FULL WORD...: each WORD that starts with FULL, less KEEP
@@ -98,6 +99,7 @@ _repro_value() {
 	*:--wait) _repro_add "$keep" "$full" "${pre}all" "${pre}main" ;;
 	*:--io-uring) _repro_add "$keep" "$full" "${pre}allow" "${pre}deny" ;;
 	*:--color) _repro_add "$keep" "$full" "${pre}auto" "${pre}always" "${pre}never" ;;
+	*:--format) _repro_add "$keep" "$full" "${pre}chrome-trace" ;;
 	*:--keep-env)
 		local v words=()
 		for v in $(compgen -e); do words+=("$pre$v"); done
@@ -152,12 +154,12 @@ _repro() {
 		return
 	fi
 	if [ -z "$cmd" ]; then
-		_repro_add "$keep" "$full" record show explain diff sweep replay pack help --help --version
+		_repro_add "$keep" "$full" record show explain diff sweep replay export pack help --help --version
 		return
 	fi
 	if [ "$cmd" = help ]; then
 		[ -z "${words_before[2]:-}" ] &&
-			_repro_add "$keep" "$full" record show explain diff sweep replay pack
+			_repro_add "$keep" "$full" record show explain diff sweep replay export pack
 		return
 	fi
 	if [[ $full == --*=* ]]; then
@@ -175,7 +177,7 @@ _repro() {
 		return
 	fi
 	case $cmd in
-	show | explain | diff | replay) _repro_files "$keep" "$full" "" '*.repro' ;;
+	show | explain | diff | replay | export) _repro_files "$keep" "$full" "" '*.repro' ;;
 	pack) _repro_files "$keep" "$full" "" -d ;;
 	esac
 }

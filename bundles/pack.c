@@ -556,6 +556,7 @@ static int read_spool(struct pack_state *st, const char *dir, struct repro_err *
 {
 	struct bndl_spool_reader *r = bndl_spool_reader_open(dir, err);
 	struct bndl_event ev;
+	uint64_t nrec = 0;
 	int rc = 0;
 
 	if (r == NULL)
@@ -579,6 +580,12 @@ static int read_spool(struct pack_state *st, const char *dir, struct repro_err *
 		rc = on_record(st, &ev, err);
 		if (rc < 0)
 			break;
+		if (st->ops->progress != NULL && ++nrec % 4096 == 0) {
+			uint64_t done, total;
+
+			bndl_spool_reader_position(r, &done, &total);
+			st->ops->progress(st->ops->progress_ctx, done, total);
+		}
 	}
 	st->is_truncated = bndl_spool_reader_was_truncated(r);
 	bndl_spool_reader_free(r);

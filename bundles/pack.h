@@ -54,6 +54,13 @@ struct bndl_render_ops {
 	 */
 	json_t *(*output_json)(void *ctx, const char *data, size_t len);
 	void *ctx; /* borrowed: passed to the callbacks */
+	/*
+	 * progress (may be NULL): done of total bytes of the spool read so
+	 * far (bndl_spool_reader_position()), every 4,096 records, given
+	 * progress_ctx (borrowed): for a progress line
+	 */
+	void (*progress)(void *progress_ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 /* Facts of the run that go into manifest.json. */

@@ -46,6 +46,7 @@ struct bndl_spool_reader {
 	size_t rec_cap;
 	uint64_t nread;
 	bool is_truncated;
+	uint64_t main_size; /* bytes of events.spool when opened */
 };
 
 static const unsigned char zero_pad[8];
@@ -762,7 +763,21 @@ struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_e
 	}
 	if (check_file_hdr(r, err) < 0)
 		return NULL;
+	{
+		struct stat st;
+
+		r->main_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	}
 	return steal_ptr(&r);
+}
+
+void bndl_spool_reader_position(const struct bndl_spool_reader *r, uint64_t *done, uint64_t *total)
+{
+	off_t at = ftello(r->f);
+	uint64_t here = at > 0 ? (uint64_t)at : 0;
+
+	*done = r->in_reserve ? r->main_size + here : here;
+	*total = r->main_size > *done ? r->main_size : *done;
 }
 
 /*

@@ -380,6 +380,13 @@ struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_e
 int bndl_spool_reader_next(struct bndl_spool_reader *r, struct bndl_event *ev,
 			   struct repro_err **err);
 
+/*
+ * bndl_spool_reader_position - how far reading has come: *done bytes of
+ * *total (events.spool's size when opened; more once reading went on in
+ * the reserve).  For a progress line; O(1).
+ */
+void bndl_spool_reader_position(const struct bndl_spool_reader *r, uint64_t *done, uint64_t *total);
+
 /* bndl_spool_reader_was_truncated - true when the spool ended mid-record. */
 bool bndl_spool_reader_was_truncated(const struct bndl_spool_reader *r);
 

@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "cli/reading.h"
+#include "common/progress.h"
 #include "common/err.h"
 #include "replayer/readers/diff.h"
 
@@ -81,22 +82,42 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 	return 0;
 }
 
+/* "repro: diff: reading B: 45% (450000 of 1000000 events)" on a terminal (common/progress.h). */
+static void reading_progress(void *ctx, const char *side, uint64_t done, uint64_t total)
+{
+	struct repro_progress *p = ctx;
+
+	if (total > 0)
+		repro_progress_text(p, false,
+				    "repro: diff: reading %s: %llu%% (%llu of %llu events)", side,
+				    (unsigned long long)(done >= total ? 100 : done * 100 / total),
+				    (unsigned long long)done, (unsigned long long)total);
+	else
+		repro_progress_text(p, false, "repro: diff: reading %s: %llu events", side,
+				    (unsigned long long)done);
+}
+
 int cmd_diff(int argc, char **argv, struct repro_err **err)
 {
 	struct rpl_diff_opts opts = { .a_path = NULL };
+	struct repro_progress line;
 	struct bndl_limits lim;
 	enum cli_color color = CLI_COLOR_AUTO;
+	bool differ = false;
 	int rc;
 
 	cli_reading_init(&lim);
 	opts.limits = &lim;
 	rc = parse_diff_args(argc, argv, &opts, &lim, &color, err);
-	bool differ = false;
-
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	opts.color = cli_color_on(color);
-	if (rpl_diff_run(&opts, stdout, &differ, err) < 0)
+	repro_progress_init(&line, stderr);
+	opts.progress = reading_progress;
+	opts.progress_ctx = &line;
+	rc = rpl_diff_run(&opts, stdout, &differ, err);
+	repro_progress_clear(&line);
+	if (rc < 0)
 		return -1;
 	return differ ? 1 : 0;
 }

@@ -3,6 +3,7 @@
  * as its run would have (sess_pack_spool(), session/session.h).
  */
 #include "cli/commands.h"
+#include "cli/run.h"
 #include "common/err.h"
 #include "session/session.h"
 
@@ -66,9 +67,13 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 int cmd_pack(int argc, char **argv, struct repro_err **err)
 {
 	struct pack_opts opts = { .spool_dir = NULL };
+	struct sess_progress progress;
 	int rc = parse_pack_args(argc, argv, &opts, err);
 
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	return sess_pack_spool(opts.spool_dir, opts.out_path, err) < 0 ? -1 : 0;
+	progress = cli_pack_progress();
+	rc = sess_pack_spool(opts.spool_dir, opts.out_path, &progress, err);
+	cli_pack_progress_end();
+	return rc < 0 ? -1 : 0;
 }

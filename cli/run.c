@@ -2,6 +2,7 @@
 #include "cli/run.h"
 #include "cli/signals.h"
 #include "common/cleanup.h"
+#include "common/progress.h"
 #include "replayer/policies/deny.h"
 #include "replayer/policies/inject.h"
 
@@ -14,6 +15,26 @@ static void print_notice(void *ctx, const char *line)
 {
 	(void)ctx;
 	fprintf(stderr, "repro: %s\n", line);
+}
+
+/* The progress line of packing, on stderr when it is a terminal (common/progress.h). */
+static struct repro_progress pack_line;
+
+static void pack_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	repro_progress_bytes(&pack_line, "packing the bundle", done, total);
+}
+
+struct sess_progress cli_pack_progress(void)
+{
+	repro_progress_init(&pack_line, stderr);
+	return (struct sess_progress){ .fn = pack_progress };
+}
+
+void cli_pack_progress_end(void)
+{
+	repro_progress_clear(&pack_line);
 }
 
 /* Signals sent to repro go to the program while it runs (cli/signals.h). */
@@ -58,7 +79,10 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 	if (sess->notice == NULL)
 		sess->notice = print_notice;
 	cli_signals_install();
+	if (sess->progress.fn == NULL && sess->notice == print_notice)
+		sess->progress = cli_pack_progress(); /* not in a sweep's quiet runs */
 	rc = sess_run(sess, policies, npolicies, res, err);
+	cli_pack_progress_end();
 	rpl_deny_free(deny);
 	rpl_inject_free(inject);
 	return rc;

@@ -25,4 +25,14 @@
 int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
 	    bool deny_io_uring, struct sess_result *res, struct repro_err **err);
 
+/*
+ * cli_pack_progress - where packing says how far it is: a progress line
+ * "repro: packing the bundle: 45% (120 MiB of 270 MiB)" on stderr when it
+ * is a terminal (common/progress.h), once packing takes half a second.
+ * cli_pack_progress_end: the line off the terminal.  cli_run() uses them
+ * for a run whose notices go to stderr (not a sweep's runs).
+ */
+struct sess_progress cli_pack_progress(void);
+void cli_pack_progress_end(void);
+
 #endif

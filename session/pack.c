@@ -35,12 +35,17 @@ static const char *const extra_members[] = { "host.json",   "files.jsonl",   "ne
  */
 static int pack_spool(const char *spool_dir, struct bndl_run_info *info,
 		      const struct rec_redact *redact, json_t *redacted,
-		      const struct bndl_pack_dest *dest, char **written, struct repro_err **err)
+		      const struct bndl_pack_dest *dest, const struct sess_progress *progress,
+		      char **written, struct repro_err **err)
 {
 	cleanup_renderer struct rec_renderer *r = rec_renderer_new(redact, redacted);
 	struct bndl_render_ops ops;
 
 	rec_renderer_ops(r, &ops);
+	if (progress != NULL) {
+		ops.progress = progress->fn;
+		ops.progress_ctx = progress->ctx;
+	}
 	info->extra_members = extra_members;
 	return bndl_pack_to(spool_dir, info, &ops, dest, written, err);
 }
@@ -108,7 +113,8 @@ static int pack_via(struct sess_state *s, const char *work, char *const *dirs,
 	if (derive(s, work, err) < 0)
 		return -1;
 	s->info.extra_dir = work;
-	rc = pack_spool(s->spool_dir, &s->info, s->redact, s->redacted, &dest, &s->written, err);
+	rc = pack_spool(s->spool_dir, &s->info, s->redact, s->redacted, &dest,
+			s->o->progress.fn != NULL ? &s->o->progress : NULL, &s->written, err);
 	s->info.extra_dir = NULL; /* work may go away */
 	return rc;
 }
@@ -309,7 +315,8 @@ static bool output_inside(const char *spool_dir, const char *out)
 	return strcmp(a, b) == 0;
 }
 
-int sess_pack_spool(const char *spool_dir, const char *out_path, struct repro_err **err)
+int sess_pack_spool(const char *spool_dir, const char *out_path,
+		    const struct sess_progress *progress, struct repro_err **err)
 {
 	struct bndl_run_info run;
 	cleanup_free char **run_argv = NULL;
@@ -334,7 +341,7 @@ int sess_pack_spool(const char *spool_dir, const char *out_path, struct repro_er
 	/* staged where there is room; the bundle itself goes to -o or nowhere */
 	scratch = bndl_scratch_dirs(dirname(out_copy));
 	dest.scratch_dirs = (const char *const *)scratch;
-	if (pack_spool(spool_dir, &run, NULL, run.redacted, &dest, NULL, err) < 0)
+	if (pack_spool(spool_dir, &run, NULL, run.redacted, &dest, progress, NULL, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	return bndl_spool_remove(spool_dir, err);
 }

@@ -40,6 +40,16 @@ struct sess_policy {
 	json_t *(*report)(void *ctx);
 };
 
+/*
+ * Where packing says how far it is: fn (NULL: nowhere) gets ctx
+ * (borrowed) and done of total bytes of the spool read, every 4,096
+ * records (bundles/pack.h) - for a progress line on a terminal.
+ */
+struct sess_progress {
+	void (*fn)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
 /* An observer of the loop besides the recorder (launcher/stop.h), borrowed for the run. */
 struct sess_observer {
 	const struct lnch_observer_ops *ops; /* borrowed */
@@ -98,6 +108,7 @@ struct sess_options {
 	 */
 	bool (*should_stop)(void *cb_ctx);
 	void (*on_program)(void *cb_ctx, pid_t pid);
+	struct sess_progress progress; /* packing the bundle (its fn may be NULL) */
 	void (*notice)(void *cb_ctx, const char *line);
 	void *cb_ctx; /* borrowed */
 };
@@ -150,13 +161,14 @@ void sess_result_release(struct sess_result *res);
 
 /*
  * sess_pack_spool - pack the spool spool_dir, left by a run that was
- * killed or found no room for its bundle, into the bundle out_path, as
- * the run would have (marked as packed later; files.jsonl,
+ * killed or found no room for its bundle, into the bundle out_path (saying
+ * how far it is to progress, which may be NULL), as the run would have (marked as packed later; files.jsonl,
  * network.jsonl and waits.jsonl derived where they can be), then remove
  * the spool.  Both paths borrowed.  Returns 0, or -1 with *err: EINVAL
  * when out_path lies in the spool, an unreadable run.json or spool, a
  * failed pack ("cannot pack 'DIR': ...").
  */
-int sess_pack_spool(const char *spool_dir, const char *out_path, struct repro_err **err);
+int sess_pack_spool(const char *spool_dir, const char *out_path,
+		    const struct sess_progress *progress, struct repro_err **err);
 
 #endif

@@ -3,6 +3,7 @@
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
+#include "common/progress.h"
 #include "common/xalloc.h"
 #include "replayer/readers/explain.h"
 
@@ -297,6 +298,7 @@ struct sched {
 	json_t *records; /* one per fault, null until its run ends */
 	size_t next, done;
 	uint64_t t0;
+	struct repro_progress line; /* on o->progress (common/progress.h) */
 };
 
 static int launch(struct sched *s, struct slot *sl, struct repro_err **err)
@@ -342,17 +344,16 @@ static void finish(struct sched *s, struct slot *sl, int status)
 }
 
 /* The progress line: done/total, elapsed, and an estimate of what is left. */
-static void progress(const struct sched *s)
+static void progress(struct sched *s)
 {
 	double el = (double)(now_ns() - s->t0) / 1e9;
+	char left[48] = "";
 
-	if (s->o->progress == NULL)
-		return;
-	fprintf(s->o->progress, "\r\033[Ksweep: %zu/%zu runs, %.0f s", s->done, s->plan->n, el);
 	if (s->done > 0 && s->done < s->plan->n)
-		fprintf(s->o->progress, ", about %.0f s left",
-			el / (double)s->done * (double)(s->plan->n - s->done));
-	fflush(s->o->progress);
+		snprintf(left, sizeof(left), ", about %.0f s left",
+			 el / (double)s->done * (double)(s->plan->n - s->done));
+	repro_progress_text(&s->line, true, "sweep: %zu/%zu runs, %.0f s%s", s->done, s->plan->n,
+			    el, left);
 }
 
 /* Interrupted: every run killed (its tracees go with it, PTRACE_O_EXITKILL), its files removed. */
@@ -391,6 +392,7 @@ int swp_sweep_run(const struct swp_plan *plan, const struct swp_runner *runner,
 	struct sched s = { .plan = plan, .runner = runner, .o = opts, .t0 = now_ns() };
 	int rc = 0;
 
+	repro_progress_init(&s.line, opts->progress);
 	s.slots = repro_xcalloc(opts->jobs, sizeof(*s.slots));
 	s.records = json_array();
 	for (size_t i = 0; i < plan->n; i++)
@@ -425,10 +427,7 @@ int swp_sweep_run(const struct swp_plan *plan, const struct swp_runner *runner,
 			if (s.slots[j].pid == pid)
 				finish(&s, &s.slots[j], st);
 	}
-	if (opts->progress != NULL) {
-		fputs("\r\033[K", opts->progress);
-		fflush(opts->progress);
-	}
+	repro_progress_clear(&s.line);
 	free(s.slots);
 	if (rc < 0) {
 		json_decref(s.records);

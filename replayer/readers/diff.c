@@ -954,6 +954,9 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 	}
 	d.a.norm.nmaps = opts->nmaps < RPL_NORM_MAX_MAPS ? opts->nmaps : RPL_NORM_MAX_MAPS;
 	d.a.limits = d.b.limits = opts->limits;
+	d.a.opts = d.b.opts = opts;
+	d.a.label = "A";
+	d.b.label = "B";
 	d.b.files_also = on_file_b; /* B's files are compared as they stream by */
 	d.b.files_ctx = &d;
 	if (df_side_load(&d.a, err) == 0 && df_side_load(&d.b, err) == 0 && compare(&d, err) == 0) {

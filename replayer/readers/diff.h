@@ -22,6 +22,13 @@ struct rpl_diff_opts {
 	const char *map_from[RPL_NORM_MAX_MAPS]; /* --map OLD=NEW: A's OLD is B's NEW */
 	const char *map_to[RPL_NORM_MAX_MAPS];
 	size_t nmaps;
+	/*
+	 * may be NULL: how far reading a bundle is ("A" or "B", done of total
+	 * events: the manifest's count), every 4,096 events, given
+	 * progress_ctx (borrowed) - for a progress line
+	 */
+	void (*progress)(void *progress_ctx, const char *side, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 /*

@@ -64,6 +64,8 @@ struct df_side {
 	/* called too for each files.jsonl line, after this side took it (may be NULL) */
 	bndl_line_fn files_also;
 	void *files_ctx;
+	const struct rpl_diff_opts *opts; /* borrowed: its progress, may be NULL */
+	const char *label; /* "A" or "B", for the progress line */
 	uint16_t *outcome; /* 0: ok; else index into errnames */
 	size_t nev;
 	json_t *errnames; /* name -> index, owned */

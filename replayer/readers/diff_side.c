@@ -5,6 +5,7 @@
  * network.jsonl attempts and lookups by endpoint or name.
  */
 #include "replayer/readers/diff_internal.h"
+#include "replayer/readers/diff.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
@@ -392,6 +393,10 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	s->lines[s->nev] = keep_record(s, ev);
 	s->outcome[s->nev] = e != NULL ? intern(s, e) : 0;
 	ld->ev_proc[s->nev++] = (uint32_t)proc;
+	if (s->opts != NULL && s->opts->progress != NULL && lineno % 4096 == 0)
+		s->opts->progress(s->opts->progress_ctx, s->label, (uint64_t)lineno,
+				  (uint64_t)bndl_json_int(json_object_get(s->manifest, "counts"),
+							  "events", 0));
 	return 0;
 }
 

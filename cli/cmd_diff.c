@@ -4,6 +4,7 @@
 #include "common/err.h"
 #include "replayer/readers/diff.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", diff_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 'm':
@@ -61,6 +62,9 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 					optarg);
 			opts->nmaps++;
 			break;
+		case ':':
+			return repro_err_set(err, EINVAL, "diff: option '%s' needs a value",
+					     argv[optind - 1]);
 		case 'h': fputs(diff_usage, stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "diff", c, optarg, err)) < 0 ||

@@ -3,6 +3,7 @@
 #include "common/err.h"
 #include "replayer/readers/explain.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,10 +43,13 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", explain_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", explain_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 'a': opts->all = true; break;
+		case ':':
+			return repro_err_set(err, EINVAL, "explain: option '%s' needs a value",
+					     argv[optind - 1]);
 		case 'h': fputs(explain_usage, stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "explain", c, optarg, err)) < 0 ||

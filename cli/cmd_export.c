@@ -57,7 +57,7 @@ static int parse_export_args(int argc, char **argv, struct rpl_export_opts *opts
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", export_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", export_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (strcmp(optarg, "chrome-trace") != 0)
@@ -66,6 +66,9 @@ static int parse_export_args(int argc, char **argv, struct rpl_export_opts *opts
 					"export --format: expected chrome-trace, got '%s'", optarg);
 			break;
 		case 'o': *output = optarg; break;
+		case ':':
+			return repro_err_set(err, EINVAL, "export: option '%s' needs a value",
+					     argv[optind - 1]);
 		case 'h': fputs(export_usage, stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "export", c, optarg, err)) < 0)
@@ -85,11 +88,11 @@ static int parse_export_args(int argc, char **argv, struct rpl_export_opts *opts
 	return 0;
 }
 
-/* The trace into output through a temporary file beside it, renamed once complete. */
-static int export_to_file(const struct rpl_export_opts *opts, const char *output,
-			  struct repro_err **err)
+/* The trace into path through a temporary file beside it, renamed once complete. */
+static int export_replacing(const struct rpl_export_opts *opts, const char *path,
+			    const char *output, struct repro_err **err)
 {
-	cleanup_free char *tmp = repro_xasprintf("%s.tmp-XXXXXX", output);
+	cleanup_free char *tmp = repro_xasprintf("%s.tmp-XXXXXX", path);
 	int fd = mkstemp(tmp);
 	FILE *f;
 	int rc;
@@ -110,12 +113,58 @@ static int export_to_file(const struct rpl_export_opts *opts, const char *output
 
 		umask(mask);
 		/* mkstemp(3) made it 0600: the mode a new file gets */
-		if (chmod(tmp, 0666 & ~mask) < 0 || rename(tmp, output) < 0)
+		if (chmod(tmp, 0666 & ~mask) < 0 || rename(tmp, path) < 0)
 			rc = repro_err_set(err, errno, "export: cannot write '%s'", output);
 	}
 	if (rc < 0)
 		unlink(tmp);
 	return rc;
+}
+
+/* The trace written into what output already is: a device, a FIFO, a pipe of the shell's. */
+static int export_through(const struct rpl_export_opts *opts, const char *output,
+			  struct repro_err **err)
+{
+	FILE *f = fopen(output, "w");
+	int rc;
+
+	if (f == NULL)
+		return repro_err_set(err, errno, "export: cannot write '%s'", output);
+	rc = rpl_export_chrome_trace(opts, f, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = repro_err_set(err, errno, "export: cannot write '%s'", output);
+	return rc;
+}
+
+/*
+ * -o FILE: a regular file (or a new one) is replaced whole once the trace
+ * is complete, through a symbolic link onto what it names; anything else
+ * (/dev/stdout, a FIFO, the shell's >(…)) is written into.  The bundle
+ * itself is never the output.
+ */
+static int export_to_file(const struct rpl_export_opts *opts, const char *output,
+			  struct repro_err **err)
+{
+	struct stat out, in;
+	cleanup_free char *real = NULL;
+
+	if (stat(output, &out) < 0) {
+		int why = errno;
+
+		if (why != ENOENT)
+			return repro_err_set(err, why, "export: cannot write '%s'", output);
+		/* missing: made anew; a dangling link: the file it names, made through it */
+		return lstat(output, &out) == 0 ? export_through(opts, output, err)
+						: export_replacing(opts, output, output, err);
+	}
+	if (stat(opts->bundle_path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+		return repro_err_set(err, EINVAL,
+				     "export: '%s' is the bundle itself; give another -o FILE",
+				     output);
+	if (!S_ISREG(out.st_mode))
+		return export_through(opts, output, err);
+	real = realpath(output, NULL);
+	return export_replacing(opts, real != NULL ? real : output, output, err);
 }
 
 int cmd_export(int argc, char **argv, struct repro_err **err)

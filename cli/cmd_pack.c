@@ -7,6 +7,7 @@
 #include "common/err.h"
 #include "session/session.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 
@@ -45,9 +46,12 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 
 	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
 	opterr = 0; /* only main prints errors */
-	while ((c = getopt_long(argc, argv, "o:h", pack_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", pack_options, NULL)) != -1) {
 		switch (c) {
 		case 'o': opts->out_path = optarg; break;
+		case ':':
+			return repro_err_set(err, EINVAL, "pack: option '%s' needs a value",
+					     argv[optind - 1]);
 		case 'h': fputs(pack_usage, stdout); return 1;
 		default:
 			return repro_err_set(err, 0,

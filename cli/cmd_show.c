@@ -3,6 +3,7 @@
 #include "common/err.h"
 #include "replayer/readers/show.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 
 	optind = 0; /* glibc: full re-initialisation, main() has run getopt already */
 	opterr = 0; /* only main prints errors */
-	while ((c = getopt_long(argc, argv, "h", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': opts->json = true; break;
 		case 't': opts->trace = true; break;
@@ -57,6 +58,9 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 		case 'f': opts->view = RPL_VIEW_FILES; break;
 		case 'n': opts->view = RPL_VIEW_NET; break;
 		case 'H': opts->view = RPL_VIEW_HOST; break;
+		case ':':
+			return repro_err_set(err, EINVAL, "show: option '%s' needs a value",
+					     argv[optind - 1]);
 		case 'h': fputs(show_usage, stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "show", c, optarg, err)) < 0 ||

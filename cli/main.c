@@ -52,6 +52,16 @@ static const struct cmd *find_command(const char *name)
 	return NULL;
 }
 
+/* 0, or 2 with a line when what went to standard output could not all be written. */
+static int stdout_status(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "repro: cannot write to standard output: %s\n", strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
 static void print_error(struct repro_err *e);
 
 /* `repro help NAME`: NAME's own --help, as `repro NAME --help` prints it. */
@@ -72,7 +82,7 @@ static int command_help(const char *name, struct repro_err **err)
 		print_error(*err);
 		return 2;
 	}
-	return status;
+	return status == 0 ? stdout_status() : status;
 }
 
 /* 0 to go on, or the exit status when the global options were all there was to do. */
@@ -89,12 +99,12 @@ static int parse_global(int argc, char **argv, int *status)
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
-			*status = 0;
+			*status = stdout_status();
 			return 1;
 		}
 		if (c == 'V') {
 			printf("repro %s\n", REPRO_VERSION);
-			*status = 0;
+			*status = stdout_status();
 			return 1;
 		}
 		fprintf(stderr, "repro: unknown option '%s'; see 'repro --help'\n",
@@ -132,9 +142,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[optind], "help") == 0 && optind + 1 >= argc) {
+	if (strcmp(argv[optind], "help") == 0 &&
+	    (optind + 1 >= argc || strcmp(argv[optind + 1], "help") == 0 ||
+	     strcmp(argv[optind + 1], "-h") == 0 || strcmp(argv[optind + 1], "--help") == 0)) {
 		usage(stdout);
-		return 0;
+		return stdout_status();
+	}
+	if (strcmp(argv[optind], "help") == 0 && optind + 2 < argc) {
+		fprintf(stderr, "repro: help: give one command (repro help COMMAND)\n");
+		return 2;
 	}
 	if (strcmp(argv[optind], "help") == 0)
 		return command_help(argv[optind + 1], &err);

@@ -141,5 +141,9 @@ bool cli_color_on(enum cli_color when)
 {
 	if (when != CLI_COLOR_AUTO)
 		return when == CLI_COLOR_ALWAYS;
-	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	/* no-color.org: set and not empty; and a terminal that says it has no colours */
+	return isatty(STDOUT_FILENO) && (no == NULL || no[0] == '\0') &&
+	       (term == NULL || strcmp(term, "dumb") != 0);
 }

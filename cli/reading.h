@@ -45,7 +45,8 @@ int cli_color_option(enum cli_color *when, const char *cmd, int c, const char *a
 
 /*
  * cli_color_on - whether to colour standard output: always, never, or
- * (auto) when it is a terminal and NO_COLOR is unset (no-color.org).
+ * (auto) when it is a terminal, NO_COLOR is unset or empty (no-color.org)
+ * and TERM is not "dumb".
  */
 bool cli_color_on(enum cli_color when);
 

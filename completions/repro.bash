@@ -86,7 +86,8 @@ _repro_files() {
 		done < <(compgen -f -- "$path")
 	fi
 	_repro_add "$keep" "$full" "${words[@]}"
-	compopt -o nospace 2>/dev/null
+	# file names: bash quotes what the shell would take apart (spaces, $, quotes)
+	compopt -o filenames -o nospace 2>/dev/null
 }
 
 # _repro_value CMD OPT KEEP FULL PREFIX: the value of option OPT.

@@ -94,6 +94,43 @@ for cmd in record show explain diff pack sweep replay export; do
 		echo "ok: completion of $cmd offers the $(wc -l <<<"$help") options of --help"
 	fi
 done
+# in a real interactive bash, a file name the shell would take apart is quoted when inserted
+mkdir odd && touch 'odd/a b.repro' 'odd/$(touch PWNED).repro'
+/usr/bin/python3 - "$src/completions/repro.bash" <<'PY'
+import os, pty, select, sys, time
+def run(line):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir("odd")
+        os.environ.update(PS1="$ ", INPUTRC="/dev/null")
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    def rd(t):
+        out, end = b"", time.time() + t
+        while time.time() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    break
+        return out
+    rd(0.5)
+    os.write(fd, b"source %s; repro() { printf '<%%s>' \"$@\"; echo; }\n" % sys.argv[1].encode())
+    rd(0.5)
+    os.write(fd, line.encode() + b"\t")
+    rd(1.0)
+    os.write(fd, b"\n")
+    out = rd(1.0)
+    os.write(fd, b"exit\n")
+    rd(0.3)
+    return out.decode(errors="replace")
+a = run("repro show a")
+b = run("repro show $")
+ok = "<show><a b.repro>" in a and "<show><$(touch PWNED).repro>" in b and not os.path.exists("odd/PWNED")
+print("ok: a name with a space or $(...) is inserted quoted, nothing runs" if ok else
+      "FAIL: file names inserted unquoted: %r %r" % (a[-80:], b[-80:]))
+sys.exit(0 if ok else 1)
+PY
+[ $? = 0 ] || fail=1
 if command -v zsh >/dev/null; then
 	if zsh -n "$src/completions/_repro"; then echo "ok: _repro is valid zsh"; else
 		echo "FAIL: _repro: zsh syntax"

@@ -6,7 +6,9 @@
 #  2. each command's page lists in OPTIONS exactly the options its --help
 #     prints, and the other way round;
 #  3. `cmake --install BUILDDIR` puts the binary, every page and the shell
-#     completions in place.
+#     completions in place;
+#  4. help's conventions: repro help help, a full standard output (exit 2),
+#     an option without its value named as such.
 set -u
 repro=$1 mandir=$2 build=$3
 command -v man >/dev/null && command -v scdoc >/dev/null ||
@@ -51,6 +53,19 @@ for cmd in record show explain diff pack sweep replay export; do
 	"$repro" "$cmd" --help | tail -1 | grep -q "repro-$cmd(1)" ||
 		{ echo "FAIL: 'repro $cmd --help' does not end with its man page"; fail=1; }
 done
+# the conventions around help
+"$repro" help help | head -1 | grep -q '^usage: repro ' ||
+	{ echo "FAIL: repro help help is not the usage"; fail=1; }
+"$repro" help record show >/dev/null 2>&1
+[ $? = 2 ] || { echo "FAIL: repro help with two commands is not exit 2"; fail=1; }
+for args in "--help" "help" "help record" "--version"; do
+	# shellcheck disable=SC2086
+	"$repro" $args >/dev/full 2>/dev/null
+	[ $? = 2 ] || { echo "FAIL: repro $args on a full stdout does not exit 2"; fail=1; }
+done
+"$repro" export -o 2>&1 >/dev/null | grep -q "option '-o' needs a value" ||
+	{ echo "FAIL: repro export -o without a value is not named as such"; fail=1; }
+echo "ok: help help, help with two commands, a full stdout, an option without its value"
 prefix=$(mktemp -d /tmp/repro-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 if cmake --install "$build" --prefix "$prefix" >/dev/null; then

@@ -7,7 +7,8 @@
 # against the bundle: one complete event per line of events.jsonl with its
 # pid, tid, ts (t_ns / 1000) and dur (dur_ns / 1000), a named track per
 # process and thread, the long wait as a slice, the bundle's strings
-# intact; -o FILE; bad input: one line, exit 2.
+# intact; -o FILE, a FIFO (written into), a symbolic link (its target),
+# the bundle itself (refused); bad input: one line, exit 2.
 # "user" runs it as the unprivileged user repro-test.
 set -u
 repro=$(readlink -f "$1")
@@ -122,6 +123,22 @@ for args in "/nonexistent.repro" "--format=perfetto run.repro" "--bogus run.repr
 	check "export $args: exit 2, one line ($(head -c 100 bad.err))" \
 		sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ] && [ ! -s bad.out ]"
 done
+cp run.repro same.repro
+"$repro" export -o same.repro same.repro 2>same.err
+rc=$?
+check "-o the bundle itself: exit 2, one line, the bundle intact" \
+	sh -c "[ $rc = 2 ] && [ \$(wc -l <same.err) = 1 ] && cmp -s run.repro same.repro"
+mkfifo fifo
+(cat fifo >from-fifo.json) &
+"$repro" export -o fifo run.repro
+rc=$?
+wait
+check "-o a FIFO: written into, not replaced (exit $rc)" \
+	sh -c "[ $rc = 0 ] && [ -p fifo ] && cmp -s trace.json from-fifo.json"
+ln -s target.json link.json
+"$repro" export -o link.json run.repro
+check "-o a symbolic link: what it names is written, the link stays" \
+	sh -c "[ -L link.json ] && cmp -s trace.json target.json"
 "$repro" export garbage.repro >bad.out 2>bad.err
 rc=$?
 check "export of a garbage bundle: exit 2, one line, no trace" \

@@ -76,11 +76,13 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 	}
 	sess->should_stop = cli_signals_stop_requested;
 	sess->on_program = forward_signals;
-	if (sess->notice == NULL)
+	/* a caller with notices of its own (a sweep's quiet runs) gets no progress line either */
+	if (sess->notice == NULL) {
 		sess->notice = print_notice;
+		if (sess->progress.fn == NULL)
+			sess->progress = cli_pack_progress();
+	}
 	cli_signals_install();
-	if (sess->progress.fn == NULL && sess->notice == print_notice)
-		sess->progress = cli_pack_progress(); /* not in a sweep's quiet runs */
 	rc = sess_run(sess, policies, npolicies, res, err);
 	cli_pack_progress_end();
 	rpl_deny_free(deny);

@@ -230,15 +230,6 @@ static size_t *roots(const struct df_side *s, size_t *n)
 	return r;
 }
 
-static char *exit_text(json_t *ex)
-{
-	if (bndl_json_str(ex, "signal") != NULL)
-		return repro_xasprintf("killed by %s", bndl_json_str(ex, "signal"));
-	if (json_is_integer(json_object_get(ex, "code")))
-		return repro_xasprintf("exited %" PRId64, bndl_json_int(ex, "code", 0));
-	return repro_xstrdup("did not end while recorded");
-}
-
 /* The exec after the first n of chain key, as words ("server --port 80"), or "nothing". */
 static char *exec_after(const char *key, size_t n)
 {
@@ -312,8 +303,8 @@ static void process_items(struct diff *d)
 		pb = &d->b.procs[pa->partner];
 		if (json_equal(pa->exit, pb->exit) || (pa->exit == NULL && pb->exit == NULL))
 			continue;
-		ta = exit_text(pa->exit);
-		tb = exit_text(pb->exit);
+		ta = rpl_exit_words(pa->exit);
+		tb = rpl_exit_words(pb->exit);
 		df_items_add(&d->items, "process", 50,
 			     repro_xasprintf("%s %s in A, %s in B", pa->label, ta, tb),
 			     json_pack("{s:s,s:s,s:O?,s:O?}", "what", "exit", "process", pa->label,
@@ -332,8 +323,8 @@ static void exit_item(struct diff *d)
 
 	if (json_equal(ea, eb) || (ea == NULL && eb == NULL))
 		return;
-	ta = exit_text(ea);
-	tb = exit_text(eb);
+	ta = rpl_exit_words(ea);
+	tb = rpl_exit_words(eb);
 	df_items_add(&d->items, "process", 10, repro_xasprintf("the run %s in A, %s in B", ta, tb),
 		     json_pack("{s:s,s:O?,s:O?}", "what", "exit", "a", ea, "b", eb));
 	free(ta);
@@ -448,6 +439,8 @@ static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const 
 	f.t_ns = bndl_json_int(ev, "t_ns", 0);
 	f.injected = json_object_get(ev, "rule") != NULL; /* kept only for injected events */
 	f.inject_rule = (int)bndl_json_int(ev, "rule", 0);
+	/* parsing a kept record back is a cache fill: the side's facts stay the same */
+	xp_facts_ready((struct xp_facts *)&s->facts, &f);
 	xp_reason_build(&f, &xp, &s->facts);
 	json_decref(f.reason);
 	sentence = f.sentence;
@@ -778,7 +771,7 @@ static const struct df_proc *root_of(const struct df_side *s)
 static void put_side(FILE *out, const char *name, const struct df_side *s)
 {
 	const struct df_proc *r = root_of(s);
-	char *ex = exit_text(json_object_get(s->manifest, "exit"));
+	char *ex = rpl_exit_words(json_object_get(s->manifest, "exit"));
 
 	fprintf(out, "%s: ", name);
 	repro_term_puts(out, r != NULL ? r->label : "?");

@@ -558,7 +558,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	if ((bndl_json_str(o, "errno") != NULL ||
 	     (bndl_json_str(o, "first") != NULL && strcmp(bndl_json_str(o, "first"), "ok") != 0)) &&
 	    json_object_size(s->facts.files) < 100000)
-		json_object_set(s->facts.files, path, o);
+		xp_facts_keep_file(&s->facts, path, o);
 	n = rpl_norm_path(&s->norm, path);
 	f.key = XXH3_64bits(n, strlen(n)) | 1;
 	free(n);

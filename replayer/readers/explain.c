@@ -599,7 +599,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	char hex[33];
 
 	if (path != NULL && json_object_get(st->wanted, hash_key(path, hex)) != NULL)
-		json_object_set(st->facts.files, path, o);
+		xp_facts_keep_file(&st->facts, path, o);
 	return 0;
 }
 
@@ -1094,8 +1094,10 @@ static int report(struct xp_state *st, FILE *out, struct repro_err **err)
 	shown = st->opts->all ? st->nf : st->nf - noise;
 	if (!st->opts->all && shown > RPL_EXPLAIN_TOP)
 		shown = RPL_EXPLAIN_TOP;
-	for (size_t i = 0; i < shown; i++)
+	for (size_t i = 0; i < shown; i++) {
+		xp_facts_ready(&st->facts, ranked[i]);
 		xp_reason_build(ranked[i], proc_of(st, ranked[i]->pid), &st->facts);
+	}
 	if (st->opts->json)
 		return put_json(st, ranked, shown, noise, out, err);
 	put_text(st, ranked, shown, st->nf - noise, noise, out);

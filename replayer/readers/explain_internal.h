@@ -100,7 +100,13 @@ struct xp_proc {
 /* What the sentences draw on: the bundle's facts. */
 struct xp_facts {
 	json_t *host; /* host.json, or NULL */
-	json_t *files; /* path -> files.jsonl record (failed paths), owned */
+	/*
+	 * path -> files.jsonl record (failed paths), owned: kept as its compact
+	 * text (xp_facts_keep_file: a parsed record with its ancestors costs
+	 * about 20 times its text), parsed back for the findings a reason is
+	 * built for (xp_facts_ready)
+	 */
+	json_t *files;
 	const char *net_mode; /* manifest options.net ("none", "host") or NULL */
 	/* the first filter a traced process installed (seccomp, prctl PR_SET_SECCOMP), 0: none */
 	uint64_t filter_seq;
@@ -226,6 +232,19 @@ void xp_noise_classify(struct xp_finding *f, const struct xp_noise_ctx *ctx);
  * object) for finding f of process p (NULL when unknown) from the facts.
  */
 void xp_reason_build(struct xp_finding *f, const struct xp_proc *p, const struct xp_facts *facts);
+
+/*
+ * xp_facts_keep_file - keep files.jsonl record rec (borrowed) of path in
+ * facts->files, as text.  O(record).
+ */
+void xp_facts_keep_file(struct xp_facts *facts, const char *path, json_t *rec);
+
+/*
+ * xp_facts_ready - parse back, in place, the records of facts->files that
+ * xp_reason_build may read for f (its path's and its directory's), before
+ * it is called.  O(those records).
+ */
+void xp_facts_ready(struct xp_facts *facts, const struct xp_finding *f);
 
 /*
  * xp_op_of - what a call meant to do with its path: sc the syscall name,

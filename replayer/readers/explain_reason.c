@@ -1058,3 +1058,37 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	else
 		free(buf);
 }
+
+void xp_facts_keep_file(struct xp_facts *facts, const char *path, json_t *rec)
+{
+	char *text = bndl_json_text(rec, JSON_COMPACT);
+
+	if (text != NULL)
+		json_object_set_new(facts->files, path, json_string(text));
+	free(text);
+}
+
+/* The record of path, parsed back from its text when it is still text. */
+static void ready_one(struct xp_facts *facts, const char *path)
+{
+	json_t *v = json_object_get(facts->files, path);
+
+	if (json_is_string(v))
+		json_object_set_new(facts->files, path, json_loads(json_string_value(v), 0, NULL));
+}
+
+void xp_facts_ready(struct xp_facts *facts, const struct xp_finding *f)
+{
+	size_t n;
+	char dir[XP_PATH_MAX + 1];
+
+	if (f->path == NULL || facts->files == NULL)
+		return;
+	ready_one(facts, f->path);
+	n = xp_parent_len(f->path);
+	if (n == 0 || n > XP_PATH_MAX)
+		return;
+	memcpy(dir, f->path, n);
+	dir[n] = '\0';
+	ready_one(facts, dir);
+}

@@ -35,17 +35,6 @@ static void emit(struct exporter *x, json_t *ev)
 	x->n++;
 }
 
-/* A process's exit as words: "exit 1", "killed by SIGKILL", "still running". */
-static char *exit_words(json_t *exit)
-{
-	if (json_is_integer(json_object_get(exit, "code")))
-		return repro_xasprintf("exit %" JSON_INTEGER_FORMAT,
-				       json_integer_value(json_object_get(exit, "code")));
-	if (bndl_json_str(exit, "signal") != NULL)
-		return repro_xasprintf("killed by %s", bndl_json_str(exit, "signal"));
-	return repro_xstrdup("end not recorded");
-}
-
 static int on_process(void *ctx, json_t *p, size_t lineno, struct repro_err **err)
 {
 	struct exporter *x = ctx;
@@ -53,7 +42,7 @@ static int on_process(void *ctx, json_t *p, size_t lineno, struct repro_err **er
 	int64_t end = bndl_json_int(p, "end_ns", start);
 	json_t *execs = json_object_get(p, "execs"), *e;
 	cleanup_free char *label = rpl_exec_label(execs, NULL);
-	cleanup_free char *name = NULL, *ended = exit_words(json_object_get(p, "exit"));
+	cleanup_free char *name = NULL, *ended = rpl_exit_words(json_object_get(p, "exit"));
 	size_t i;
 
 	(void)err;

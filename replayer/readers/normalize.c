@@ -1,8 +1,10 @@
 #include "replayer/readers/normalize.h"
 #include "replayer/readers/show_internal.h"
+#include "bundles/json_util.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +224,13 @@ char *rpl_exec_label(json_t *execs, const struct rpl_norm *n)
 		free(norm);
 	}
 	return out.buf;
+}
+
+char *rpl_exit_words(json_t *exit)
+{
+	if (bndl_json_str(exit, "signal") != NULL)
+		return repro_xasprintf("killed by %s", bndl_json_str(exit, "signal"));
+	if (json_is_integer(json_object_get(exit, "code")))
+		return repro_xasprintf("exited %" PRId64, bndl_json_int(exit, "code", 0));
+	return repro_xstrdup("did not end while recorded");
 }

@@ -51,4 +51,12 @@ int rpl_norm_map_parse(char *text, const char **from, const char **to);
  */
 char *rpl_exec_label(json_t *execs, const struct rpl_norm *n);
 
+/*
+ * rpl_exit_words - how a process or run ended, from its "exit" object
+ * (processes.jsonl, manifest.json; borrowed, may be NULL): "exited 1",
+ * "killed by SIGKILL", "did not end while recorded".  A new string the
+ * caller frees; the signal name is the bundle's, unsanitised.
+ */
+char *rpl_exit_words(json_t *exit);
+
 #endif

@@ -105,7 +105,7 @@ tnamed = {(e["pid"], e["tid"]) for e in evs if e["ph"] == "M" and e["name"] == "
 assert threads and threads <= tnamed, (threads, tnamed)
 execs = [e for e in evs if e["ph"] == "i" and e["name"] == "exec" and e["args"]["argv"][:1] == ["sh"]]
 assert execs, "the child's exec of sh is an instant"
-assert any(e["ph"] == "i" and e["name"] == "exit 3" for e in evs), "the child's exit 3"
+assert any(e["ph"] == "i" and e["name"] == "exited 3" for e in evs), "the child's exit 3"
 waits = [e for e in evs if e.get("cat") == "wait"]
 assert any(w["dur"] >= 1_000_000 and "read" in w["name"] for w in waits), waits
 bad = "<script>alert(1)</script>\x1b[31m.json"

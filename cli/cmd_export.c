@@ -4,19 +4,16 @@
  * (replayer/readers/export.h).
  */
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/reading.h"
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/xalloc.h"
 #include "replayer/readers/export.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char export_usage[] =
 	"usage: repro export [--format=chrome-trace] [-o FILE] BUNDLE\n"
@@ -88,83 +85,9 @@ static int parse_export_args(int argc, char **argv, struct rpl_export_opts *opts
 	return 0;
 }
 
-/* The trace into path through a temporary file beside it, renamed once complete. */
-static int export_replacing(const struct rpl_export_opts *opts, const char *path,
-			    const char *output, struct repro_err **err)
+static int write_trace(void *ctx, FILE *out, struct repro_err **err)
 {
-	cleanup_free char *tmp = repro_xasprintf("%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f;
-	int rc;
-
-	if (fd < 0)
-		return repro_err_set(err, errno, "export: cannot write '%s'", output);
-	f = fdopen(fd, "w");
-	if (f == NULL) {
-		close(fd);
-		unlink(tmp);
-		return repro_err_set(err, errno, "export: cannot write '%s'", output);
-	}
-	rc = rpl_export_chrome_trace(opts, f, err);
-	if (fclose(f) != 0 && rc == 0)
-		rc = repro_err_set(err, errno, "export: cannot write '%s'", output);
-	if (rc == 0) {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		/* mkstemp(3) made it 0600: the mode a new file gets */
-		if (chmod(tmp, 0666 & ~mask) < 0 || rename(tmp, path) < 0)
-			rc = repro_err_set(err, errno, "export: cannot write '%s'", output);
-	}
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
-}
-
-/* The trace written into what output already is: a device, a FIFO, a pipe of the shell's. */
-static int export_through(const struct rpl_export_opts *opts, const char *output,
-			  struct repro_err **err)
-{
-	FILE *f = fopen(output, "w");
-	int rc;
-
-	if (f == NULL)
-		return repro_err_set(err, errno, "export: cannot write '%s'", output);
-	rc = rpl_export_chrome_trace(opts, f, err);
-	if (fclose(f) != 0 && rc == 0)
-		rc = repro_err_set(err, errno, "export: cannot write '%s'", output);
-	return rc;
-}
-
-/*
- * -o FILE: a regular file (or a new one) is replaced whole once the trace
- * is complete, through a symbolic link onto what it names; anything else
- * (/dev/stdout, a FIFO, the shell's >(…)) is written into.  The bundle
- * itself is never the output.
- */
-static int export_to_file(const struct rpl_export_opts *opts, const char *output,
-			  struct repro_err **err)
-{
-	struct stat out, in;
-	cleanup_free char *real = NULL;
-
-	if (stat(output, &out) < 0) {
-		int why = errno;
-
-		if (why != ENOENT)
-			return repro_err_set(err, why, "export: cannot write '%s'", output);
-		/* missing: made anew; a dangling link: the file it names, made through it */
-		return lstat(output, &out) == 0 ? export_through(opts, output, err)
-						: export_replacing(opts, output, output, err);
-	}
-	if (stat(opts->bundle_path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-		return repro_err_set(err, EINVAL,
-				     "export: '%s' is the bundle itself; give another -o FILE",
-				     output);
-	if (!S_ISREG(out.st_mode))
-		return export_through(opts, output, err);
-	real = realpath(output, NULL);
-	return export_replacing(opts, real != NULL ? real : output, output, err);
+	return rpl_export_chrome_trace(ctx, out, err);
 }
 
 int cmd_export(int argc, char **argv, struct repro_err **err)
@@ -179,7 +102,7 @@ int cmd_export(int argc, char **argv, struct repro_err **err)
 	rc = parse_export_args(argc, argv, &opts, &lim, &output, err);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	if (output != NULL && strcmp(output, "-") != 0)
-		return export_to_file(&opts, output, err) < 0 ? -1 : 0;
-	return rpl_export_chrome_trace(&opts, stdout, err) < 0 ? -1 : 0;
+	return cli_output_write("export", output, &opts.bundle_path, 1, write_trace, &opts, err) < 0
+		       ? -1
+		       : 0;
 }

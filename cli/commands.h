@@ -14,6 +14,7 @@ int cmd_explain(int argc, char **argv, struct repro_err **err);
 int cmd_diff(int argc, char **argv, struct repro_err **err);
 int cmd_pack(int argc, char **argv, struct repro_err **err);
 int cmd_export(int argc, char **argv, struct repro_err **err);
+int cmd_report(int argc, char **argv, struct repro_err **err);
 /* cmd_complete - `repro __complete syscalls|errnos|signals`: words for the shell completions. */
 int cmd_complete(int argc, char **argv, struct repro_err **err);
 int cmd_sweep(int argc, char **argv, struct repro_err **err);

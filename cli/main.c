@@ -28,6 +28,7 @@ static const struct cmd commands[] = {
 	  "run a program once per fault on what it depends on, and say how it coped" },
 	{ "replay", cmd_replay,
 	  "re-run a recorded command here with its recorded failures imposed" },
+	{ "report", cmd_report, "write a run, or two side by side, as one HTML page" },
 	{ "export", cmd_export, "write a bundle as a timeline for Perfetto (chrome-trace)" },
 	{ "pack", cmd_pack, "pack the spool a recording left behind (killed, or no room)" },
 	{ "__complete", cmd_complete, NULL }, /* for completions/: not listed */

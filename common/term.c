@@ -32,7 +32,21 @@ static int utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, bool more)
+/* The five characters HTML gives a meaning to, as entities; other bytes pass. */
+static void put_html(FILE *out, unsigned char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", out); break;
+	case '<': fputs("&lt;", out); break;
+	case '>': fputs("&gt;", out); break;
+	case '"': fputs("&quot;", out); break;
+	case '\'': fputs("&#39;", out); break;
+	default: fputc(c, out);
+	}
+}
+
+/* repro_term_write(), with html: the five characters as entities too. */
+static size_t safe_write(FILE *out, const char *s, size_t n, bool keep_lines, bool more, bool html)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
@@ -44,7 +58,10 @@ size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, boo
 		if (len < 0 && more)
 			break; /* the rest of the sequence comes with the next call */
 		if (len == 1 && (c >= 0x20 && c != 0x7f)) {
-			fputc(c, out);
+			if (html)
+				put_html(out, c);
+			else
+				fputc(c, out);
 		} else if (len == 1 && keep_lines && (c == '\n' || c == '\t')) {
 			fputc(c, out);
 		} else if (len == 2 && c == 0xc2 && u[i + 1] <= 0x9f) {
@@ -60,15 +77,31 @@ size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, boo
 	return i;
 }
 
-void repro_term_puts(FILE *out, const char *s)
+size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, bool more)
+{
+	return safe_write(out, s, n, keep_lines, more, false);
+}
+
+/* repro_term_puts() and repro_term_puts_html(): one line, cut past REPRO_TERM_CUT. */
+static void safe_puts(FILE *out, const char *s, bool html)
 {
 	size_t n = s != NULL ? strlen(s) : 0;
 
 	if (n <= REPRO_TERM_CUT) {
-		(void)repro_term_write(out, s, n, false, false);
+		(void)safe_write(out, s, n, false, false, html);
 		return;
 	}
 	/* cut at a character boundary: the incomplete sequence is left out */
-	(void)repro_term_write(out, s, REPRO_TERM_CUT, false, true);
+	(void)safe_write(out, s, REPRO_TERM_CUT, false, true, html);
 	fprintf(out, "...[%zu bytes]", n);
+}
+
+void repro_term_puts(FILE *out, const char *s)
+{
+	safe_puts(out, s, false);
+}
+
+void repro_term_puts_html(FILE *out, const char *s)
+{
+	safe_puts(out, s, true);
 }

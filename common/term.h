@@ -35,4 +35,12 @@ size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, boo
  */
 void repro_term_puts(FILE *out, const char *s);
 
+/*
+ * repro_term_puts_html - repro_term_puts() for an HTML page: the same
+ * escapes and cut, and '&', '<', '>', '"' and '\'' as character
+ * references, so s is text in an element or a quoted attribute value,
+ * never markup (docs/report.md).
+ */
+void repro_term_puts_html(FILE *out, const char *s);
+
 #endif

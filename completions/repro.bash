@@ -11,6 +11,7 @@ _repro_opts_explain='--json --all --max-read --max-memory --color -h --help'
 _repro_opts_diff='--json --map --max-read --max-memory --color -h --help'
 _repro_opts_pack='-o --output -h --help'
 _repro_opts_export='--format -o --output --max-read --max-memory -h --help'
+_repro_opts_report='-o --output --max-read --max-memory -h --help'
 _repro_opts_sweep='--from --only --include-system --faults --timeout --jobs --shard --net --overlay --json --junit --keep --fail-on --merge -h --help'
 _repro_opts_replay='-o --output --cwd --map --fast --only --inject --no-impose --no-overlay --keep-overlay --strict -q --quiet --minimize --simulate --probe-network --include-system --json -h --help'
 # options that take a value (the next word, or --opt=VALUE)
@@ -155,12 +156,12 @@ _repro() {
 		return
 	fi
 	if [ -z "$cmd" ]; then
-		_repro_add "$keep" "$full" record show explain diff sweep replay export pack help --help --version
+		_repro_add "$keep" "$full" record show explain diff sweep replay report export pack help --help --version
 		return
 	fi
 	if [ "$cmd" = help ]; then
 		[ -z "${words_before[2]:-}" ] &&
-			_repro_add "$keep" "$full" record show explain diff sweep replay export pack
+			_repro_add "$keep" "$full" record show explain diff sweep replay report export pack
 		return
 	fi
 	if [[ $full == --*=* ]]; then
@@ -178,7 +179,7 @@ _repro() {
 		return
 	fi
 	case $cmd in
-	show | explain | diff | replay | export) _repro_files "$keep" "$full" "" '*.repro' ;;
+	show | explain | diff | replay | report | export) _repro_files "$keep" "$full" "" '*.repro' ;;
 	pack) _repro_files "$keep" "$full" "" -d ;;
 	esac
 }

@@ -53,7 +53,7 @@ hasnt() { # what LINE WORD: WORD is not offered
 	fi
 }
 
-has "subcommands" "repro " record show explain diff sweep replay export pack help
+has "subcommands" "repro " record show explain diff sweep replay report export pack help
 hasnt "the hidden word helper is not offered" "repro " __complete
 has "a subcommand by its start" "repro rep" replay
 has "help takes a subcommand" "repro help re" record replay
@@ -81,8 +81,9 @@ has "replay's --only kinds" "repro replay --only=d" dns
 has "--color for the readers" "repro show --color=" auto always never
 has "export's format" "repro export --format=" chrome-trace
 has "a bundle for export" "repro export " run.repro
+has "a bundle for report" "repro report " run.repro
 
-for cmd in record show explain diff pack sweep replay export; do
+for cmd in record show explain diff pack sweep replay report export; do
 	help=$("$repro" "$cmd" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' |
 		grep -oE -- '-{1,2}[a-z][a-z-]*' | sort -u)
 	v="_repro_opts_$cmd"

@@ -31,7 +31,7 @@ for p in "${pages[@]}"; do
 	done
 	echo "ok: $name renders ($(render "$p" 2>/dev/null | wc -l) lines)"
 done
-for cmd in record show explain diff pack sweep replay export; do
+for cmd in record show explain diff pack sweep replay report export; do
 	page=$mandir/repro-$cmd.1
 	if [ ! -f "$page" ]; then
 		echo "FAIL: no page repro-$cmd.1"

@@ -9,7 +9,8 @@
 # recorded as it is (working.repro), compared with the broken one (repro
 # diff working.repro broken.repro), and recorded once more with a fault
 # rule that denies reading cache_hub/: repro explain then names the
-# injected cause.
+# injected cause.  Last, repro report writes broken.html and
+# working-vs-broken.html, pages to open in a browser.
 # Exit 0 when the recordings produced bundles and the recorded program
 # exited 1 (missing weights), 126 (script without its run bit), 0 (the
 # working copy) and 1 (the injected EACCES), and diff found the difference.
@@ -174,6 +175,13 @@ main() {
 		say "demo: explain did not name the injected cause first" >&2
 		failed=1
 	}
+	header "repro report"
+	say "\$ repro report -o broken.html broken.repro && repro report working.repro broken.repro"
+	(cd "$dir" && "$dir/bin/repro" report -o broken.html broken.repro &&
+		"$dir/bin/repro" report working.repro broken.repro) || {
+		say "demo: repro report failed" >&2
+		failed=1
+	}
 	header "done"
 	if [ "$failed" -ne 0 ]; then
 		say "demo: FAILED" >&2
@@ -181,6 +189,7 @@ main() {
 	fi
 	say "bundles: $dir/broken.repro $dir/noexec.repro $dir/working.repro $dir/injected.repro"
 	say "  (tar --zstd -tf lists a bundle's members; tar -xf unpacks them into the current folder)"
+	say "reports: $dir/broken.html $dir/working-vs-broken.html (open them in a browser)"
 	say "the README's examples run on them (repro is $REPRO_BIN, or on PATH after cmake --install build):"
 	say "  cd $dir && repro explain broken.repro && repro diff working.repro broken.repro"
 	say "  cd $dir/app && repro record -o /tmp/mine.repro -- bash start_app.sh"

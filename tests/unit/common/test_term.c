@@ -1,6 +1,7 @@
 /*
  * Unit tests of common/term.h: what a terminal could obey is escaped,
- * valid UTF-8 passes, and a sequence cut between two writes is whole.
+ * valid UTF-8 passes, a sequence cut between two writes is whole, and the
+ * HTML variant leaves no markup.
  */
 #include "common/term.h"
 #include "common/cleanup.h"
@@ -83,12 +84,59 @@ static void test_term_sequence_across_writes(void **state)
 	free(buf);
 }
 
+/* What repro_term_puts_html() makes of s (a new string). */
+static char *as_html(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	repro_term_puts_html(f, s);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_term_html_is_text(void **state)
+{
+	cleanup_free char *markup = as_html("<script>a('x')&\"b\"</script>");
+	cleanup_free char *attr = as_html("\" onmouseover=\"alert(1)");
+	cleanup_free char *ctl = as_html("\x1b]0;t\x07 \xc2\x9b \xff \xe2\x82\xac");
+	cleanup_free char *none = as_html(NULL);
+
+	(void)state;
+	assert_string_equal(markup,
+			    "&lt;script&gt;a(&#39;x&#39;)&amp;&quot;b&quot;&lt;/script&gt;");
+	assert_string_equal(attr, "&quot; onmouseover=&quot;alert(1)");
+	/* the terminal escapes first: controls and bad bytes visible, UTF-8 kept */
+	assert_string_equal(ctl, "\\x1b]0;t\\x07 \\u009b \\xff \xe2\x82\xac");
+	assert_string_equal(none, "");
+}
+
+static void test_term_html_cut(void **state)
+{
+	char *big = malloc(REPRO_TERM_CUT + 100);
+	cleanup_free char *got = NULL;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, '<', REPRO_TERM_CUT + 99);
+	big[REPRO_TERM_CUT + 99] = '\0';
+	got = as_html(big);
+	/* every kept '<' is a reference, then the length the string had */
+	assert_int_equal(strlen(got), (size_t)REPRO_TERM_CUT * 4 + strlen("...[4195 bytes]"));
+	assert_non_null(strstr(got, "...[4195 bytes]"));
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_term_controls_escaped),
 		cmocka_unit_test(test_term_utf8_passes),
 		cmocka_unit_test(test_term_sequence_across_writes),
+		cmocka_unit_test(test_term_html_is_text),
+		cmocka_unit_test(test_term_html_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

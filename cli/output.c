@@ -1,0 +1,91 @@
+/* -o FILE for the commands that write one (cli/output.h). */
+#include "cli/output.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct out_job {
+	const char *cmd, *output; /* borrowed */
+	cli_write_fn fn;
+	void *ctx;
+};
+
+/* The output into path through a temporary file beside it, renamed once complete. */
+static int write_replacing(const struct out_job *j, const char *path, struct repro_err **err)
+{
+	cleanup_free char *tmp = repro_xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	FILE *f;
+	int rc;
+
+	if (fd < 0)
+		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		close(fd);
+		unlink(tmp);
+		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	}
+	rc = j->fn(j->ctx, f, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	if (rc == 0) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		/* mkstemp(3) made it 0600: the mode a new file gets */
+		if (chmod(tmp, 0666 & ~mask) < 0 || rename(tmp, path) < 0)
+			rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	}
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+/* The output written into what j->output already is: a device, a FIFO, a pipe of the shell's. */
+static int write_through(const struct out_job *j, struct repro_err **err)
+{
+	FILE *f = fopen(j->output, "w");
+	int rc;
+
+	if (f == NULL)
+		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	rc = j->fn(j->ctx, f, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	return rc;
+}
+
+int cli_output_write(const char *cmd, const char *output, const char *const *inputs, size_t ninputs,
+		     cli_write_fn fn, void *ctx, struct repro_err **err)
+{
+	struct out_job j = { .cmd = cmd, .output = output, .fn = fn, .ctx = ctx };
+	struct stat out, in;
+	cleanup_free char *real = NULL;
+
+	if (output == NULL || strcmp(output, "-") == 0)
+		return fn(ctx, stdout, err);
+	if (stat(output, &out) < 0) {
+		int why = errno;
+
+		if (why != ENOENT)
+			return repro_err_set(err, why, "%s: cannot write '%s'", cmd, output);
+		/* missing: made anew; a dangling link: the file it names, made through it */
+		return lstat(output, &out) == 0 ? write_through(&j, err)
+						: write_replacing(&j, output, err);
+	}
+	for (size_t i = 0; i < ninputs; i++)
+		if (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return repro_err_set(err, EINVAL,
+					     "%s: '%s' is the bundle itself; give another -o FILE",
+					     cmd, output);
+	if (!S_ISREG(out.st_mode))
+		return write_through(&j, err);
+	real = realpath(output, NULL);
+	return write_replacing(&j, real != NULL ? real : output, err);
+}

@@ -100,7 +100,7 @@ static const char usage_text[] =
 	"                        left unchanged (needs the sandbox)\n"
 	"      --keep-overlay DIR  keep the overlay's upper layers in DIR (one\n"
 	"                        directory per PATH) instead of removing them\n"
-	"  -v, --verbose         say where the bundle went\n"
+	"  -v, --verbose         say where the bundle went and where the time went\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The manual: man repro-record (repro-record(1)).\n";
@@ -332,6 +332,13 @@ static int mirror(const struct record_opts *o, const struct sess_result *r)
 	if (r->bundle_path != NULL && (o->verbose || isatty(STDERR_FILENO)))
 		fprintf(stderr, "repro: recorded %llu events into '%s'\n",
 			(unsigned long long)r->nevents, r->bundle_path);
+	if (o->verbose)
+		fprintf(stderr,
+			"repro: time: setup %.1f ms, spawn %.1f ms, program %.1f ms, after %.1f ms, "
+			"pack %.1f ms\n",
+			(double)r->timing.setup_ns / 1e6, (double)r->timing.spawn_ns / 1e6,
+			(double)r->timing.program_ns / 1e6, (double)r->timing.after_ns / 1e6,
+			(double)r->timing.pack_ns / 1e6);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);

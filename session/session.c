@@ -212,14 +212,19 @@ static void make_loop(struct sess_state *s, const struct sess_policy *policies, 
 static int start(struct sess_state *s, const struct sess_policy *policies, size_t npolicies,
 		 struct repro_err **err)
 {
+	uint64_t t0 = lnch_now_ns(), t1;
+
 	if (redact_argv(s, err) < 0)
 		return -1;
 	fill_info(s);
 	if (sess_check_output(s->o->output, err) < 0 || sess_make_spool(s, err) < 0 ||
 	    sess_overlay_prepare(s, err) < 0)
 		return -1;
+	t1 = lnch_now_ns();
+	s->timing.setup_ns = t1 - t0;
 	if (spawn(s, policies, npolicies, err) < 0)
 		return -1;
+	s->timing.spawn_ns = lnch_now_ns() - t1;
 	sess_host_start(s);
 	s->policies = policies;
 	s->npolicies = npolicies;
@@ -302,6 +307,7 @@ static int end_spool(struct sess_state *s, struct repro_err **err)
 /* Loop, flush, host.json, END record, pack: the run after its start. */
 static int run_and_pack(struct sess_state *s, struct repro_err **err)
 {
+	uint64_t t0 = lnch_now_ns(), t1, t2;
 	int rc;
 
 	if (s->o->on_program != NULL)
@@ -309,6 +315,8 @@ static int run_and_pack(struct sess_state *s, struct repro_err **err)
 	rc = lnch_loop_run(s->loop, &s->res, err);
 	if (s->o->on_program != NULL)
 		s->o->on_program(s->o->cb_ctx, 0);
+	t1 = lnch_now_ns();
+	s->timing.program_ns = t1 - t0;
 	if (rc == 0)
 		rc = rec_recorder_finish(s->rec, err);
 	if (rc == 0)
@@ -317,8 +325,11 @@ static int run_and_pack(struct sess_state *s, struct repro_err **err)
 	sess_overlay_settle(s);
 	if (rc == 0)
 		rc = end_spool(s, err);
+	t2 = lnch_now_ns();
+	s->timing.after_ns = t2 - t1;
 	if (rc == 0)
 		rc = sess_pack(s, err);
+	s->timing.pack_ns = lnch_now_ns() - t2;
 	return rc;
 }
 
@@ -361,6 +372,7 @@ static void fill_result(struct sess_state *s, struct sess_result *r)
 	r->timed_out = s->res.timed_out;
 	r->ended_by_policy = s->res.ended_by_policy;
 	r->duration_ns = s->res.end_ns;
+	r->timing = s->timing;
 }
 
 int sess_run(const struct sess_options *opts, const struct sess_policy *policies, size_t npolicies,

@@ -114,6 +114,20 @@ struct sess_options {
 };
 
 /* What a run came to; filled by sess_run(), released with sess_result_release(). */
+/*
+ * Where a run's time went, in ns of CLOCK_MONOTONIC, phase after phase
+ * (docs/performance.md, "The fixed cost of a run"): setup (the spool, the
+ * overlays), spawn (the seccomp filter, namespaces, up to the program's
+ * exec), program (the loop, from the exec to the last traced process's
+ * end), after (the recorder's post-run facts of touched paths and joining
+ * the host-facts thread, which ran beside the program), pack (rendering
+ * JSON, zstd and the tar).  What the process spent before sess_run
+ * (loading shared libraries, parsing options) is not in it.
+ */
+struct sess_timing {
+	uint64_t setup_ns, spawn_ns, program_ns, after_ns, pack_ns;
+};
+
 struct sess_result {
 	bool has_exit; /* wait_status is the first process's (waitpid(2)) */
 	int wait_status;
@@ -136,6 +150,7 @@ struct sess_result {
 	bool timed_out; /* sess_options.time_limit_ns passed: every process was killed */
 	bool ended_by_policy; /* a policy ended the run (launcher/policy.h on_exit): every process was killed */
 	uint64_t duration_ns; /* the program's start to the end of the last traced process */
+	struct sess_timing timing; /* where the run's own time went */
 };
 
 /*

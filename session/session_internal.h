@@ -32,6 +32,7 @@ struct sess_overlay {
 /* Everything a recording holds, released in one place (sess_state_release()). */
 struct sess_state {
 	const struct sess_options *o; /* borrowed */
+	struct sess_timing timing; /* filled phase by phase */
 	char *spool_dir;
 	struct bndl_spool *spool;
 	struct rec_systab *tab;

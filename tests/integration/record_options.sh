@@ -110,6 +110,12 @@ check "--wait=all: it says which process it waits for, and how not to" \
 "$repro" record -o waitquick.repro -- sh -c "(sleep 0.3 &); exit 0" 2>waitquick.err
 check "--wait=all: no word when the rest ends within the second" test ! -s waitquick.err
 
+# -v: where the bundle went, and where the run's own time went, phase by phase
+"$repro" record -v -o verbose.repro -- true 2>verbose.err
+check "-v: the bundle and the time of each phase are named" \
+	sh -c "grep -q \"^repro: recorded [0-9]* events into 'verbose.repro'\" verbose.err &&
+		grep -Eq '^repro: time: setup [0-9.]+ ms, spawn [0-9.]+ ms, program [0-9.]+ ms, after [0-9.]+ ms, pack [0-9.]+ ms$' verbose.err"
+
 # bad values: one line, exit 2, nothing written
 for bad in --hash-max=-1 --hash-max=1Q --io-uring=maybe --net=foo --trace=bogus --wait=x --redact='(' --sandbox=maybe '--net=none --no-sandbox'; do
 	"$repro" record $bad -o bad.repro -- true >out.txt 2>err.txt

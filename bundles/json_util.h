@@ -32,6 +32,19 @@ static inline int64_t bndl_json_int(const json_t *obj, const char *key, int64_t 
 }
 
 /*
+ * bndl_ns_add - a + b (ns) saturated at INT64_MIN and INT64_MAX: a bundle's
+ * times are hostile input, and t_ns + dur_ns of INT64_MAX must not overflow.
+ */
+static inline int64_t bndl_ns_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/*
  * bndl_json_bytes - a JSON string for len bytes of data.  Valid UTF-8 is
  * kept; NUL and every byte that is not part of valid UTF-8 become the four
  * characters "\xNN" (strace's escaping), since jansson only takes UTF-8 and

@@ -4,6 +4,8 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +17,43 @@ struct out_job {
 	void *ctx;
 };
 
+/*
+ * The temporary file being written, removed by a signal that ends the
+ * command (Ctrl-C, SIGTERM, SIGHUP) so that nothing half written stays:
+ * the one piece of state the handler needs, so it lives here, in cli/.
+ */
+static char pending_tmp[PATH_MAX];
+
+static void remove_pending(int sig)
+{
+	if (pending_tmp[0] != '\0')
+		(void)unlink(pending_tmp); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* While tmp (NULL: no more) is written, the ending signals remove it first. */
+static void guard_tmp(const char *tmp)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = tmp != NULL ? remove_pending : SIG_DFL };
+
+	if (tmp != NULL && strlen(tmp) >= sizeof(pending_tmp))
+		return; /* never: mkstemp's name fits PATH_MAX */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	if (tmp == NULL) {
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaction(sigs[i], &sa, NULL);
+		pending_tmp[0] = '\0';
+		return;
+	}
+	strcpy(pending_tmp, tmp);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* The output into path through a temporary file beside it, renamed once complete. */
 static int write_replacing(const struct out_job *j, const char *path, struct repro_err **err)
 {
@@ -25,10 +64,12 @@ static int write_replacing(const struct out_job *j, const char *path, struct rep
 
 	if (fd < 0)
 		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
+	guard_tmp(tmp);
 	f = fdopen(fd, "w");
 	if (f == NULL) {
 		close(fd);
 		unlink(tmp);
+		guard_tmp(NULL);
 		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
 	}
 	rc = j->fn(j->ctx, f, err);
@@ -44,6 +85,7 @@ static int write_replacing(const struct out_job *j, const char *path, struct rep
 	}
 	if (rc < 0)
 		unlink(tmp);
+	guard_tmp(NULL);
 	return rc;
 }
 

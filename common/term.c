@@ -32,6 +32,31 @@ static int utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the valid UTF-8 sequence s of len 2 or 3 bytes. */
+static unsigned code_point(const unsigned char *s, size_t len)
+{
+	if (len == 2)
+		return (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+	return (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+}
+
+/*
+ * Whether s (a valid UTF-8 sequence of len bytes) is a bidirectional
+ * formatting character, which makes a display show the text around it in
+ * another order ("Trojan Source", CVE-2021-42574): U+061C, U+200E, U+200F,
+ * U+202A..U+202E, U+2066..U+2069.
+ */
+static bool is_bidi(const unsigned char *s, size_t len)
+{
+	unsigned cp;
+
+	if (len != 2 && len != 3)
+		return false;
+	cp = code_point(s, len);
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* The five characters HTML gives a meaning to, as entities; other bytes pass. */
 static void put_html(FILE *out, unsigned char c)
 {
@@ -66,6 +91,8 @@ static size_t safe_write(FILE *out, const char *s, size_t n, bool keep_lines, bo
 			fputc(c, out);
 		} else if (len == 2 && c == 0xc2 && u[i + 1] <= 0x9f) {
 			fprintf(out, "\\u%04x", u[i + 1]); /* C1: CSI, OSC, ... */
+		} else if (len > 1 && is_bidi(u + i, (size_t)len)) {
+			fprintf(out, "\\u%04x", code_point(u + i, (size_t)len));
 		} else if (len > 1) {
 			fwrite(u + i, 1, (size_t)len, out);
 		} else {
@@ -82,26 +109,26 @@ size_t repro_term_write(FILE *out, const char *s, size_t n, bool keep_lines, boo
 	return safe_write(out, s, n, keep_lines, more, false);
 }
 
-/* repro_term_puts() and repro_term_puts_html(): one line, cut past REPRO_TERM_CUT. */
-static void safe_puts(FILE *out, const char *s, bool html)
+/* repro_term_puts() and repro_term_puts_html(): one line, cut past max bytes. */
+static void safe_puts(FILE *out, const char *s, size_t max, bool html)
 {
 	size_t n = s != NULL ? strlen(s) : 0;
 
-	if (n <= REPRO_TERM_CUT) {
+	if (n <= max) {
 		(void)safe_write(out, s, n, false, false, html);
 		return;
 	}
 	/* cut at a character boundary: the incomplete sequence is left out */
-	(void)safe_write(out, s, REPRO_TERM_CUT, false, true, html);
+	(void)safe_write(out, s, max, false, true, html);
 	fprintf(out, "...[%zu bytes]", n);
 }
 
 void repro_term_puts(FILE *out, const char *s)
 {
-	safe_puts(out, s, false);
+	safe_puts(out, s, REPRO_TERM_CUT, false);
 }
 
-void repro_term_puts_html(FILE *out, const char *s)
+void repro_term_puts_html(FILE *out, const char *s, size_t max)
 {
-	safe_puts(out, s, true);
+	safe_puts(out, s, max > 0 ? max : REPRO_TERM_CUT, true);
 }

@@ -16,7 +16,9 @@
  * repro_term_write - write s[0..n) (bytes, not NUL-terminated) to out with
  * what a terminal could obey escaped: C0 controls and DEL as "\xNN"
  * (newline and tab kept when keep_lines), C1 controls U+0080..U+009F
- * (UTF-8 C2 80..C2 9F) as "\u00NN", and every byte that is not part of a
+ * (UTF-8 C2 80..C2 9F) and the bidirectional formatting characters
+ * (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which reorder
+ * what is shown around them) as "\uNNNN", and every byte that is not part of a
  * valid UTF-8 sequence (a raw 0x9B CSI among them) as "\xNN".  Valid UTF-8
  * otherwise passes unchanged.  With more, an incomplete sequence at the end
  * is left unwritten for the caller to pass again with what follows.
@@ -37,10 +39,10 @@ void repro_term_puts(FILE *out, const char *s);
 
 /*
  * repro_term_puts_html - repro_term_puts() for an HTML page: the same
- * escapes and cut, and '&', '<', '>', '"' and '\'' as character
- * references, so s is text in an element or a quoted attribute value,
- * never markup (docs/report.md).
+ * escapes, cut past max bytes (0: REPRO_TERM_CUT), and '&', '<', '>', '"'
+ * and '\'' as character references, so s is text in an element or a
+ * quoted attribute value, never markup (docs/report.md).
  */
-void repro_term_puts_html(FILE *out, const char *s);
+void repro_term_puts_html(FILE *out, const char *s, size_t max);
 
 #endif

@@ -101,7 +101,7 @@ static struct xp_finding *wait_finding(struct xp_waits *ws, const char *key, jso
 	x->pid = (int32_t)bndl_json_int(w, "pid", 0);
 	x->syscall = repro_xstrdup(bndl_json_str(w, "syscall") ? bndl_json_str(w, "syscall") : "?");
 	x->errname = repro_xstrdup(outcome);
-	x->t_ns = bndl_json_int(w, "t_ns", 0) + bndl_json_int(w, "dur_ns", 0);
+	x->t_ns = bndl_ns_add(bndl_json_int(w, "t_ns", 0), bndl_json_int(w, "dur_ns", 0));
 	x->count = 1;
 	return x;
 }
@@ -136,7 +136,8 @@ void xp_waits_findings(struct xp_waits *ws, int64_t run_ns, bool run_ok)
 		if (x == NULL)
 			continue;
 		x->wait = json_incref(w);
-		x->wait_dominant = run_ns > 0 && bndl_json_int(w, "dur_ns", 0) * 2 >= run_ns;
+		x->wait_dominant = run_ns > 0 &&
+				   bndl_json_int(w, "dur_ns", 0) >= run_ns - run_ns / 2;
 	}
 }
 
@@ -145,7 +146,7 @@ double xp_wait_score(const struct xp_finding *x, const struct xp_proc *p, bool r
 	bool child = is(bndl_json_str(x->wait, "what"), "child");
 	/* its process failed right after the wait: what it waited for is why */
 	bool led_to_end = p != NULL && p->failed && p->end_ns >= x->t_ns &&
-			  p->end_ns - x->t_ns <= XP_WAIT_THEN_END_NS;
+			  (uint64_t)p->end_ns - (uint64_t)x->t_ns <= XP_WAIT_THEN_END_NS;
 
 	if (x->wait_interrupted)
 		return 200; /* the run was cut short: what it was waiting for comes first */

@@ -20,6 +20,30 @@ struct gather {
 	struct bndl_reader *r;
 };
 
+size_t rpt_cut_len(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+char *rpt_addr_words(json_t *a)
+{
+	const char *ip = bndl_json_str(a, "ip");
+
+	if (ip != NULL && strchr(ip, ':') != NULL)
+		return repro_xasprintf("[%s]:%" PRId64, ip, bndl_json_int(a, "port", 0));
+	if (ip != NULL)
+		return repro_xasprintf("%s:%" PRId64, ip, bndl_json_int(a, "port", 0));
+	if (bndl_json_str(a, "abstract") != NULL)
+		return repro_xasprintf("@%s", bndl_json_str(a, "abstract"));
+	return repro_xstrdup(bndl_json_str(a, "path") != NULL ? bndl_json_str(a, "path") : "");
+}
+
 char *rpt_call_words(json_t *ev, bool target_only)
 {
 	const char *sc = bndl_json_str(ev, "syscall"), *er = bndl_json_str(ev, "errno");
@@ -28,11 +52,8 @@ char *rpt_call_words(json_t *ev, bool target_only)
 
 	if (bndl_json_str(ev, "path") != NULL)
 		target = repro_xstrdup(bndl_json_str(ev, "path"));
-	else if (bndl_json_str(addr, "ip") != NULL)
-		target = repro_xasprintf("%s:%" PRId64, bndl_json_str(addr, "ip"),
-					 bndl_json_int(addr, "port", 0));
-	else if (bndl_json_str(addr, "path") != NULL)
-		target = repro_xstrdup(bndl_json_str(addr, "path"));
+	else if (json_is_object(addr))
+		target = rpt_addr_words(addr);
 	else if (json_is_integer(json_object_get(ev, "fd")))
 		target = repro_xasprintf("fd %" PRId64, bndl_json_int(ev, "fd", -1));
 	else
@@ -43,33 +64,27 @@ char *rpt_call_words(json_t *ev, bool target_only)
 			       target[0] != '\0' ? " " : "", target);
 }
 
-/* The run's explain findings as JSON, or NULL with s->explain_error. */
-static void read_explain(struct rpt_side *s, const struct bndl_limits *limits)
+/* The run's explain findings as JSON into s->explain; -1 with *err when explain failed. */
+static int read_explain(struct rpt_side *s, const struct bndl_limits *limits,
+			struct repro_err **err)
 {
 	struct rpl_explain_opts eo = { .bundle_path = s->path, .limits = limits, .json = true };
 	cleanup_free char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct repro_err *e = NULL;
 	int rc;
 
-	if (f == NULL) {
-		s->explain_error = repro_xasprintf("open_memstream: %s", strerror(errno));
-		return;
-	}
-	rc = rpl_explain_run(&eo, f, &e);
-	if (fclose(f) != 0 && rc == 0) {
-		s->explain_error = repro_xstrdup("out of memory");
-		return;
-	}
-	if (rc < 0) {
-		s->explain_error = repro_xstrdup(e != NULL ? e->msg : "explain failed");
-		repro_err_free(&e);
-		return;
-	}
+	if (f == NULL)
+		return repro_err_set(err, errno, "report: open_memstream");
+	rc = rpl_explain_run(&eo, f, err);
+	if (fclose(f) != 0 && rc == 0)
+		return repro_err_set(err, ENOMEM, "report: out of memory");
+	if (rc < 0)
+		return -1;
 	s->explain = json_loadb(text, len, 0, NULL);
 	if (!json_is_object(s->explain))
 		s->explain_error = repro_xstrdup("explain's JSON could not be read back");
+	return 0;
 }
 
 /* The events each finding names as evidence (RPT_EVIDENCE each), to keep when they pass. */
@@ -133,8 +148,10 @@ static int on_process(void *ctx, json_t *p, size_t lineno, struct repro_err **er
 		.execs = json_incref(json_object_get(p, "execs")),
 		.lane = RPT_SHARED,
 	};
+	pr->ended = json_is_integer(json_object_get(p, "end_ns"));
 	pr->end_ns = bndl_json_int(p, "end_ns", pr->start_ns);
 	pr->parent = proc_of(s, pr->ppid);
+	pr->before = proc_of(s, pr->pid);
 	bndl_reader_charge(g->r, sizeof(*pr) + strlen(pr->label) + strlen(pr->exit) + 48);
 	snprintf(key, sizeof(key), "%" PRId64, pr->pid);
 	json_object_set_new(s->by_pid, key, json_integer((json_int_t)s->nprocs));
@@ -182,12 +199,28 @@ static void pick_lanes(struct rpt_side *s)
 		s->lanes[i].waits = json_array();
 	if (s->span_ns < 1)
 		s->span_ns = 1;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (!s->procs[i].ended) /* left running: until the recording's end */
+			s->procs[i].end_ns = s->span_ns;
 }
 
-static struct rpt_lane *lane_of(struct rpt_side *s, int64_t pid)
+/*
+ * procs[] index of the process pid was at t_ns: the last with that pid
+ * that had started by then (a pid used again later), else the first.
+ * O(processes that had that pid).
+ */
+static size_t proc_at(const struct rpt_side *s, int64_t pid, int64_t t_ns)
 {
 	size_t p = proc_of(s, pid);
 
+	while (p != RPT_SHARED && s->procs[p].start_ns > t_ns && s->procs[p].before != RPT_SHARED)
+		p = s->procs[p].before;
+	return p;
+}
+
+/* The lane of process p (procs[] index or RPT_SHARED), NULL when it has none. */
+static struct rpt_lane *lane_of(struct rpt_side *s, size_t p)
+{
 	if (s->nlanes == 0)
 		return NULL;
 	if (p == RPT_SHARED || s->procs[p].lane == RPT_SHARED)
@@ -239,8 +272,9 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	bool failed = bndl_json_str(ev, "errno") != NULL;
 	bool marked = json_is_true(json_object_get(ev, "injected")) ||
 		      json_is_true(json_object_get(ev, "imposed"));
+	int64_t t = bndl_json_int(ev, "t_ns", 0);
+	size_t p = proc_at(s, bndl_json_int(ev, "pid", 0), t), slot;
 	struct rpt_lane *lane;
-	size_t slot, p;
 	char key[24];
 
 	(void)lineno;
@@ -251,21 +285,27 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		json_object_set(s->evidence, key, ev);
 	if (!failed && !marked)
 		return 0;
-	s->failed_events++;
-	s->marked_events += marked;
-	if ((p = proc_of(s, bndl_json_int(ev, "pid", 0))) != RPT_SHARED)
-		s->procs[p].failed++;
-	count_failed(g, ev, marked);
-	lane = lane_of(s, bndl_json_int(ev, "pid", 0));
-	if (lane == NULL)
+	if (failed) {
+		s->failed_events++;
+		s->marked_events += marked;
+		if (p != RPT_SHARED)
+			s->procs[p].failed++;
+		count_failed(g, ev, marked);
+	} else {
+		s->marked_ok++; /* a result a rule imposed that is not an error (retval=) */
+	}
+	if ((lane = lane_of(s, p)) == NULL)
 		return 0;
-	slot = slot_of(s, bndl_json_int(ev, "t_ns", 0));
-	if (lane->fail[slot] < UINT32_MAX)
+	slot = slot_of(s, t);
+	if (failed && lane->fail[slot] < UINT32_MAX)
 		lane->fail[slot]++;
 	if (marked && lane->marked[slot] < UINT32_MAX)
 		lane->marked[slot]++;
 	if (lane->first[slot] == NULL) {
 		lane->first[slot] = rpt_call_words(ev, false);
+		if (strlen(lane->first[slot]) >
+		    256) /* a tooltip shows less; keep a character boundary */
+			lane->first[slot][rpt_cut_len(lane->first[slot], 256)] = '\0';
 		bndl_reader_charge(g->r, strlen(lane->first[slot]) + 16);
 	}
 	return 0;
@@ -294,47 +334,77 @@ static int on_network(void *ctx, json_t *l, size_t lineno, struct repro_err **er
 
 	(void)lineno;
 	(void)err;
-	/* a failure always has room: the working ones take two thirds at most */
-	if (ok && json_array_size(g->s->net) >= RPL_REPORT_ROWS * 2 / 3) {
-		g->s->net_more++;
-		return 0;
-	}
-	keep_row(g->s->net, l, RPL_REPORT_ROWS, &g->s->net_more, g->r);
+	/* the failures first: the ones that worked get a third of the rows */
+	if (ok)
+		keep_row(g->s->net_ok, l, RPL_REPORT_ROWS / 3, &g->s->net_more, g->r);
+	else
+		keep_row(g->s->net_failed, l, RPL_REPORT_ROWS, &g->s->net_more, g->r);
 	return 0;
 }
 
-/* Index of the shortest wait in list (non-empty). */
-static size_t shortest(json_t *list)
+static int64_t dur_at(json_t *heap, size_t i)
 {
-	size_t best = 0, i;
-	json_t *w;
-
-	json_array_foreach (list, i, w)
-		if (bndl_json_int(w, "dur_ns", 0) <
-		    bndl_json_int(json_array_get(list, best), "dur_ns", 0))
-			best = i;
-	return best;
+	return bndl_json_int(json_array_get(heap, i), "dur_ns", 0);
 }
 
-/* Keep w among the cap longest of list: the shortest kept gives way.  O(cap). */
-static void keep_longest(json_t *list, json_t *w, size_t cap, struct bndl_reader *r)
+/* Restore the min-heap of heap (by dur_ns, the shortest at 0) below i.  O(log n). */
+static void sift_down(json_t *heap, size_t i)
 {
-	size_t i;
+	size_t n = json_array_size(heap);
 
-	if (json_array_size(list) < cap) {
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && dur_at(heap, l) < dur_at(heap, m))
+			m = l;
+		if (r < n && dur_at(heap, r) < dur_at(heap, m))
+			m = r;
+		if (m == i)
+			return;
+		json_t *t = json_incref(json_array_get(heap, i));
+
+		json_array_set(heap, i, json_array_get(heap, m));
+		json_array_set_new(heap, m, t);
+		i = m;
+	}
+}
+
+/* Restore the min-heap above i, after an append.  O(log n). */
+static void sift_up(json_t *heap, size_t i)
+{
+	while (i > 0 && dur_at(heap, (i - 1) / 2) > dur_at(heap, i)) {
+		json_t *t = json_incref(json_array_get(heap, i));
+
+		json_array_set(heap, i, json_array_get(heap, (i - 1) / 2));
+		json_array_set_new(heap, (i - 1) / 2, t);
+		i = (i - 1) / 2;
+	}
+}
+
+/*
+ * Keep w among the cap longest of heap (a min-heap by dur_ns): the
+ * shortest kept gives way.  O(log cap), so a bundle's waits cost linear
+ * time.
+ */
+static void keep_longest(json_t *heap, json_t *w, size_t cap, struct bndl_reader *r)
+{
+	if (json_array_size(heap) < cap) {
 		bndl_reader_charge(r, 512);
-		json_array_append(list, w);
+		json_array_append(heap, w);
+		sift_up(heap, json_array_size(heap) - 1);
 		return;
 	}
-	i = shortest(list);
-	if (bndl_json_int(w, "dur_ns", 0) > bndl_json_int(json_array_get(list, i), "dur_ns", 0))
-		json_array_set(list, i, w);
+	if (cap == 0 || bndl_json_int(w, "dur_ns", 0) <= dur_at(heap, 0))
+		return;
+	json_array_set(heap, 0, w);
+	sift_down(heap, 0);
 }
 
 static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
 {
 	struct gather *g = ctx;
-	struct rpt_lane *lane = lane_of(g->s, bndl_json_int(w, "pid", 0));
+	struct rpt_lane *lane = lane_of(
+		g->s, proc_at(g->s, bndl_json_int(w, "pid", 0), bndl_json_int(w, "t_ns", 0)));
 
 	(void)lineno;
 	(void)err;
@@ -388,9 +458,11 @@ int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits
 	s->by_pid = json_object();
 	s->failed = json_object();
 	s->paths = json_array();
-	s->net = json_array();
+	s->net_failed = json_array();
+	s->net_ok = json_array();
 	s->waits = json_array();
-	read_explain(s, limits);
+	if (read_explain(s, limits, err) < 0)
+		return -1;
 	want_evidence(s);
 	r = bndl_reader_open_limited(path, limits, err);
 	if (r == NULL)
@@ -398,6 +470,13 @@ int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits
 	g.r = r;
 	s->manifest = json_incref(bndl_reader_manifest(r));
 	s->span_ns = bndl_json_int(s->manifest, "duration_ns", 0);
+	{
+		const char *trace = bndl_json_str(json_object_get(s->manifest, "options"), "trace");
+
+		/* bundles that do not say were recorded with every class */
+		s->traced_file = trace == NULL || strstr(trace, "file") != NULL;
+		s->traced_network = trace == NULL || strstr(trace, "network") != NULL;
+	}
 	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
 		return -1;
 	if (has > 0 && (s->host = bndl_reader_load(r, "host.json", err)) == NULL)
@@ -435,7 +514,8 @@ void rpt_side_free(struct rpt_side *s)
 	json_decref(s->by_pid);
 	json_decref(s->failed);
 	json_decref(s->paths);
-	json_decref(s->net);
+	json_decref(s->net_failed);
+	json_decref(s->net_ok);
 	json_decref(s->waits);
 	*s = (struct rpt_side){ 0 };
 }

@@ -13,7 +13,6 @@
 #include "replayer/readers/wait_text.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +23,16 @@
 #define TL_X1 1190
 #define TL_TOP 28 /* the time axis */
 #define TL_LANE 18 /* a lane's height */
+/* Bytes of bundle text a tooltip, a table cell, an argv in the tree show at most. */
+#define CUT_TIP 120
+#define CUT_CELL 512
+#define CUT_ARGV 120
+/* Bytes of tooltips a timeline writes at most; past it, marks have none. */
+#define TL_TIPS_MAX (1u << 20)
 
 static const char page_style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232a;background:#fff}"
+	"body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232a;background:#fff;"
+	"overflow-wrap:anywhere}"
 	"header,footer{padding:12px 24px;background:#f3f5f7}"
 	"header h1{font-size:20px;margin:0}footer{color:#5a6570;font-size:12px}"
 	".sides{display:grid;grid-template-columns:repeat(var(--n),minmax(0,1fr));gap:24px;"
@@ -60,23 +66,16 @@ static const char page_style[] =
 	".legend span{display:inline-block;margin-right:14px}"
 	".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}";
 
-/* s from a bundle, as HTML text. */
+/* s from a bundle, as HTML text (cut past REPRO_TERM_CUT bytes). */
 static void text(FILE *o, const char *s)
 {
-	repro_term_puts_html(o, s != NULL ? s : "");
+	repro_term_puts_html(o, s != NULL ? s : "", 0);
 }
 
-/* A formatted string of bundle data, as HTML text. */
-static void __attribute__((format(printf, 2, 3))) textf(FILE *o, const char *fmt, ...)
+/* s from a bundle, as HTML text cut past max bytes. */
+static void textn(FILE *o, const char *s, size_t max)
 {
-	cleanup_free char *s = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	text(o, s);
+	repro_term_puts_html(o, s != NULL ? s : "", max);
 }
 
 /* ns as "0.042 s", "3.0 s", "12 s". */
@@ -85,21 +84,37 @@ static void secs(FILE *o, int64_t ns)
 	rpl_wait_put_secs(o, ns);
 }
 
-/* The argv words joined by spaces ("" for none); a new string. */
+/*
+ * The argv words joined by spaces ("" for none), cut at a character
+ * boundary past REPRO_TERM_CUT bytes with "...[N bytes]" of the whole
+ * join; a new string.  Linear in what it keeps, plus the words' lengths.
+ */
 static char *words(json_t *argv)
 {
 	struct repro_sbuf b = { 0 };
+	size_t total = 0;
+	char *cut;
 	json_t *w;
 	size_t i;
 
 	json_array_foreach (argv, i, w) {
+		const char *t = json_is_string(w) ? json_string_value(w) : "?";
+
+		total += strlen(t) + (i > 0);
+		if (b.len > REPRO_TERM_CUT)
+			continue; /* counted, not kept */
 		if (i > 0)
 			repro_sbuf_adds(&b, " ");
-		repro_sbuf_adds(&b, json_is_string(w) ? json_string_value(w) : "?");
-		if (b.len > REPRO_TERM_CUT)
-			break;
+		repro_sbuf_adds(&b, t);
 	}
-	return b.buf != NULL ? b.buf : repro_xstrdup("");
+	if (b.buf == NULL)
+		return repro_xstrdup("");
+	if (total <= REPRO_TERM_CUT)
+		return b.buf;
+	b.buf[rpt_cut_len(b.buf, REPRO_TERM_CUT)] = '\0';
+	cut = repro_xasprintf("%s...[%zu bytes]", b.buf, total);
+	free(b.buf);
+	return cut;
 }
 
 /* A scalar JSON value as words; NULL for arrays and objects. */
@@ -118,13 +133,13 @@ static char *scalar(json_t *v)
 	return NULL;
 }
 
-/* A dt/dd pair; the value text, or "none" when empty. */
+/* A dt/dd pair: the name cut past CUT_TIP bytes, the value past 2 * CUT_CELL or "none". */
 static void fact(FILE *o, const char *name, const char *value)
 {
 	fputs("<dt>", o);
-	text(o, name);
+	textn(o, name, CUT_TIP);
 	fputs("</dt><dd>", o);
-	text(o, value != NULL && value[0] != '\0' ? value : "none");
+	textn(o, value != NULL && value[0] != '\0' ? value : "none", 2 * CUT_CELL);
 	fputs("</dd>", o);
 }
 
@@ -165,15 +180,21 @@ static void run_facts(FILE *o, const struct rpt_side *s)
 	if (json_is_true(json_object_get(m, "incomplete")))
 		fact(o, "incomplete", "yes: the recording did not end cleanly");
 	json_array_foreach (json_object_get(m, "warnings"), i, w) {
-		if (i >= 20)
+		if (i >= 20) {
+			fprintf(o, "<dt>warning</dt><dd class=\"more\">%zu more not listed</dd>",
+				json_array_size(json_object_get(m, "warnings")) - 20);
 			break;
+		}
 		fact(o, "warning", json_is_string(w) ? json_string_value(w) : "?");
 	}
 	json_array_foreach (json_object_get(m, "injections"), i, inj) {
 		cleanup_free char *t = NULL;
 
-		if (i >= 50)
+		if (i >= 50) {
+			fprintf(o, "<dt>fault rule</dt><dd class=\"more\">%zu more not listed</dd>",
+				json_array_size(json_object_get(m, "injections")) - 50);
 			break;
+		}
 		t = repro_xasprintf("rule %" PRId64 ": %s (fired %" PRId64 " times)",
 				    bndl_json_int(inj, "rule", 0),
 				    bndl_json_str(inj, "text") ? bndl_json_str(inj, "text") : "?",
@@ -265,7 +286,9 @@ static void findings(FILE *o, const struct rpt_side *s)
 			"<p>The run worked: nothing that matters failed (%" PRId64
 			" failures, each coped with).</p>\n<details><summary>what failed on the "
 			"way, the %zu that explain ranks first</summary>\n",
-			bndl_json_int(s->explain, "total", 0), json_array_size(all));
+			bndl_json_int(s->explain, "total", 0) +
+				bndl_json_int(s->explain, "noise", 0),
+			json_array_size(all));
 	else
 		fprintf(o,
 			"<p>%zu shown, the most likely cause first; %" PRId64
@@ -315,16 +338,30 @@ static void tl_axis(FILE *o, int64_t scale, int height)
 			k == 0	 ? "start"
 			: k == 4 ? "end"
 				 : "middle");
-		secs(o, t);
+		/* one precision for the whole axis, enough to tell its ticks apart */
+		fprintf(o,
+			scale >= 400000000000LL ? "%.0f s"
+			: scale >= 4000000000LL ? "%.1f s"
+						: "%.3f s",
+			(double)t / 1e9);
 		fputs("</text>", o);
 	}
 }
 
-/* A lane's name: "pid 7523 python3 webui.py", cut to 40 characters' bytes. */
+/* Open a tooltip when the page's budget for them has room: true when opened. */
+static bool tip_open(FILE *o, size_t *tips)
+{
+	if (*tips >= TL_TIPS_MAX)
+		return false;
+	*tips += 2 * CUT_TIP + 64; /* what one says at most */
+	fputs("<title>", o);
+	return true;
+}
+
+/* A lane's name: "pid 7523 python3 webui.py", cut to 40 bytes (a character boundary). */
 static void lane_label(FILE *o, const struct rpt_side *s, const struct rpt_lane *l, int y)
 {
 	cleanup_free char *name = NULL;
-	size_t n;
 
 	if (l->proc == RPT_SHARED)
 		name = repro_xasprintf("%zu other processes", s->shared_procs);
@@ -332,19 +369,14 @@ static void lane_label(FILE *o, const struct rpt_side *s, const struct rpt_lane 
 		name = repro_xasprintf("pid %" PRId64 " %s", s->procs[l->proc].pid,
 				       s->procs[l->proc].label[0] != '\0' ? s->procs[l->proc].label
 									  : "(fork)");
-	n = strlen(name);
-	if (n > 40) {
-		n = 40;
-		while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
-			n--; /* a character boundary */
-		name[n] = '\0';
-	}
+	name[rpt_cut_len(name, 40)] = '\0';
 	fprintf(o, "<text x=\"4\" y=\"%d\">", y + 13);
 	text(o, name);
 	fputs("</text>", o);
 }
 
-static void lane_process(FILE *o, int64_t scale, const struct rpt_proc *p, int y)
+/* The process's span, its exec ticks (16 at most: the tree lists them all) and its end. */
+static void lane_process(FILE *o, int64_t scale, const struct rpt_proc *p, int y, size_t *tips)
 {
 	double x0 = tl_x(scale, p->start_ns), x1 = tl_x(scale, p->end_ns);
 	json_t *e;
@@ -352,80 +384,99 @@ static void lane_process(FILE *o, int64_t scale, const struct rpt_proc *p, int y
 
 	fprintf(o, "<rect class=\"span%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">",
 		p->bad_exit ? " bad" : "", x0, y + 2, x1 - x0 > 1 ? x1 - x0 : 1, TL_LANE - 4);
-	fputs("<title>", o);
-	textf(o, "pid %" PRId64 " %s, from ", p->pid, p->label);
-	secs(o, p->start_ns);
-	fputs(" to ", o);
-	secs(o, p->end_ns);
-	fputs(", ", o);
-	text(o, p->exit);
-	fputs("</title></rect>", o);
+	if (tip_open(o, tips)) {
+		fprintf(o, "pid %" PRId64 " ", p->pid);
+		textn(o, p->label, CUT_TIP);
+		fputs(", from ", o);
+		secs(o, p->start_ns);
+		if (p->ended) {
+			fputs(" to ", o);
+			secs(o, p->end_ns);
+			fputs(", ", o);
+			text(o, p->exit);
+		} else {
+			fputs(", still running when the recording stopped", o);
+		}
+		fputs("</title>", o);
+	}
+	fputs("</rect>", o);
 	json_array_foreach (p->execs, i, e) {
-		cleanup_free char *argv = words(json_object_get(e, "argv"));
+		cleanup_free char *argv = NULL;
 
 		if (i >= 16)
 			break;
-		fprintf(o,
-			"<rect class=\"exec\" x=\"%.1f\" y=\"%d\" width=\"2\" height=\"%d\"><title>exec ",
+		argv = words(json_object_get(e, "argv"));
+		fprintf(o, "<rect class=\"exec\" x=\"%.1f\" y=\"%d\" width=\"2\" height=\"%d\">",
 			tl_x(scale, bndl_json_int(e, "t_ns", p->start_ns)), y, TL_LANE);
-		text(o, argv);
-		fputs("</title></rect>", o);
+		if (tip_open(o, tips)) {
+			fputs("exec ", o);
+			textn(o, argv, CUT_TIP);
+			fputs("</title>", o);
+		}
+		fputs("</rect>", o);
 	}
-	if (json_is_object(json_object_get(p->execs, 0)) || p->bad_exit) {
-		fprintf(o, "<circle class=\"end%s\" cx=\"%.1f\" cy=\"%d\" r=\"3\"><title>",
+	if (p->ended && (json_is_object(json_object_get(p->execs, 0)) || p->bad_exit)) {
+		fprintf(o, "<circle class=\"end%s\" cx=\"%.1f\" cy=\"%d\" r=\"3\">",
 			p->bad_exit ? " bad" : "", x1, y + TL_LANE / 2);
-		text(o, p->exit);
-		fputs("</title></circle>", o);
+		if (tip_open(o, tips)) {
+			text(o, p->exit);
+			fputs("</title>", o);
+		}
+		fputs("</circle>", o);
 	}
 }
 
-static void lane_waits(FILE *o, int64_t scale, const struct rpt_lane *l, int y)
+static void lane_waits(FILE *o, int64_t scale, const struct rpt_lane *l, int y, size_t *tips)
 {
 	json_t *w;
 	size_t i;
 
 	json_array_foreach (l->waits, i, w) {
 		int64_t t = bndl_json_int(w, "t_ns", 0), d = bndl_json_int(w, "dur_ns", 0);
-		double x0 = tl_x(scale, t), x1 = tl_x(scale, t + (d > 0 ? d : 0));
+		double x0 = tl_x(scale, t), x1 = tl_x(scale, bndl_ns_add(t, d > 0 ? d : 0));
 		cleanup_free char *on = NULL;
 		size_t len = 0;
-		FILE *m = open_memstream(&on, &len);
+		FILE *m;
 
-		if (m != NULL) {
-			fprintf(m, "pid %" PRId64 " waited ", bndl_json_int(w, "pid", 0));
-			rpl_wait_put_secs(m, d);
-			fputc(' ', m);
-			rpl_wait_put_on(m, w, NULL);
-			rpl_wait_put_end(m, w);
-			fclose(m);
-		}
-		fprintf(o,
-			"<rect class=\"wait\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"5\"><title>",
+		fprintf(o, "<rect class=\"wait\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"5\">",
 			x0, y + TL_LANE - 6, x1 - x0 > 1 ? x1 - x0 : 1);
-		text(o, on);
-		fputs("</title></rect>", o);
+		if (tip_open(o, tips)) {
+			if ((m = open_memstream(&on, &len)) != NULL) {
+				fprintf(m, "pid %" PRId64 " waited ", bndl_json_int(w, "pid", 0));
+				rpl_wait_put_secs(m, d);
+				fputc(' ', m);
+				rpl_wait_put_on(m, w, NULL);
+				rpl_wait_put_end(m, w);
+				fclose(m);
+				textn(o, on, 2 * CUT_TIP);
+			}
+			fputs("</title>", o);
+		}
+		fputs("</rect>", o);
 	}
 }
 
 /* The slots of l, s->span_ns wide in all, drawn on a timeline scale wide. */
 static void lane_failures(FILE *o, const struct rpt_side *s, int64_t scale,
-			  const struct rpt_lane *l, int y)
+			  const struct rpt_lane *l, int y, size_t *tips)
 {
 	double w = (double)(TL_X1 - TL_X0) / RPL_REPORT_SLOTS * (double)s->span_ns / (double)scale;
 
 	for (size_t k = 0; k < RPL_REPORT_SLOTS; k++) {
-		if (l->fail[k] == 0)
+		if (l->fail[k] == 0 && l->marked[k] == 0)
 			continue;
-		fprintf(o,
-			"<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>",
+		fprintf(o, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">",
 			l->marked[k] > 0 ? "marked" : "fail", TL_X0 + w * (double)k, y + 4,
 			w > 2 ? w : 2, TL_LANE - 10);
-		fprintf(o, "%" PRIu32 " failed call%s (%" PRIu32 " injected or imposed) from ",
-			l->fail[k], l->fail[k] == 1 ? "" : "s", l->marked[k]);
-		secs(o, (int64_t)((__int128)s->span_ns * (int64_t)k / RPL_REPORT_SLOTS));
-		fputs("; the first: ", o);
-		text(o, l->first[k]);
-		fputs("</title></rect>", o);
+		if (tip_open(o, tips)) {
+			fprintf(o, "%" PRIu32 " failed, %" PRIu32 " injected or imposed, from ",
+				l->fail[k], l->marked[k]);
+			secs(o, (int64_t)((__int128)s->span_ns * (int64_t)k / RPL_REPORT_SLOTS));
+			fputs("; the first: ", o);
+			textn(o, l->first[k], CUT_TIP);
+			fputs("</title>", o);
+		}
+		fputs("</rect>", o);
 	}
 }
 
@@ -440,8 +491,12 @@ static void legend(FILE *o)
 	      o);
 }
 
-/* s's lanes on a timeline scale_ns wide (the longer run's, beside another). */
-static void timeline(FILE *o, const struct rpt_side *s, int64_t scale)
+/*
+ * s's lanes on a timeline scale_ns wide (the longer run's, beside
+ * another); *tips counts the bytes of tooltips written, TL_TIPS_MAX at
+ * most, so the page stays bounded whatever the bundle holds.
+ */
+static void timeline(FILE *o, const struct rpt_side *s, int64_t scale, size_t *tips)
 {
 	int height = TL_TOP + (int)s->nlanes * TL_LANE + 4;
 
@@ -461,15 +516,19 @@ static void timeline(FILE *o, const struct rpt_side *s, int64_t scale)
 				s->procs[l->proc].pid);
 		lane_label(o, s, l, y);
 		if (l->proc != RPT_SHARED)
-			lane_process(o, scale, &s->procs[l->proc], y);
-		lane_waits(o, scale, l, y);
-		lane_failures(o, s, scale, l, y);
+			lane_process(o, scale, &s->procs[l->proc], y, tips);
+		lane_waits(o, scale, l, y, tips);
+		lane_failures(o, s, scale, l, y, tips);
 		fputs("</g>\n", o);
 	}
 	fputs("</svg>\n", o);
 	if (s->shared_procs > 0)
 		fprintf(o, "<p class=\"more\">%zu processes share the last lane.</p>\n",
 			s->shared_procs);
+	if (*tips >= TL_TIPS_MAX)
+		fputs("<p class=\"more\">The later marks have no tooltip (the page's budget for "
+		      "them was spent).</p>\n",
+		      o);
 }
 
 /*
@@ -509,22 +568,28 @@ static void tree(FILE *o, const struct rpt_side *s)
 		size_t i = stack[--top], d = depth[top];
 		const struct rpt_proc *p = &s->procs[i];
 		json_t *e;
-		size_t k;
+		size_t k, n_execs;
 
 		fprintf(o, "<li style=\"padding-left:%zuem\"%s>", d < 40 ? d : 40,
 			p->bad_exit ? " class=\"bad\"" : "");
 		fprintf(o, "pid %" PRId64 " ", p->pid);
 		if (json_array_size(p->execs) == 0)
 			fputs("(fork) ", o);
+		n_execs = json_array_size(p->execs);
 		json_array_foreach (p->execs, k, e) {
-			cleanup_free char *argv = words(json_object_get(e, "argv"));
+			cleanup_free char *argv = NULL;
 
-			if (k >= 8)
-				break;
+			/* the first exec and the last two: what it was started as, what it became */
+			if (n_execs > 3 && k > 0 && k < n_execs - 2) {
+				if (k == 1)
+					fprintf(o, " → … (%zu execs in all)", n_execs);
+				continue;
+			}
+			argv = words(json_object_get(e, "argv"));
 			if (k > 0)
 				fputs(" → ", o);
 			fputs("<code>", o);
-			text(o, argv);
+			textn(o, argv, CUT_ARGV);
 			fputs("</code>", o);
 		}
 		fputs(" — ", o);
@@ -604,6 +669,9 @@ static void failed_calls(FILE *o, const struct rpt_side *s)
 		s->failed_events, n);
 	if (s->marked_events > 0)
 		fprintf(o, ", %" PRIu64 " of them injected or imposed", s->marked_events);
+	if (s->marked_ok > 0)
+		fprintf(o, "; and %" PRIu64 " results a rule imposed that are not errors",
+			s->marked_ok);
 	fputs("; the program's paths first, then the system's.</p>\n", o);
 	json_object_foreach (s->failed, key, row) {
 		cleanup_free char *copy = NULL;
@@ -632,11 +700,11 @@ static void failed_calls(FILE *o, const struct rpt_side *s)
 			rows[i].system ? "system" : "program", marked ? " marked" : "",
 			json_integer_value(json_array_get(rows[i].row, 0)));
 		fputs("<td class=\"w\">", o);
-		text(o, sc);
+		textn(o, sc, CUT_CELL);
 		fputs("</td><td class=\"w\">", o);
-		text(o, er);
+		textn(o, er, CUT_CELL);
 		fputs("</td><td>", o);
-		text(o, target);
+		textn(o, target, CUT_CELL);
 		fprintf(o,
 			"</td><td class=\"n\">event %" JSON_INTEGER_FORMAT
 			", pid %" JSON_INTEGER_FORMAT "%s</td></tr>\n",
@@ -671,6 +739,11 @@ static void failed_paths(FILE *o, const struct rpt_side *s)
 	if (!s->has_files)
 		return;
 	fputs("<h2>Failed paths</h2>\n", o);
+	if (!s->traced_file) {
+		fputs("<p>Files were not traced in this recording (its --trace left them out).</p>\n",
+		      o);
+		return;
+	}
 	if (json_array_size(s->paths) == 0) {
 		fputs("<p>No path failed.</p>\n", o);
 		return;
@@ -685,14 +758,14 @@ static void failed_paths(FILE *o, const struct rpt_side *s)
 
 		fprintf(o, "<tr class=\"%s\"><td>",
 			rpl_explain_system_path(path) != NULL ? "system" : "program");
-		text(o, path);
+		textn(o, path, CUT_CELL);
 		fputs("</td><td>", o);
-		text(o, ops);
+		textn(o, ops, CUT_CELL);
 		fputs("</td><td>", o);
-		text(o, bndl_json_str(f, "errno"));
+		textn(o, bndl_json_str(f, "errno"), CUT_CELL);
 		fprintf(o, "</td><td class=\"n\">%" PRId64 "</td><td>",
 			bndl_json_int(f, "calls", 0));
-		text(o, meta[0] != '\0' ? meta : "nothing (missing)");
+		textn(o, meta[0] != '\0' ? meta : "nothing (missing)", CUT_CELL);
 		fputs("</td></tr>\n", o);
 	}
 	fputs("</table>\n", o);
@@ -701,20 +774,47 @@ static void failed_paths(FILE *o, const struct rpt_side *s)
 			s->paths_more);
 }
 
-/* A network line's "where": "198.51.100.7:443 (cdn.example.com)", a unix path, a DNS name. */
+/* A network line's "where": "198.51.100.7:443 (cdn.example.com)", "[::1]:9", "@name", a DNS name. */
 static char *net_where(json_t *l)
 {
 	const char *name = bndl_json_str(l, "name");
+	cleanup_free char *addr = rpt_addr_words(l);
 
 	if (strcmp(bndl_json_str(l, "kind") ? bndl_json_str(l, "kind") : "", "dns") == 0)
 		return repro_xasprintf("%s %s (server %s)", name != NULL ? name : "?",
 				       bndl_json_str(l, "qtype") ? bndl_json_str(l, "qtype") : "",
-				       bndl_json_str(l, "ip") ? bndl_json_str(l, "ip") : "?");
-	if (bndl_json_str(l, "ip") != NULL)
-		return repro_xasprintf("%s:%" PRId64 "%s%s%s", bndl_json_str(l, "ip"),
-				       bndl_json_int(l, "port", 0), name != NULL ? " (" : "",
-				       name != NULL ? name : "", name != NULL ? ")" : "");
-	return repro_xstrdup(bndl_json_str(l, "path") ? bndl_json_str(l, "path") : "?");
+				       addr[0] != '\0' ? addr : "?");
+	if (name != NULL)
+		return repro_xasprintf("%s (%s)", addr[0] != '\0' ? addr : "?", name);
+	return repro_xstrdup(addr[0] != '\0' ? addr : "?");
+}
+
+static void network_row(FILE *o, json_t *l)
+{
+	cleanup_free char *where = net_where(l);
+	const char *er = bndl_json_str(l, "errno");
+	bool dns = strcmp(bndl_json_str(l, "kind") ? bndl_json_str(l, "kind") : "", "dns") == 0;
+
+	fprintf(o, "<tr class=\"%s\"><td class=\"n\">",
+		json_is_true(json_object_get(l, "injected")) ? "marked" : "");
+	secs(o, bndl_json_int(l, "t_ns", 0));
+	fprintf(o, "</td><td class=\"n\">%" PRId64 "</td><td>", bndl_json_int(l, "pid", 0));
+	textn(o, dns ? "DNS lookup" : bndl_json_str(l, "syscall"), CUT_CELL);
+	fputs("</td><td>", o);
+	textn(o, where, CUT_CELL);
+	fputs("</td><td>", o);
+	textn(o, bndl_json_str(l, "outcome"), CUT_CELL);
+	if (er != NULL) {
+		fputs(" (", o);
+		textn(o, er, CUT_CELL);
+		fputs(")", o);
+	}
+	if (json_is_true(json_object_get(l, "injected")))
+		fprintf(o, ", injected by rule %" PRId64, bndl_json_int(l, "rule", 0));
+	fputs("</td><td class=\"n\">", o);
+	if (json_is_integer(json_object_get(l, "dur_ns")))
+		secs(o, bndl_json_int(l, "dur_ns", 0));
+	fputs("</td></tr>\n", o);
 }
 
 static void network(FILE *o, const struct rpt_side *s)
@@ -725,40 +825,23 @@ static void network(FILE *o, const struct rpt_side *s)
 	if (!s->has_network)
 		return;
 	fputs("<h2>Network</h2>\n", o);
-	if (json_array_size(s->net) == 0) {
+	if (!s->traced_network) {
+		fputs("<p>The network was not traced in this recording (its --trace left it "
+		      "out).</p>\n",
+		      o);
+		return;
+	}
+	if (json_array_size(s->net_failed) + json_array_size(s->net_ok) == 0) {
 		fputs("<p>No network attempt or lookup.</p>\n", o);
 		return;
 	}
 	fputs("<table><tr><th>at</th><th>pid</th><th>call</th><th>to</th><th>outcome</th>"
 	      "<th>took</th></tr>\n",
 	      o);
-	json_array_foreach (s->net, i, l) {
-		cleanup_free char *where = net_where(l);
-		const char *er = bndl_json_str(l, "errno");
-
-		fprintf(o, "<tr class=\"%s\"><td class=\"n\">",
-			json_is_true(json_object_get(l, "injected")) ? "marked" : "");
-		secs(o, bndl_json_int(l, "t_ns", 0));
-		fprintf(o, "</td><td class=\"n\">%" PRId64 "</td><td>", bndl_json_int(l, "pid", 0));
-		text(o, strcmp(bndl_json_str(l, "kind") ? bndl_json_str(l, "kind") : "", "dns") == 0
-				? "DNS lookup"
-				: bndl_json_str(l, "syscall"));
-		fputs("</td><td>", o);
-		text(o, where);
-		fputs("</td><td>", o);
-		text(o, bndl_json_str(l, "outcome"));
-		if (er != NULL) {
-			fputs(" (", o);
-			text(o, er);
-			fputs(")", o);
-		}
-		if (json_is_true(json_object_get(l, "injected")))
-			fprintf(o, ", injected by rule %" PRId64, bndl_json_int(l, "rule", 0));
-		fputs("</td><td class=\"n\">", o);
-		if (json_is_integer(json_object_get(l, "dur_ns")))
-			secs(o, bndl_json_int(l, "dur_ns", 0));
-		fputs("</td></tr>\n", o);
-	}
+	json_array_foreach (s->net_failed, i, l)
+		network_row(o, l);
+	json_array_foreach (s->net_ok, i, l)
+		network_row(o, l);
 	fputs("</table>\n", o);
 	if (s->net_more > 0)
 		fprintf(o,
@@ -807,7 +890,7 @@ static void waits(FILE *o, const struct rpt_side *s)
 			bndl_json_int(w[i], "pid", 0));
 		secs(o, bndl_json_int(w[i], "dur_ns", 0));
 		fputs("</td><td>", o);
-		text(o, on);
+		textn(o, on, CUT_CELL);
 		fputs("</td></tr>\n", o);
 	}
 	fputs("</table>\n", o);
@@ -816,15 +899,32 @@ static void waits(FILE *o, const struct rpt_side *s)
 			s->waits_total - n);
 }
 
-/* host.json flattened: "kernel.release", "rlimits.NOFILE.soft" …; rows counted in *rows. */
+/* A host fact: name and value cut shorter than the run's facts (there are hundreds). */
+static void host_fact(FILE *o, const char *name, const char *value)
+{
+	fputs("<dt>", o);
+	textn(o, name, CUT_TIP);
+	fputs("</dt><dd>", o);
+	textn(o, value != NULL && value[0] != '\0' ? value : "none", CUT_TIP * 2);
+	fputs("</dd>", o);
+}
+
+/* Most host facts listed; the rest are counted. */
+#define HOST_ROWS 400u
+
+/*
+ * host.json flattened: "kernel.release", "rlimits.NOFILE.soft",
+ * "mounts[3].mount_point" …; arrays of scalars joined.  *rows counts the
+ * facts seen, HOST_ROWS of them written.  Depth 6 at most (deeper values
+ * as JSON text).
+ */
 static void host_facts(FILE *o, const char *prefix, json_t *v, int depth, size_t *rows)
 {
 	const char *k;
 	json_t *x;
+	size_t i;
 
-	if (*rows >= 400)
-		return;
-	if (json_is_object(v) && depth < 4) {
+	if (json_is_object(v) && depth < 6) {
 		json_object_foreach (v, k, x) {
 			cleanup_free char *name = prefix[0] != '\0'
 							  ? repro_xasprintf("%s.%s", prefix, k)
@@ -834,9 +934,19 @@ static void host_facts(FILE *o, const char *prefix, json_t *v, int depth, size_t
 		}
 		return;
 	}
+	if (json_is_array(v) && depth < 6 &&
+	    (json_is_object(json_array_get(v, 0)) || json_is_array(json_array_get(v, 0)))) {
+		json_array_foreach (v, i, x) {
+			cleanup_free char *name = repro_xasprintf("%s[%zu]", prefix, i);
+
+			host_facts(o, name, x, depth + 1, rows);
+		}
+		return;
+	}
+	if ((*rows)++ >= HOST_ROWS)
+		return;
 	if (json_is_array(v)) {
 		struct repro_sbuf b = { 0 };
-		size_t i;
 
 		json_array_foreach (v, i, x) {
 			cleanup_free char *t = scalar(x);
@@ -849,16 +959,15 @@ static void host_facts(FILE *o, const char *prefix, json_t *v, int depth, size_t
 				repro_sbuf_adds(&b, ", ");
 			repro_sbuf_adds(&b, t != NULL ? t : "…");
 		}
-		fact(o, prefix, b.buf);
+		host_fact(o, prefix, b.buf);
 		free(b.buf);
 	} else {
 		cleanup_free char *t = scalar(v);
 
 		if (t == NULL)
 			t = bndl_json_text(v, JSON_COMPACT);
-		fact(o, prefix, t);
+		host_fact(o, prefix, t);
 	}
-	(*rows)++;
 }
 
 static void host(FILE *o, const struct rpt_side *s)
@@ -873,6 +982,9 @@ static void host(FILE *o, const struct rpt_side *s)
 	fputs("<details><summary>the machine the run was recorded on</summary><dl class=\"facts\">",
 	      o);
 	host_facts(o, "", s->host, 0, &rows);
+	if (rows > HOST_ROWS)
+		fprintf(o, "<dt>…</dt><dd class=\"more\">%zu more facts not listed</dd>",
+			rows - HOST_ROWS);
 	fputs("</dl></details>\n", o);
 }
 
@@ -888,7 +1000,9 @@ static void side(FILE *o, const struct rpt_side *s, const char *name)
 	if (name[0] == '\0') {
 		fputs("<h2>Timeline</h2>\n", o);
 		legend(o);
-		timeline(o, s, s->span_ns);
+		size_t tips = 0;
+
+		timeline(o, s, s->span_ns, &tips);
 	}
 	tree(o, s);
 	failed_calls(o, s);
@@ -977,6 +1091,7 @@ void rpt_html_page(FILE *o, struct rpt_side *sides, size_t n, json_t *diff, cons
 	}
 	fputs("</header>\n", o);
 	if (n == 2) {
+		size_t tips = 0;
 		int64_t scale = sides[0].span_ns > sides[1].span_ns ? sides[0].span_ns
 								    : sides[1].span_ns;
 
@@ -989,7 +1104,7 @@ void rpt_html_page(FILE *o, struct rpt_side *sides, size_t n, json_t *diff, cons
 			fputs(i == 0 ? "<h3>A: " : "<h3>B: ", o);
 			text(o, sides[i].path);
 			fputs("</h3>\n", o);
-			timeline(o, &sides[i], scale);
+			timeline(o, &sides[i], scale, &tips);
 		}
 		fputs("</section>\n", o);
 	}

@@ -29,6 +29,8 @@ struct rpt_proc {
 	json_t *execs; /* owned reference: processes.jsonl execs */
 	size_t lane; /* index into lanes, or RPT_SHARED */
 	size_t parent; /* index of the parent in procs, or RPT_SHARED */
+	size_t before; /* the process that had its pid before it, or RPT_SHARED */
+	bool ended; /* its end was recorded (else end_ns is the run's end) */
 	uint64_t failed; /* its failed calls */
 };
 
@@ -55,21 +57,23 @@ struct rpt_side {
 	int64_t span_ns; /* the timeline's width: the run's duration, at least 1 */
 	json_t *failed; /* owned: "SYSCALL\tERRNO\tTARGET" -> [count, seq, pid, marked] */
 	uint64_t failed_uncounted; /* failed calls past RPL_REPORT_KEYS distinct ones */
-	uint64_t events, failed_events, marked_events;
+	uint64_t events, failed_events, marked_events,
+		marked_ok; /* marked_ok: injected, no errno */
 	json_t *paths; /* owned: files.jsonl entries that failed, the program's first */
 	uint64_t paths_more;
-	json_t *net; /* owned: network.jsonl lines kept (failures first) */
+	json_t *net_failed, *net_ok; /* owned: network.jsonl lines kept, failures and the others */
 	uint64_t net_more;
 	json_t *waits; /* owned: waits.jsonl lines, the longest RPL_REPORT_ROWS */
 	uint64_t waits_total;
 	bool has_waits, has_network, has_files;
+	bool traced_file, traced_network; /* the manifest's options.trace names the class */
 };
 
 /*
  * rpt_side_read - gather bundle path into *s (zeroed by the caller): one
  * pass of its members, plus explain's own (rpl_explain_run).  Returns 0,
- * or -1 with *err (the reader's errors).  s is freed with rpt_side_free
- * either way.
+ * or -1 with *err (the reader's errors, explain's included).  s is freed
+ * with rpt_side_free either way.
  */
 int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits *limits,
 		  struct repro_err **err);
@@ -84,6 +88,16 @@ void rpt_side_free(struct rpt_side *s);
  * target_only.
  */
 char *rpt_call_words(json_t *ev, bool target_only);
+
+/* rpt_cut_len - bytes of s to keep to cut it at most max long, at a UTF-8 character boundary. */
+size_t rpt_cut_len(const char *s, size_t max);
+
+/*
+ * rpt_addr_words - an addr object (events.jsonl, network.jsonl) as words:
+ * "127.0.0.1:80", "[::1]:9", "@abstract-name", "/run/x.sock"; "" for
+ * none.  A new string the caller frees.
+ */
+char *rpt_addr_words(json_t *addr);
 
 /*
  * rpt_html_page - the page for sides[0..n) (n is 1 or 2; with 2, diff is

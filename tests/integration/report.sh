@@ -207,6 +207,16 @@ browse "$work/many.html" "$work/many.png" many.dom
 check "the browser loads it: the lanes and the table are in its DOM" \
 	sh -c "[ \$(grep -o 'class=\"lane\"' many.dom | wc -l) -ge 21 ] && grep -q '/nonexistent-report/' many.dom"
 
+# a report stopped by a signal leaves no temporary file
+"$repro" report -o stopped.html many.repro 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do ls ./stopped.html.tmp-* >/dev/null 2>&1 && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM while writing: the report ends by it ($rc) and leaves no temporary file" \
+	sh -c "[ $rc = 143 ] && ! ls ./stopped.html.tmp-* 2>/dev/null | grep -q ."
+
 # 4. output and bad input
 "$repro" report -o - "$demo/broken.repro" >stdout.html 2>stdout.err
 check "-o -: the page on standard output, nothing on stderr" \

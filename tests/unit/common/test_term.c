@@ -92,7 +92,7 @@ static char *as_html(const char *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	repro_term_puts_html(f, s);
+	repro_term_puts_html(f, s, 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -111,6 +111,19 @@ static void test_term_html_is_text(void **state)
 	/* the terminal escapes first: controls and bad bytes visible, UTF-8 kept */
 	assert_string_equal(ctl, "\\x1b]0;t\\x07 \\u009b \\xff \xe2\x82\xac");
 	assert_string_equal(none, "");
+}
+
+static void test_term_bidi_escaped(void **state)
+{
+	/* "/tmp/<RLO>txt.hs" would show as "/tmp/sh.txt" */
+	const char rlo[] = "/tmp/\xe2\x80\xaetxt.hs \xe2\x81\xa6x\xe2\x81\xa9 \xd8\x9c";
+	cleanup_free char *html = as_html(rlo);
+
+	(void)state;
+	expect(rlo, sizeof(rlo) - 1, false, "/tmp/\\u202etxt.hs \\u2066x\\u2069 \\u061c");
+	assert_string_equal(html, "/tmp/\\u202etxt.hs \\u2066x\\u2069 \\u061c");
+	/* other characters of those blocks pass: an en dash, an Arabic letter */
+	expect("\xe2\x80\x93 \xd8\xa8", 6, false, "\xe2\x80\x93 \xd8\xa8");
 }
 
 static void test_term_html_cut(void **state)
@@ -137,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_term_sequence_across_writes),
 		cmocka_unit_test(test_term_html_is_text),
 		cmocka_unit_test(test_term_html_cut),
+		cmocka_unit_test(test_term_bidi_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

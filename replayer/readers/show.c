@@ -359,15 +359,28 @@ static void put_word(FILE *out, const char *s)
 		fprintf(out, "...[%zu bytes]", len);
 }
 
+/*
+ * The argv as shell words; past REPRO_TERM_CUT bytes of them (each word is
+ * cut there too) the rest is counted: "...[N more words]", so a 10 MB
+ * command line is one readable line.
+ */
 static void put_argv(FILE *out, json_t *argv)
 {
-	size_t i;
+	size_t i, shown = 0;
 	json_t *a;
 
 	json_array_foreach (argv, i, a) {
+		const char *w = json_is_string(a) ? json_string_value(a) : "?";
+		size_t n = strlen(w);
+
+		if (shown > REPRO_TERM_CUT) {
+			fprintf(out, " ...[%zu more words]", json_array_size(argv) - i);
+			return;
+		}
 		if (i > 0)
 			fputc(' ', out);
-		put_word(out, json_is_string(a) ? json_string_value(a) : "?");
+		put_word(out, w);
+		shown += (n < REPRO_TERM_CUT ? n : REPRO_TERM_CUT) + 1;
 	}
 }
 

@@ -245,6 +245,39 @@ static void test_show_quotes_command(void **state)
 	find(text, "  command   sh -c 'echo '\\''hi'\\'' there' '' '\\x1b[2J'\n");
 }
 
+/* A command line of 3,000 words of 1,000 bytes: the line stops after 4 KiB and counts the rest. */
+static void test_show_cuts_long_command(void **state)
+{
+	struct fixture *fx = *state;
+	char **argv = repro_xcalloc(3001, sizeof(*argv));
+	cleanup_free char *word = repro_xmalloc(1001);
+	cleanup_free char *spool = repro_xasprintf("%s/long.spool", fx->dir);
+	cleanup_free char *out = repro_xasprintf("%s/long.repro", fx->dir);
+	struct bndl_run_info run = fx_run_info();
+	cleanup_err struct repro_err *err = NULL;
+	struct rpl_show_opts opts = { .bundle_path = out };
+	cleanup_free char *text = NULL;
+	const char *line, *end;
+	uint64_t nfailed;
+
+	memset(word, 'a', 1000);
+	word[1000] = '\0';
+	for (size_t i = 0; i < 3000; i++)
+		argv[i] = word;
+	assert_int_equal(mkdir(spool, 0700), 0);
+	fx_write_scenario(spool, &nfailed);
+	run.argv = argv;
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	text = show(&opts);
+	line = strstr(text, "  command   ");
+	assert_non_null(line);
+	end = strchr(line, '\n');
+	assert_non_null(end);
+	assert_true(end - line < 6 * 1024);
+	find(text, " ...[2995 more words]\n");
+	free(argv);
+}
+
 /* A bundle of a run whose disk filled (fx_full_spool()), or whose spool was cut short. */
 static char *pack_incomplete(const char *dir, bool is_cut)
 {
@@ -309,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_cuts_long_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_color, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_missing_bundle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_quotes_command, setup, teardown),

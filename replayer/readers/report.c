@@ -9,6 +9,7 @@
 #include "replayer/readers/diff.h"
 #include "replayer/readers/explain.h"
 #include "replayer/readers/normalize.h"
+#include "replayer/readers/wait_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,15 +34,18 @@ size_t rpt_cut_len(const char *s, size_t max)
 
 char *rpt_addr_words(json_t *a)
 {
-	const char *ip = bndl_json_str(a, "ip");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	if (ip != NULL && strchr(ip, ':') != NULL)
-		return repro_xasprintf("[%s]:%" PRId64, ip, bndl_json_int(a, "port", 0));
-	if (ip != NULL)
-		return repro_xasprintf("%s:%" PRId64, ip, bndl_json_int(a, "port", 0));
-	if (bndl_json_str(a, "abstract") != NULL)
-		return repro_xasprintf("@%s", bndl_json_str(a, "abstract"));
-	return repro_xstrdup(bndl_json_str(a, "path") != NULL ? bndl_json_str(a, "path") : "");
+	if (f == NULL)
+		return repro_xstrdup("");
+	(void)rpl_put_addr(f, a);
+	if (fclose(f) != 0 || text == NULL) {
+		free(text);
+		return repro_xstrdup("");
+	}
+	return text;
 }
 
 char *rpt_call_words(json_t *ev, bool target_only)

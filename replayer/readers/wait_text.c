@@ -20,8 +20,7 @@ void rpl_wait_put_secs(FILE *f, int64_t ns)
 		(double)ns / 1e9);
 }
 
-/* "127.0.0.1:80", "[::1]:80", "/run/x.sock", "@name" of a sockaddr object; false when none. */
-static bool put_addr(FILE *f, json_t *a)
+bool rpl_put_addr(FILE *f, json_t *a)
 {
 	const char *ip = bndl_json_str(a, "ip");
 
@@ -192,7 +191,7 @@ static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call,
 
 	if (is(kind, "socket") && c != NULL && still_connecting(c, w)) {
 		fputs("the connection to ", f);
-		if (!put_addr(f, c))
+		if (!rpl_put_addr(f, c))
 			fputs("an address", f);
 		fputs(" to complete", f);
 		put_conn_detail(f, c, call);
@@ -201,7 +200,7 @@ static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call,
 	if (is(kind, "socket") && ((peer != NULL && bndl_json_str(peer, "ip") != NULL) ||
 				   (c != NULL && bndl_json_str(c, "ip") != NULL))) {
 		fputs("a reply from ", f);
-		put_addr(f, peer != NULL && bndl_json_str(peer, "ip") != NULL ? peer : c);
+		rpl_put_addr(f, peer != NULL && bndl_json_str(peer, "ip") != NULL ? peer : c);
 		if (c != NULL)
 			put_conn_detail(f, c, call);
 		else if (call != NULL)
@@ -212,7 +211,7 @@ static void put_fd_source(FILE *f, json_t *w, json_t *d, const char *call,
 		fputs("data on a socket", f);
 		if (json_object_get(d, "local") != NULL && bndl_json_str(peer, "path") == NULL) {
 			fputs(" (", f);
-			if (!put_addr(f, json_object_get(d, "local")))
+			if (!rpl_put_addr(f, json_object_get(d, "local")))
 				fprintf(f, "fd %" PRId64, bndl_json_int(d, "fd", 0));
 			fputc(')', f);
 		}
@@ -241,11 +240,11 @@ void rpl_wait_put_on(FILE *f, json_t *w, const struct rpl_wait_names *names)
 
 	if (is(what, "connect")) {
 		fputs("in connect to ", f);
-		if (!put_addr(f, json_object_get(w, "addr")))
+		if (!rpl_put_addr(f, json_object_get(w, "addr")))
 			fputs("an address", f);
 	} else if (is(what, "accept")) {
 		fputs("in accept for a connection on ", f);
-		if (fd0 == NULL || !put_addr(f, json_object_get(fd0, "local")))
+		if (fd0 == NULL || !rpl_put_addr(f, json_object_get(fd0, "local")))
 			fputs("a socket", f);
 	} else if (is(what, "read")) {
 		fputs("for ", f);

@@ -11,8 +11,16 @@
  */
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/*
+ * rpl_put_addr - "127.0.0.1:80", "[::1]:80", "/run/x.sock", "@name" of a
+ * sockaddr object (events.jsonl "addr", the address keys of a
+ * network.jsonl line) into f; false, writing nothing, when it has none.
+ */
+bool rpl_put_addr(FILE *f, json_t *a);
 
 /* rpl_wait_put_secs - "12 s", "3.0 s", "0.042 s" for ns nanoseconds. */
 void rpl_wait_put_secs(FILE *f, int64_t ns);

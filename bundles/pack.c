@@ -1034,7 +1034,7 @@ static int write_bundle(struct pack_state *st, const char *manifest, time_t mtim
 	cleanup_tmp_out struct tmp_out tmp = { .path = NULL, .fd = -1 };
 	cleanup_archive_write struct archive *a = NULL;
 
-	if (tmp_out_create(&tmp, out_path, err) < 0)
+	if (bndl_archive_load(err) < 0 || tmp_out_create(&tmp, out_path, err) < 0)
 		return -1;
 	a = archive_write_new();
 	if (open_writer(a, tmp.fd, out_path, err) < 0 ||

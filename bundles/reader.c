@@ -192,7 +192,7 @@ static int stream_open(struct bndl_reader *r, struct repro_err **err)
 				     "order this command reads them; save it to a file first",
 				     r->path);
 	stream_close(r);
-	if (file_open(r, err) < 0)
+	if (bndl_archive_load(err) < 0 || file_open(r, err) < 0)
 		return -1;
 	r->passes++;
 	r->raw_bytes = 0;

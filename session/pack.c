@@ -174,6 +174,46 @@ static void unlink_derived(const char *spool_dir)
 	(void)unlink(waits);
 }
 
+/* A word for sh(1): single-quoted unless it is made of safe characters only. */
+static void put_sh_word(FILE *f, const char *w)
+{
+	if (w[0] != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				      "0123456789_./-+=:,@%") == strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *w != '\0'; w++) {
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*w, f);
+	}
+	fputc('\'', f);
+}
+
+/*
+ * A pack that failed for another reason than a full disk (libarchive not
+ * loadable, the output refused): *err gets the command that makes the
+ * bundle from the spool, which stays.  Returns -1.
+ */
+static int wrap_kept(const struct sess_state *s, struct repro_err **err)
+{
+	cleanup_free char *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+
+	if (f == NULL)
+		return -1;
+	fputs("repro pack ", f);
+	put_sh_word(f, s->spool_dir);
+	fputs(" -o ", f);
+	put_sh_word(f, s->o->output);
+	if (fclose(f) != 0)
+		return -1;
+	return repro_err_wrap(err, "cannot pack the recording (its spool is kept: %s)", cmd);
+}
+
 /*
  * Pack the spool.  Where a filesystem is full (ENOSPC, EDQUOT) the bundle
  * still comes out if any of bndl_scratch_dirs() has room (s->written says
@@ -191,7 +231,7 @@ int sess_pack(struct sess_state *s, struct repro_err **err)
 
 	if (rc < 0 && !bndl_is_disk_full(perr->errnum)) {
 		*err = steal_ptr(&perr);
-		return -1;
+		return wrap_kept(s, err);
 	}
 	if (rc < 0) {
 		unlink_derived(s->spool_dir);
@@ -206,24 +246,6 @@ int sess_pack(struct sess_state *s, struct repro_err **err)
 		s->full_output = repro_xstrdup(s->o->output);
 	(void)bndl_spool_remove(s->spool_dir, NULL);
 	return 0;
-}
-
-/* A word for sh(1): single-quoted unless it is made of safe characters only. */
-static void put_sh_word(FILE *f, const char *w)
-{
-	if (w[0] != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				      "0123456789_./-+=:,@%") == strlen(w)) {
-		fputs(w, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *w != '\0'; w++) {
-		if (*w == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*w, f);
-	}
-	fputc('\'', f);
 }
 
 /* No room for the bundle anywhere: the command that makes it later, and what it will lack. */

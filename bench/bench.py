@@ -8,9 +8,20 @@ trace=file,network,process -o FILE`, under the same strace without
 once per repetition, in a rotating order), and the report gives per
 workload the median wall and CPU time as ratios to native, repro's
 overhead (time - native) as a fraction of strace --seccomp-bpf's, the
-tracer's peak RSS and the size of what each wrote.  Then a scale run: a
-program making 1,000,000 traced calls (peak RSS, bundle vs strace log size)
-and `repro diff` of two such bundles (time and peak RSS).
+tracer's peak RSS and the size of what each wrote, then a line per workload
+with the target it is judged against and whether this run met it.
+
+Workloads: python-imports-40 (python3 importing 40 stdlib modules),
+bash-300-forks, make-j2-40-files, find-stat-20000, cpu-python (CPU-bound,
+few calls), tcp-1000-refused-300-echo (connects to closed loopback ports,
+then round trips to a local listener, each on its own connection) and
+fixed-cost-true (/bin/true: the fixed cost of a run; 20 runs of each tool
+per repetition, medians over all of them).  Targets: repro's overhead at
+most 0.7 of strace --seccomp-bpf's, 1.0 on fixed-cost-true; cpu-python also
+repro's wall time at most 1.02x native.
+
+Then a scale run: a program making 1,000,000 traced calls (peak RSS, bundle
+vs strace log size) and `repro diff` of two such bundles (time and peak RSS).
 
     bench/bench.py [--repro PATH] [--reps N] [--only NAME,...] [--no-scale]
                    [--json FILE]
@@ -34,8 +45,17 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACE = "trace=file,network,process"
 
-PY_IMPORTS = ("import json, csv, email, http.client, urllib.request, xml.dom.minidom, "
-              "sqlite3, decimal, argparse, logging, asyncio, unittest")
+# 40 modules of Debian 12's python3.11 (libpython3.11-minimal and -stdlib), each
+# loading something that none before it did.
+PY_MODULES = ("json", "csv", "email", "http.client", "urllib.request", "xml.dom.minidom",
+              "sqlite3", "decimal", "argparse", "logging", "asyncio", "unittest",
+              "tarfile", "zipfile", "gzip", "multiprocessing", "http.server",
+              "xml.etree.ElementTree", "html.parser", "configparser", "fractions",
+              "statistics", "uuid", "smtplib", "mailbox", "zoneinfo", "tomllib", "doctest",
+              "shelve", "optparse", "ctypes", "plistlib", "imaplib", "ftplib",
+              "xmlrpc.client", "wsgiref.simple_server", "pydoc", "logging.handlers",
+              "xml.sax", "cProfile")
+PY_IMPORTS = "import " + ", ".join(PY_MODULES)
 
 FORK_SCRIPT = r"""
 set -e
@@ -52,18 +72,24 @@ done
 rm -r "$d"
 """
 
+NET_REFUSED = 1000
+NET_ECHO = 300
+
+# argv: N, M.  N connects to closed loopback ports, then M round trips to a
+# local listener, each on a connection of its own.
 NET_SCRIPT = r"""
-import socket, threading
+import socket, sys, threading
+n_refused, n_echo = int(sys.argv[1]), int(sys.argv[2])
 srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(64)
 port = srv.getsockname()[1]
 def serve():
-    for _ in range(50):
+    for _ in range(n_echo):
         c, _ = srv.accept()
         with c:
             c.sendall(c.recv(64))
 t = threading.Thread(target=serve); t.start()
 closed = []
-for _ in range(200):
+for _ in range(n_refused):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); closed.append(s.getsockname()[1]); s.close()
 refused = 0
 for p in closed:
@@ -73,7 +99,7 @@ for p in closed:
     except ConnectionRefusedError:
         refused += 1
     c.close()
-for i in range(50):
+for i in range(n_echo):
     with socket.create_connection(("127.0.0.1", port)) as c:
         c.sendall(b"ping %d" % i)
         c.recv(64)
@@ -82,6 +108,19 @@ print(refused, "refused")
 """
 
 CPU_SCRIPT = "print(sum(i * i for i in range(4_000_000)))"
+
+# fixed-cost-true runs this many times per repetition (a run of /bin/true is
+# under a millisecond natively); its medians are over all of them.
+FIXED_COST_RUNS = 20
+
+# What each workload is judged against: repro's overhead as a fraction of
+# strace --seccomp-bpf's, and for cpu-python also repro's wall time as a
+# ratio to native.
+OVERHEAD_TARGET = 0.7
+TARGETS = {
+    "cpu-python": {"overhead_fraction": OVERHEAD_TARGET, "repro_wall_ratio": 1.02},
+    "fixed-cost-true": {"overhead_fraction": 1.0},
+}
 
 
 def make_project(root, files=40):
@@ -121,16 +160,18 @@ def workloads(tmp):
     tree = make_tree(tmp)
     py = "/usr/bin/python3"
     w = [
-        ("python-imports", [py, "-c", PY_IMPORTS], None),
-        ("bash-300-forks", ["bash", "-c", FORK_SCRIPT, "bash", tmp], None),
+        ("python-imports-%d" % len(PY_MODULES), [py, "-c", PY_IMPORTS], None, 1),
+        ("bash-300-forks", ["bash", "-c", FORK_SCRIPT, "bash", tmp], None, 1),
     ]
     if proj is not None:
         w.append(("make-j2-40-files", ["make", "-s", "-j2", "-C", proj],
-                  ["make", "-s", "-C", proj, "clean"]))
+                  ["make", "-s", "-C", proj, "clean"], 1))
     w += [
-        ("find-stat-20000", ["find", tree, "-type", "f", "-printf", "%s %m\n"], None),
-        ("cpu-python", [py, "-c", CPU_SCRIPT], None),
-        ("tcp-200-refused-50-echo", [py, "-c", NET_SCRIPT], None),
+        ("find-stat-20000", ["find", tree, "-type", "f", "-printf", "%s %m\n"], None, 1),
+        ("cpu-python", [py, "-c", CPU_SCRIPT], None, 1),
+        ("tcp-%d-refused-%d-echo" % (NET_REFUSED, NET_ECHO),
+         [py, "-c", NET_SCRIPT, str(NET_REFUSED), str(NET_ECHO)], None, 1),
+        ("fixed-cost-true", ["/bin/true"], None, FIXED_COST_RUNS),
     ]
     return w
 
@@ -195,10 +236,11 @@ def median(rows, key):
     return statistics.median(r[key] for r in rows)
 
 
-def bench_workload(name, cmd, prep, tools, reps, repro, tmp):
+def bench_workload(cmd, prep, runs, tools, reps, repro, tmp):
+    """Every tool `runs` times per repetition, interleaved, in a rotating order."""
     results = {t: [] for t in tools}
-    for rep in range(reps):
-        order = tools[rep % len(tools):] + tools[:rep % len(tools)]
+    for k in range(reps * runs):
+        order = tools[k % len(tools):] + tools[:k % len(tools)]
         for tool in order:
             if prep:
                 subprocess.run(prep, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -207,9 +249,10 @@ def bench_workload(name, cmd, prep, tools, reps, repro, tmp):
     return results
 
 
-def summarise(name, results):
+def summarise(name, results, runs):
     nat_w, nat_c = median(results["native"], "wall"), median(results["native"], "cpu")
-    row = {"workload": name, "native_ms": nat_w * 1000, "native_cpu_ms": nat_c * 1000}
+    row = {"workload": name, "runs_per_rep": runs, "native_ms": nat_w * 1000,
+           "native_cpu_ms": nat_c * 1000}
     for tool, rows in results.items():
         if tool == "native":
             continue
@@ -221,7 +264,39 @@ def summarise(name, results):
         so = row["strace-seccomp"]["wall_ms"] - row["native_ms"]
         ro = row["repro"]["wall_ms"] - row["native_ms"]
         row["repro_overhead_vs_strace_seccomp"] = ro / so if so > 0 else None
+    row["targets"] = TARGETS.get(name, {"overhead_fraction": OVERHEAD_TARGET})
+    row["targets_met"] = targets_met(row)
     return row
+
+
+def targets_met(row):
+    """Per target, whether this run met it (None: not measured)."""
+    met = {}
+    for key, limit in row["targets"].items():
+        if key == "overhead_fraction":
+            v = row.get("repro_overhead_vs_strace_seccomp")
+        else:
+            v = row["repro"]["wall_ratio"] if "repro" in row else None
+        met[key] = v <= limit if v is not None else None
+    return met
+
+
+def print_targets(rows):
+    words = {True: "met", False: "missed", None: "not measured"}
+    print()
+    print("Targets (overhead: repro's as a fraction of strace --seccomp-bpf's):")
+    for r in rows:
+        parts = []
+        for key, limit in r["targets"].items():
+            if key == "overhead_fraction":
+                v = r.get("repro_overhead_vs_strace_seccomp")
+                parts.append("overhead <= %.1f (%s, %s)" % (
+                    limit, "%.2f" % v if v is not None else "-", words[r["targets_met"][key]]))
+            else:
+                v = r["repro"]["wall_ratio"] if "repro" in r else None
+                parts.append("repro wall <= %.2fx native (%s, %s)" % (
+                    limit, "%.2fx" % v if v is not None else "-", words[r["targets_met"][key]]))
+        print("- %s: %s" % (r["workload"], "; ".join(parts)))
 
 
 def print_table(rows, tools):
@@ -231,7 +306,7 @@ def print_table(rows, tools):
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in rows:
-        cells = [r["workload"], "%.0f" % r["native_ms"]]
+        cells = [r["workload"], ("%.0f" if r["native_ms"] >= 10 else "%.1f") % r["native_ms"]]
         cells += ["%.2fx" % r[t]["wall_ratio"] for t in tools if t != "native"]
         cells += ["%.2fx" % r[t]["cpu_ratio"] if r[t]["cpu_ratio"] else "-" for t in tools if t != "native"]
         ov = r.get("repro_overhead_vs_strace_seccomp")
@@ -284,14 +359,26 @@ def main():
     tmp = tempfile.mkdtemp(prefix="repro-bench.")
     try:
         rows = []
-        for name, cmd, prep in workloads(tmp):
-            if args.only and name not in args.only.split(","):
+        ws = workloads(tmp)
+        only = args.only.split(",") if args.only else []
+        unknown = [n for n in only if n not in [w[0] for w in ws]]
+        if unknown:
+            sys.exit("bench: no workload %s (there are: %s)" % (
+                ", ".join(unknown), ", ".join(w[0] for w in ws)))
+        for name, cmd, prep, runs in ws:
+            if only and name not in only:
                 continue
             print("bench: %s ..." % name, file=sys.stderr, flush=True)
-            rows.append(summarise(name, bench_workload(name, cmd, prep, tools, args.reps, repro, tmp)))
+            rows.append(summarise(name, bench_workload(cmd, prep, runs, tools, args.reps, repro, tmp),
+                                  runs))
         print("%d repetitions, medians; ratios to native; overhead = time - native" % args.reps)
+        many = ["%s: %d runs per repetition" % (r["workload"], r["runs_per_rep"])
+                for r in rows if r["runs_per_rep"] > 1]
+        if many:
+            print("(%s, medians over all of them)" % "; ".join(many))
         print()
         print_table(rows, tools)
+        print_targets(rows)
         scale = None if args.no_scale else scale_run(repro, tmp, args.scale_calls)
         if args.json:
             with open(args.json, "w") as f:

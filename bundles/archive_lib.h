@@ -2,13 +2,12 @@
 #define REPRO_BUNDLES_ARCHIVE_LIB_H
 
 /*
- * libarchive, loaded when a bundle is first packed or read rather than when
+ * libarchive, loaded when a reader first opens a bundle rather than when
  * repro starts.  Debian's libarchive brings libxml2, ICU and libstdc++ with
- * it: mapping and relocating them took 2.7 ms of every start (a program
- * linked with -larchive alone starts in 3.6 ms, one without it in 0.9 ms,
- * docs/performance.md), a third of what `repro record -- /bin/true` cost.
- * A recording loads it on the host-facts thread while the program runs
- * (session/host_thread.c), so that the loading overlaps the run.
+ * it: loading them took 2.5-3 ms (a program linked with -larchive alone
+ * starts in 3.6 ms, one without it in 0.9 ms; docs/performance.md), a
+ * fifth of what `repro record -- /bin/true` cost.  A recording never loads
+ * it: bundles are written by bundles/tarzst.c.
  *
  * bundles/ calls libarchive by its own names: bundles/archive_util.h turns
  * each into a call through the table this fills.

@@ -3,7 +3,7 @@
 #endif
 
 #include "bundles/pack.h"
-#include "bundles/archive_util.h"
+#include "bundles/tarzst.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
 #include "bundles/reader.h"
@@ -16,6 +16,8 @@
 #include <libgen.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,11 +44,22 @@ struct proc {
 	json_t *execs; /* owned: array of {"t_ns","path","argv"} */
 };
 
-/* A temporary member file in the spool directory. */
+/*
+ * A member being staged: in memory (memfd_create(2)) up to
+ * TMP_MEMORY_MAX bytes, then in an unnamed file in dir.  A small run then
+ * creates no file for its members: on ext4 each new inode cost 0.1-0.5 ms
+ * (__ext4_new_inode's scan past recently deleted inodes), most of the pack
+ * of a short run (docs/performance.md).
+ */
 struct tmp_member {
 	char *path;
 	FILE *f;
+	const char *dir; /* borrowed: where it moves past TMP_MEMORY_MAX */
+	bool in_memory;
 };
+
+/* What a member may hold in memory before it moves to a file (bytes). */
+#define TMP_MEMORY_MAX (8u * 1024u * 1024u)
 
 struct pack_state {
 	const struct bndl_run_info *run; /* borrowed */
@@ -137,17 +150,9 @@ static int open_unnamed_tmp(const char *dir)
 	return fd;
 }
 
-/* A member staged in dir; its name is for messages ("events.jsonl (temporary in /tmp)"). */
-static int tmp_member_open(struct tmp_member *m, const char *dir, const char *name,
-			   struct repro_err **err)
+/* fd as the member's stream, read and written; fd is closed on failure. */
+static int tmp_member_adopt(struct tmp_member *m, int fd, struct repro_err **err)
 {
-	int fd;
-
-	m->path = repro_xasprintf("%s (temporary in %s)", name, dir);
-	fd = open_unnamed_tmp(dir);
-	if (fd < 0)
-		return repro_err_set(err, errno, "cannot create a temporary file for '%s' in '%s'",
-				     name, dir);
 	m->f = fdopen(fd, "w+");
 	if (m->f == NULL) {
 		close(fd);
@@ -156,11 +161,62 @@ static int tmp_member_open(struct tmp_member *m, const char *dir, const char *na
 	return 0;
 }
 
+/*
+ * A member staged in memory, or in dir where no memfd can be made; its
+ * name is for messages ("events.jsonl (temporary in /tmp)").
+ */
+static int tmp_member_open(struct tmp_member *m, const char *dir, const char *name,
+			   struct repro_err **err)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	m->path = repro_xasprintf("%s (temporary in %s)", name, dir);
+	m->dir = dir;
+	m->in_memory = fd >= 0;
+	if (fd < 0)
+		fd = open_unnamed_tmp(dir);
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot create a temporary file for '%s' in '%s'",
+				     name, dir);
+	return tmp_member_adopt(m, fd, err);
+}
+
+/* Move a member past TMP_MEMORY_MAX from memory to a file in its dir (a copy: linear in its size). */
+static int tmp_member_spill(struct tmp_member *m, struct repro_err **err)
+{
+	cleanup_close int fd = -1;
+	off_t off = 0;
+	struct stat sb;
+
+	if (fflush(m->f) == EOF || fstat(fileno(m->f), &sb) < 0)
+		return repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", m->path);
+	fd = open_unnamed_tmp(m->dir);
+	if (fd < 0)
+		return repro_err_set(err, errno, "cannot create '%s'", m->path);
+	while (off < sb.st_size) {
+		ssize_t n = sendfile(fd, fileno(m->f), &off, (size_t)(sb.st_size - off));
+
+		if (n <= 0)
+			return repro_err_set(err, n < 0 ? errno : EIO, "cannot write '%s'",
+					     m->path);
+	}
+	fclose(m->f);
+	m->f = NULL;
+	m->in_memory = false;
+	if (tmp_member_adopt(m, steal_fd(&fd), err) < 0)
+		return -1;
+	if (fseeko(m->f, 0, SEEK_END) < 0)
+		return repro_err_set(err, errno, "cannot write '%s'", m->path);
+	return 0;
+}
+
 /* Write s and a newline; a full disk (ENOSPC) is reported with the file's name. */
 static int tmp_member_line(struct tmp_member *m, const char *s, struct repro_err **err)
 {
 	if (fputs(s, m->f) == EOF || fputc('\n', m->f) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", m->path);
+	if (m->in_memory && ftello(m->f) > (off_t)TMP_MEMORY_MAX)
+		return tmp_member_spill(m, err);
 	return 0;
 }
 
@@ -873,55 +929,46 @@ static int tmp_out_create(struct tmp_out *t, const char *out_path, struct repro_
 	return 0;
 }
 
-static int member_header(struct archive *a, const char *name, int64_t size, time_t mtime,
-			 const char *out_path, struct repro_err **err)
-{
-	cleanup_archive_entry struct archive_entry *e = archive_entry_new();
-
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_size(e, size);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_mtime(e, mtime, 0);
-	if (archive_write_header(a, e) < ARCHIVE_WARN)
-		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
-	return 0;
-}
-
-static int member_from_memory(struct archive *a, const char *name, const char *data, time_t mtime,
-			      const char *out_path, struct repro_err **err)
+static int member_from_memory(struct bndl_tarzst *w, const char *name, const char *data,
+			      time_t mtime, struct repro_err **err)
 {
 	size_t len = strlen(data);
 
-	if (member_header(a, name, (int64_t)len, mtime, out_path, err) < 0)
+	if (bndl_tarzst_member(w, name, len, mtime, err) < 0)
 		return -1;
-	if (archive_write_data(a, data, len) != (la_ssize_t)len)
-		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
-	return 0;
+	return bndl_tarzst_write(w, data, len, err);
 }
 
-static int member_from_file(struct archive *a, const char *name, struct tmp_member *src,
-			    time_t mtime, const char *out_path, struct repro_err **err)
+/* A staged member, read from its start; its size is what fstat(2) says now. */
+static int member_from_file(struct bndl_tarzst *w, const char *name, struct tmp_member *src,
+			    time_t mtime, struct repro_err **err)
 {
 	char buf[64 * 1024];
 	struct stat stbuf;
+	uint64_t left;
 	size_t n;
 
-	if (fstat(fileno(src->f), &stbuf) < 0 || fseek(src->f, 0, SEEK_SET) < 0)
+	if (fflush(src->f) == EOF || fstat(fileno(src->f), &stbuf) < 0 ||
+	    fseek(src->f, 0, SEEK_SET) < 0)
 		return repro_err_set(err, errno, "cannot read '%s'", src->path);
-	if (member_header(a, name, stbuf.st_size, mtime, out_path, err) < 0)
+	left = (uint64_t)stbuf.st_size;
+	if (bndl_tarzst_member(w, name, left, mtime, err) < 0)
 		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), src->f)) > 0)
-		if (archive_write_data(a, buf, n) != (la_ssize_t)n)
-			return bndl_archive_err(err, a, "cannot write '%s'", out_path);
-	if (ferror(src->f))
-		return repro_err_set(err, errno ? errno : EIO, "cannot read '%s'", src->path);
+	while (left > 0 &&
+	       (n = fread(buf, 1, sizeof(buf) < left ? sizeof(buf) : left, src->f)) > 0) {
+		if (bndl_tarzst_write(w, buf, n, err) < 0)
+			return -1;
+		left -= n;
+	}
+	if (ferror(src->f) || left > 0)
+		return repro_err_set(err, errno ? errno : EIO,
+				     "cannot read '%s': it shrank while being packed", src->path);
 	return 0;
 }
 
 /* A file of the spool directory (host.json, files.jsonl) as a member, when it exists. */
-static int member_from_spool(struct archive *a, const char *spool_dir, const char *name,
-			     time_t mtime, const char *out_path, struct repro_err **err)
+static int member_from_spool(struct bndl_tarzst *w, const char *spool_dir, const char *name,
+			     time_t mtime, struct repro_err **err)
 {
 	cleanup_free char *path = repro_path_join(spool_dir, name);
 	struct tmp_member src = { .path = repro_xstrdup(path) };
@@ -940,7 +987,7 @@ static int member_from_spool(struct archive *a, const char *spool_dir, const cha
 		tmp_member_release(&src);
 		return repro_err_set(err, errno, "cannot read '%s'", path);
 	}
-	rc = member_from_file(a, name, &src, mtime, out_path, err);
+	rc = member_from_file(w, name, &src, mtime, err);
 	tmp_member_release(&src);
 	return rc;
 }
@@ -999,18 +1046,16 @@ static json_t *member_list(const struct pack_state *st)
 	return list;
 }
 
-static int write_members(struct archive *a, struct pack_state *st, json_t *members,
-			 const char *manifest, time_t mtime, const char *out_path,
-			 struct repro_err **err)
+static int write_members(struct bndl_tarzst *w, struct pack_state *st, json_t *members,
+			 const char *manifest, time_t mtime, struct repro_err **err)
 {
 	for (size_t i = 0; i < json_array_size(members); i++) {
 		const char *name = json_string_value(json_array_get(members, i));
 		struct tmp_member *own = own_member(st, name);
 		int rc = strcmp(name, "manifest.json") == 0
-				 ? member_from_memory(a, name, manifest, mtime, out_path, err)
-			 : own != NULL
-				 ? member_from_file(a, name, own, mtime, out_path, err)
-				 : member_from_spool(a, st->extra_dir, name, mtime, out_path, err);
+				 ? member_from_memory(w, name, manifest, mtime, err)
+			 : own != NULL ? member_from_file(w, name, own, mtime, err)
+				       : member_from_spool(w, st->extra_dir, name, mtime, err);
 
 		if (rc < 0)
 			return -1;
@@ -1018,30 +1063,24 @@ static int write_members(struct archive *a, struct pack_state *st, json_t *membe
 	return 0;
 }
 
-static int open_writer(struct archive *a, int fd, const char *out_path, struct repro_err **err)
+static void tarzst_free_ptr(struct bndl_tarzst **w)
 {
-	if (archive_write_set_format_pax_restricted(a) < ARCHIVE_WARN ||
-	    archive_write_add_filter_zstd(a) < ARCHIVE_WARN ||
-	    archive_write_set_bytes_in_last_block(a, 1) < ARCHIVE_WARN ||
-	    archive_write_open_fd(a, fd) < ARCHIVE_WARN)
-		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
-	return 0;
+	bndl_tarzst_free(*w);
 }
+#define cleanup_tarzst __attribute__((cleanup(tarzst_free_ptr)))
 
 static int write_bundle(struct pack_state *st, const char *manifest, time_t mtime,
 			const char *out_path, struct repro_err **err)
 {
 	cleanup_tmp_out struct tmp_out tmp = { .path = NULL, .fd = -1 };
-	cleanup_archive_write struct archive *a = NULL;
+	cleanup_tarzst struct bndl_tarzst *w = NULL;
 
-	if (bndl_archive_load(err) < 0 || tmp_out_create(&tmp, out_path, err) < 0)
+	if (tmp_out_create(&tmp, out_path, err) < 0)
 		return -1;
-	a = archive_write_new();
-	if (open_writer(a, tmp.fd, out_path, err) < 0 ||
-	    write_members(a, st, st->members, manifest, mtime, out_path, err) < 0)
+	w = bndl_tarzst_open(tmp.fd, out_path, err);
+	if (w == NULL || write_members(w, st, st->members, manifest, mtime, err) < 0 ||
+	    bndl_tarzst_close(w, err) < 0)
 		return -1;
-	if (archive_write_close(a) < ARCHIVE_WARN)
-		return bndl_archive_err(err, a, "cannot write '%s'", out_path);
 	/*
 	 * No fsync(2): the rename makes OUT appear complete or not at all; that
 	 * it also survives a power cut is not worth ~9 ms of every recording

@@ -764,7 +764,8 @@ static void read_contents(struct ftable *t, const struct rec_files_opts *o)
 static int gather_meta(struct ftable *t, const struct rec_files_opts *o, bool *used_uring,
 		       struct repro_err **err)
 {
-	int rc = o->no_uring ? 0 : stat_uring(t, err);
+	uint32_t min = o->uring_min_paths ? o->uring_min_paths : REC_FILES_URING_MIN;
+	int rc = o->no_uring || t->n < min ? 0 : stat_uring(t, err);
 
 	if (rc < 0)
 		return -1;

@@ -30,11 +30,20 @@
  */
 #define REC_FILES_HASH_MIN_SIZE 256u
 
+/* Fewer paths than this are stat'ed with plain statx(2) (docs/performance.md). */
+#define REC_FILES_URING_MIN 128u
+
 struct rec_files_opts {
 	/* bytes; regular files larger than this get no "hash"; 0 = hash nothing */
 	uint64_t hash_max_bytes;
 	/* use statx(2) even when io_uring works (tests, debugging) */
 	bool no_uring;
+	/*
+	 * io_uring only from this many paths on (0 = REC_FILES_URING_MIN):
+	 * setting a ring up and tearing it down (its worker threads) costs
+	 * more than the statx(2) calls of a short run; 1 = always (tests)
+	 */
+	uint32_t uring_min_paths;
 	/* distinct touched paths kept; 0 = REC_FILES_MAX_PATHS_DEFAULT */
 	uint32_t max_paths;
 	/*

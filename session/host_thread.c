@@ -1,12 +1,11 @@
 /*
  * host.json (recorder/host.h), gathered by a thread while the program runs
  * and written into the spool, so that a `repro pack` after a killed
- * recording has it too; the same thread loads libarchive for the pack.
+ * recording has it too.
  */
 #include "session/session_internal.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "bundles/archive_lib.h"
 #include "recorder/host.h"
 
 #include <errno.h>
@@ -56,18 +55,11 @@ static int write_host(struct sess_state *s, struct repro_err **err)
 	return -1;
 }
 
-/*
- * The thread: host.json, then libarchive for the pack (bundles/archive_lib.h),
- * so that its 2-3 ms of loading overlap the program too.  A failed load is
- * dropped here: the pack's own bndl_archive_load() reports it.
- */
 static void *host_main(void *arg)
 {
 	struct sess_state *s = arg;
-	cleanup_err struct repro_err *lerr = NULL;
 
 	s->host_rc = write_host(s, &s->host_err);
-	(void)bndl_archive_load(&lerr);
 	return NULL;
 }
 

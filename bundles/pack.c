@@ -1019,6 +1019,12 @@ static bool spool_has(const struct pack_state *st, const char *name)
 	return lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* The text given in memory for member name (host.json), or NULL: it comes from a file. */
+static const char *text_member(const struct pack_state *st, const char *name)
+{
+	return strcmp(name, "host.json") == 0 ? st->run->host_json_text : NULL;
+}
+
 /*
  * The members this bundle will have, in archive order (manifest.json
  * "members", docs/bundle-format.md): bndl_members_in_order, then extra
@@ -1032,7 +1038,7 @@ static json_t *member_list(const struct pack_state *st)
 		const char *n = bndl_members_in_order[i];
 
 		if (strcmp(n, "manifest.json") == 0 || own_member((struct pack_state *)st, n) ||
-		    (extra_wanted(st, n) && spool_has(st, n)))
+		    (extra_wanted(st, n) && (text_member(st, n) != NULL || spool_has(st, n))))
 			json_array_append_new(list, json_string(n));
 	}
 	for (size_t i = 0; st->extra != NULL && st->extra[i] != NULL; i++) {
@@ -1052,8 +1058,9 @@ static int write_members(struct bndl_tarzst *w, struct pack_state *st, json_t *m
 	for (size_t i = 0; i < json_array_size(members); i++) {
 		const char *name = json_string_value(json_array_get(members, i));
 		struct tmp_member *own = own_member(st, name);
-		int rc = strcmp(name, "manifest.json") == 0
-				 ? member_from_memory(w, name, manifest, mtime, err)
+		const char *text = strcmp(name, "manifest.json") == 0 ? manifest
+								      : text_member(st, name);
+		int rc = text != NULL  ? member_from_memory(w, name, text, mtime, err)
 			 : own != NULL ? member_from_file(w, name, own, mtime, err)
 				       : member_from_spool(w, st->extra_dir, name, mtime, err);
 

@@ -87,6 +87,12 @@ struct bndl_run_info {
 	const char *const *extra_members;
 	/* borrowed, may be NULL: the directory extra_members are in (NULL: the spool directory) */
 	const char *extra_dir;
+	/*
+	 * borrowed, may be NULL: host.json's text, packed instead of the file
+	 * of that name (a recording adds to the facts after the run without
+	 * writing them again)
+	 */
+	const char *host_json_text;
 	json_t *redacted; /* borrowed, may be NULL: names of what was redacted, for the manifest */
 	/*
 	 * borrowed, may be NULL: the fault rules of the run and how often each

@@ -16,7 +16,7 @@
 #define BLOCK 512u
 /* the largest size a ustar header's 11 octal digits hold */
 #define USTAR_SIZE_MAX 077777777777ull
-#define ZSTD_LEVEL 3
+#define ZSTD_LEVEL 1
 
 struct bndl_tarzst {
 	uint64_t ustar_max; /* sizes above this get a pax header (USTAR_SIZE_MAX; tests lower it) */

@@ -22,7 +22,9 @@ struct bndl_tarzst;
 
 /*
  * bndl_tarzst_open - start an archive written to fd (borrowed; not closed),
- * at zstd level 3 with the frame's content checksum.  what names the
+ * at zstd level 1 with the frame's content checksum (level 1 compressed an
+ * 11 MB events.jsonl at 850 MB/s to 1/14 of it, level 3 at 450 MB/s to
+ * 1/12: docs/performance.md).  what names the
  * output in messages (borrowed for the writer's life).  Returns the writer
  * (the caller's, bndl_tarzst_free()), or NULL with *err.
  */

@@ -742,49 +742,32 @@ json_t *rec_hosts_entries(const char *path, bool hide)
 	return arr;
 }
 
-int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err)
+int rec_host_add_fs_usage(json_t *host, const char *files_path, struct repro_err **err)
 {
 	cleanup_fclose FILE *f = fopen(files_path, "re");
-	json_error_t jerr;
-	json_t *host = json_load_file(host_path, 0, &jerr);
 	struct fs_scan sc = { 0 };
-	const char **paths;
-	char *tmp;
+	cleanup_free const char **paths = NULL;
+	cleanup_free bool *used = NULL;
+	const char *hostname;
 	size_t n = 0, i;
 	json_t *m;
-	int rc = 0;
 
-	if (host == NULL || f == NULL) {
-		json_decref(host);
-		return repro_err_set(err, errno ? errno : EINVAL, "cannot read '%s' or '%s'",
-				     host_path, files_path);
-	}
+	if (f == NULL)
+		return repro_err_set(err, errno, "cannot read '%s'", files_path);
 	sc.mounts = json_object_get(host, "mounts");
-	sc.used = repro_xcalloc(json_array_size(sc.mounts) + 1, sizeof(bool));
+	sc.used = used = repro_xcalloc(json_array_size(sc.mounts) + 1, sizeof(bool));
 	scan_files(&sc, f);
 	paths = repro_xcalloc(sc.nused + 1, sizeof(char *));
 	json_array_foreach (sc.mounts, i, m)
 		if (sc.used[i])
 			paths[n++] = json_string_value(json_object_get(m, "mount_point"));
 	json_object_set_new(host, "filesystems", rec_host_fs_usage(paths, n));
-	if (sc.read_hosts)
-		json_object_set_new(
-			host, "hosts_file",
-			rec_hosts_entries(
-				"/etc/hosts",
-				json_is_string(json_object_get(host, "hostname")) &&
-					strcmp(json_string_value(json_object_get(host, "hostname")),
-					       REC_REDACTED) == 0));
-	/* beside it, then renamed: a full disk must not leave host.json half written */
-	tmp = repro_xasprintf("%s.tmp", host_path);
-	if (json_dump_file(host, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    rename(tmp, host_path) < 0) {
-		rc = repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", host_path);
-		(void)unlink(tmp);
-	}
-	free(tmp);
-	free(paths);
-	free(sc.used);
-	json_decref(host);
-	return rc;
+	if (!sc.read_hosts)
+		return 0;
+	hostname = json_string_value(json_object_get(host, "hostname"));
+	json_object_set_new(
+		host, "hosts_file",
+		rec_hosts_entries("/etc/hosts",
+				  hostname != NULL && strcmp(hostname, REC_REDACTED) == 0));
+	return 0;
 }

@@ -82,14 +82,14 @@ json_t *rec_host_fs_usage(const char *const *paths, size_t n);
 
 /*
  * rec_host_add_fs_usage - after the run: add "filesystems" (as
- * rec_host_fs_usage()) to the host.json at host_path for every mount of its
- * "mounts" that holds a path of files.jsonl at files_path, and, when the
- * run read /etc/hosts, its entries as "hosts_file"; then write it back
- * (as HOST_PATH.tmp renamed over it, so a full disk leaves the old one
- * whole).  Returns 0, or -1 with *err (read or write errors naming the
- * file: ENOSPC …).
+ * rec_host_fs_usage()) to host (a host.json object, borrowed and changed
+ * in place) for every mount of its "mounts" that holds a path of
+ * files.jsonl at files_path, and, when the run read /etc/hosts, its
+ * entries as "hosts_file"; a second call replaces both.  Linear in the
+ * size of files.jsonl.  Returns 0, or -1 with *err when files_path cannot
+ * be read.
  */
-int rec_host_add_fs_usage(const char *host_path, const char *files_path, struct repro_err **err);
+int rec_host_add_fs_usage(json_t *host, const char *files_path, struct repro_err **err);
 
 /*
  * rec_hosts_entries - the hosts(5) file at path (the host's /etc/hosts, or

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* host.json in dir from the facts gathered; a partial file is removed. */
-int sess_host_dump(const struct sess_state *s, const char *dir, struct repro_err **err)
+static int host_dump(const struct sess_state *s, const char *dir, struct repro_err **err)
 {
 	cleanup_free char *path = repro_xasprintf("%s/host.json", dir);
 
@@ -28,8 +28,8 @@ int sess_host_dump(const struct sess_state *s, const char *dir, struct repro_err
 
 /*
  * Gather host.json and write it into the spool, for a `repro pack` after a
- * killed recording.  A full disk is no error: the facts stay in memory for
- * the work directory of the pack.
+ * killed recording.  A full disk is no error: the pack takes the facts
+ * from memory (session/pack.c).
  */
 static int write_host(struct sess_state *s, struct repro_err **err)
 {
@@ -45,10 +45,8 @@ static int write_host(struct sess_state *s, struct repro_err **err)
 	s->host_json = rec_host_collect(&ho, err);
 	if (s->host_json == NULL)
 		return -1;
-	if (sess_host_dump(s, s->spool_dir, &werr) == 0) {
-		s->host_in_spool = true;
+	if (host_dump(s, s->spool_dir, &werr) == 0)
 		return 0;
-	}
 	if (bndl_is_disk_full(werr->errnum))
 		return 0;
 	*err = steal_ptr(&werr);

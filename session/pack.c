@@ -64,20 +64,35 @@ static void note_setid(struct sess_state *s, const char *example)
 	sess_add_warning(s, note);
 }
 
-/* files.jsonl, network.jsonl and host.json (with the filesystems used) in the directory work. */
+/*
+ * host.json for the pack, from the facts in memory with the filesystems
+ * the run used: the spool's copy (written while the program ran, for a
+ * `repro pack` after a killed recording) is left as it is.
+ */
+static int host_text(struct sess_state *s, const char *files, struct repro_err **err)
+{
+	if (s->host_json == NULL)
+		return 0;
+	if (rec_host_add_fs_usage(s->host_json, files, err) < 0)
+		return -1;
+	free(s->host_text);
+	s->host_text = json_dumps(s->host_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (s->host_text == NULL)
+		return repro_err_set(err, ENOMEM, "cannot render host.json");
+	s->info.host_json_text = s->host_text;
+	return 0;
+}
+
+/* files.jsonl, network.jsonl, waits.jsonl in the directory work; host.json's text in memory. */
 static int derive(struct sess_state *s, const char *work, struct repro_err **err)
 {
 	cleanup_free char *net = repro_xasprintf("%s/network.jsonl", work);
 	cleanup_free char *waits = repro_xasprintf("%s/waits.jsonl", work);
 	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", work);
-	cleanup_free char *host = repro_xasprintf("%s/host.json", work);
 	struct rec_files_opts fo;
 	struct rec_files_stats fs = { 0 };
 	char note[512];
 
-	if ((strcmp(work, s->spool_dir) != 0 || !s->host_in_spool) &&
-	    sess_host_dump(s, work, err) < 0)
-		return -1;
 	rec_files_opts_init(&fo);
 	fo.hash_max_bytes = s->o->hash_max;
 	fo.hash_secrets = s->o->hash_secrets;
@@ -92,7 +107,7 @@ static int derive(struct sess_state *s, const char *work, struct repro_err **err
 		sess_add_warning(s, note);
 	}
 	if (rec_iouring_note(s->spool_dir, note, sizeof(note), err) < 0 ||
-	    rec_host_add_fs_usage(host, files, err) < 0)
+	    host_text(s, files, err) < 0)
 		return -1;
 	if (note[0] != '\0')
 		sess_add_warning(s, note);

@@ -52,6 +52,7 @@ static void state_release(struct sess_state *s)
 	json_decref(s->redacted);
 	json_decref(s->injections);
 	json_decref(s->host_json);
+	free(s->host_text);
 	free(s->written);
 	free(s->full_output);
 	free(s->lost);

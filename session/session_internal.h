@@ -61,7 +61,7 @@ struct sess_state {
 	int host_rc;
 	struct repro_err *host_err;
 	json_t *host_json; /* the facts, kept for a work directory other than the spool */
-	bool host_in_spool; /* host.json was written into the spool directory */
+	char *host_text; /* host.json as packed: the facts and the filesystems used */
 	/* after the run */
 	struct bndl_spool_drops drops; /* what the full spool left out */
 	struct bndl_event *lost; /* the process records it had no room for (fixed parts) */
@@ -128,8 +128,6 @@ int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err 
 void sess_overlay_release(struct sess_state *s);
 
 /* host_thread.c */
-/* sess_host_dump - write s->host_json as dir/host.json.  Returns 0 or -1 with *err. */
-int sess_host_dump(const struct sess_state *s, const char *dir, struct repro_err **err);
 /* sess_host_start - gather host.json in a thread (or at once when none can be made). */
 void sess_host_start(struct sess_state *s);
 /*

@@ -300,9 +300,9 @@ static void test_host_add_fs_usage_and_hosts(void **state)
 	f = fopen(files, "w");
 	fputs("{\"path\":\"/etc/hosts\",\"ops\":[\"read\"]}\n{\"path\":\"/usr\"}\n", f);
 	fclose(f);
-	assert_int_equal(rec_host_add_fs_usage(host, files, &err), 0);
 	h = json_load_file(host, 0, NULL);
 	assert_non_null(h);
+	assert_int_equal(rec_host_add_fs_usage(h, files, &err), 0);
 	fs = json_object_get(h, "filesystems");
 	assert_int_equal(json_array_size(fs), 1); /* only "/" holds a touched path */
 	assert_true(json_is_array(json_object_get(h, "hosts_file")));

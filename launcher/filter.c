@@ -19,6 +19,16 @@ static inline void cleanup_seccomp_ctx(scmp_filter_ctx *ctx)
 }
 #define cleanup_seccomp __attribute__((cleanup(cleanup_seccomp_ctx)))
 
+/*
+ * Whether a native call goes to the notification listener: a path-only call
+ * performed there, or one seen at its entry and let run by the kernel
+ * (close(2); launcher/behalf.h).
+ */
+static bool is_notified(const char *name)
+{
+	return lnch_behalf_supported(name) || lnch_behalf_entry_only(name);
+}
+
 static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter_rule *r,
 		    bool notify, bool *added, struct repro_err **err)
 {
@@ -26,10 +36,9 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t arch, const struct lnch_filter
 	/* rule numbers are native (or libseccomp pseudo) numbers that libseccomp maps to each ABI */
 	int nr = seccomp_syscall_resolve_name(r->name);
 	bool native = arch == lnch_arch_audit_token();
-	/* path-only calls of the native ABI go to the notification listener (launcher/behalf.h) */
-	uint32_t act = notify && native && lnch_behalf_supported(r->name)
-			       ? SCMP_ACT_NOTIFY
-			       : SCMP_ACT_TRACE(LNCH_TRACE_DATA);
+	/* path-only calls and close of the native ABI go to the notification listener */
+	uint32_t act = notify && native && is_notified(r->name) ? SCMP_ACT_NOTIFY
+								: SCMP_ACT_TRACE(LNCH_TRACE_DATA);
 	int rc;
 
 	if (arch_nr == __NR_SCMP_ERROR || arch_nr < 0 || nr == __NR_SCMP_ERROR)
@@ -216,7 +225,7 @@ enum lnch_filter_action lnch_filter_view_action(const struct lnch_filter_view *v
 		if (nr < 0 || nr >= LNCH_VIEW_NRS || v->rule[a][nr] == 0)
 			return LNCH_FILTER_ALLOW;
 		r = &v->all[v->rule[a][nr] - 1];
-		notified = v->notify && native && lnch_behalf_supported(r->name);
+		notified = v->notify && native && is_notified(r->name);
 		/* as add_rule(): a ptrace-only condition is not applied to a notified call */
 		if (native && !(r->is_ptrace_only_cond && notified) && !condition_holds(r, args))
 			return LNCH_FILTER_ALLOW;

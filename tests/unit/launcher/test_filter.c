@@ -353,10 +353,29 @@ static void test_filter_view_matches_kernel(void **state)
 	(void)state;
 }
 
+/* close(2) goes to the listener with notify (let run by the kernel there), else it stops. */
+static void test_filter_view_close_notified(void **state)
+{
+	static const struct lnch_filter_rule close_rule = { .name = "close", .arg = -1 };
+	static const uint64_t args[6] = { 3 };
+	struct lnch_filter_view view;
+
+	lnch_filter_view_init(&view, &close_rule, 1, true);
+	assert_int_equal(lnch_filter_view_action(&view, AUDIT_ARCH_X86_64, SYS_close, args),
+			 LNCH_FILTER_NOTIFY);
+	lnch_filter_view_release(&view);
+	lnch_filter_view_init(&view, &close_rule, 1, false);
+	assert_int_equal(lnch_filter_view_action(&view, AUDIT_ARCH_X86_64, SYS_close, args),
+			 LNCH_FILTER_TRACE);
+	lnch_filter_view_release(&view);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter_build_openat),
+		cmocka_unit_test(test_filter_view_close_notified),
 		cmocka_unit_test(test_filter_build_with_conditions),
 		cmocka_unit_test(test_filter_build_native_only_name),
 		cmocka_unit_test(test_filter_build_unknown_name_einval),

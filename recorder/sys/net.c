@@ -359,35 +359,42 @@ bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 	}
 }
 
+/* count ints (at most 2) already read, as a BNDL_BLOB_OUT of argument i. */
+static void store_out_int(struct rec_capture *c, int i, const int32_t *val, size_t count)
+{
+	void *buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, count * sizeof(val[0]));
+
+	if (buf != NULL)
+		memcpy(buf, val, count * sizeof(val[0]));
+}
+
 /* One int the kernel wrote at addr, as a BNDL_BLOB_OUT of argument i. */
 static void capture_out_int(struct rec_capture *c, const struct lnch_stop *st, int i, uint64_t addr,
 			    size_t count)
 {
 	int32_t val[2];
-	void *buf;
 
 	if (addr == 0 || count > 2 || lnch_mem_read(st->tid, addr, val, count * sizeof(val[0])) < 0)
 		return;
-	buf = rec_capture_reserve(c, BNDL_BLOB_OUT, (uint16_t)i, count * sizeof(val[0]));
-	if (buf != NULL)
-		memcpy(buf, val, count * sizeof(val[0]));
+	store_out_int(c, i, val, count);
 }
 
 /*
  * accept, getsockname, getpeername at exit: the length the kernel left in
  * *addrlen (the caller's size when the call failed), and on success the
- * address itself, at most that many bytes.
+ * address itself, at most that many bytes.  Two reads of the tracee: the
+ * length, read once, is also what is kept of *addrlen.
  */
 static void capture_sockaddr_out(struct rec_capture *c, const struct lnch_stop *st, int i)
 {
 	uint64_t addr = c->ev.args[i], lenp = c->ev.args[i + 1];
-	uint32_t len;
+	int32_t len;
 
 	if (lenp == 0 || lnch_mem_read(st->tid, lenp, &len, sizeof(len)) < 0)
 		return;
 	if (st->ret >= 0)
-		(void)capture_sockaddr_at(c, st->tid, i, addr, len);
-	capture_out_int(c, st, i + 1, lenp, 1);
+		(void)capture_sockaddr_at(c, st->tid, i, addr, (uint32_t)len);
+	store_out_int(c, i + 1, &len, 1);
 }
 
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,

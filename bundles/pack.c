@@ -55,6 +55,7 @@ struct tmp_member {
 	char *path;
 	FILE *f;
 	const char *dir; /* borrowed: where it moves past TMP_MEMORY_MAX */
+	uint64_t size; /* bytes written (ftello(3) would cost an lseek(2) a line) */
 	bool in_memory;
 };
 
@@ -213,9 +214,12 @@ static int tmp_member_spill(struct tmp_member *m, struct repro_err **err)
 /* Write s and a newline; a full disk (ENOSPC) is reported with the file's name. */
 static int tmp_member_line(struct tmp_member *m, const char *s, struct repro_err **err)
 {
-	if (fputs(s, m->f) == EOF || fputc('\n', m->f) == EOF)
+	size_t len = strlen(s);
+
+	if (fwrite(s, 1, len, m->f) != len || fputc('\n', m->f) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write '%s'", m->path);
-	if (m->in_memory && ftello(m->f) > (off_t)TMP_MEMORY_MAX)
+	m->size += len + 1;
+	if (m->in_memory && m->size > TMP_MEMORY_MAX)
 		return tmp_member_spill(m, err);
 	return 0;
 }

@@ -13,7 +13,7 @@ with the target it is judged against and whether this run met it.
 
 Workloads: python-imports-40 (python3 importing 40 stdlib modules),
 bash-300-forks, make-j2-40-files, find-stat-20000, cpu-python (CPU-bound,
-few calls), tcp-1000-refused-300-echo (connects to closed loopback ports,
+few calls, about 2 s), tcp-1000-refused-300-echo (connects to closed loopback ports,
 then round trips to a local listener, each on its own connection) and
 fixed-cost-true (/bin/true: the fixed cost of a run; 20 runs of each tool
 per repetition, medians over all of them).  Targets: repro's overhead at
@@ -107,7 +107,10 @@ t.join()
 print(refused, "refused")
 """
 
-CPU_SCRIPT = "print(sum(i * i for i in range(4_000_000)))"
+# About 2 s natively: long enough that the interpreter's start (some 300
+# traced calls, ~30 ms under either tracer) and repro's fixed cost are a
+# small part of it, so that the ratio shows what tracing costs CPU-bound work
+CPU_SCRIPT = "print(sum(i * i for i in range(40_000_000)))"
 
 # fixed-cost-true runs this many times per repetition (a run of /bin/true is
 # under a millisecond natively); its medians are over all of them.

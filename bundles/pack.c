@@ -964,9 +964,11 @@ static int member_from_file(struct bndl_tarzst *w, const char *name, struct tmp_
 			return -1;
 		left -= n;
 	}
-	if (ferror(src->f) || left > 0)
-		return repro_err_set(err, errno ? errno : EIO,
-				     "cannot read '%s': it shrank while being packed", src->path);
+	if (ferror(src->f))
+		return repro_err_set(err, errno ? errno : EIO, "cannot read '%s'", src->path);
+	if (left > 0)
+		return repro_err_set(err, EIO, "cannot read '%s': it shrank while being packed",
+				     src->path);
 	return 0;
 }
 

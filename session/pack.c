@@ -207,10 +207,19 @@ static void put_sh_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
+/* The command that makes the bundle from a kept spool: "repro pack SPOOL -o OUT", quoted for sh(1). */
+static void put_pack_cmd(FILE *f, const struct sess_state *s)
+{
+	fputs("repro pack ", f);
+	put_sh_word(f, s->spool_dir);
+	fputs(" -o ", f);
+	put_sh_word(f, s->o->output);
+}
+
 /*
- * A pack that failed for another reason than a full disk (libarchive not
- * loadable, the output refused): *err gets the command that makes the
- * bundle from the spool, which stays.  Returns -1.
+ * A pack that failed for another reason than a full disk (an output where
+ * nothing can be created, a read error): *err gets the command that makes
+ * the bundle from the spool, which stays.  Returns -1.
  */
 static int wrap_kept(const struct sess_state *s, struct repro_err **err)
 {
@@ -220,21 +229,12 @@ static int wrap_kept(const struct sess_state *s, struct repro_err **err)
 
 	if (f == NULL)
 		return -1;
-	fputs("repro pack ", f);
-	put_sh_word(f, s->spool_dir);
-	fputs(" -o ", f);
-	put_sh_word(f, s->o->output);
+	put_pack_cmd(f, s);
 	if (fclose(f) != 0)
 		return -1;
 	return repro_err_wrap(err, "cannot pack the recording (its spool is kept: %s)", cmd);
 }
 
-/*
- * Pack the spool.  Where a filesystem is full (ENOSPC, EDQUOT) the bundle
- * still comes out if any of bndl_scratch_dirs() has room (s->written says
- * where); when none has, the spool stays for a later `repro pack`
- * (s->written NULL) and this is no error.
- */
 int sess_pack(struct sess_state *s, struct repro_err **err)
 {
 	cleanup_free char *copy = repro_xstrdup(s->o->output);
@@ -278,10 +278,8 @@ static void put_kept(FILE *f, const struct sess_state *s)
 			" without %zu process records (a bundle made from it may lack "
 			"processes or exit statuses)",
 			s->nlost);
-	fputs("; make the bundle later with: repro pack ", f);
-	put_sh_word(f, s->spool_dir);
-	fputs(" -o ", f);
-	put_sh_word(f, s->o->output);
+	fputs("; make the bundle later with: ", f);
+	put_pack_cmd(f, s);
 }
 
 /*

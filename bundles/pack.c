@@ -3,6 +3,8 @@
 #endif
 
 #include "bundles/pack.h"
+#include "bundles/members.h"
+#include "common/names.h"
 #include "bundles/tarzst.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
@@ -23,10 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TMP_EVENTS "events.jsonl"
-#define TMP_PROCS "processes.jsonl"
-#define TMP_TRACE "trace.txt"
-#define TMP_OUTPUT "output.jsonl"
+#define TMP_EVENTS BNDL_EVENTS_JSONL
+#define TMP_PROCS BNDL_PROCESSES_JSONL
+#define TMP_TRACE BNDL_TRACE_TXT
+#define TMP_OUTPUT BNDL_OUTPUT_JSONL
 /* run.json holds the command's argv: up to BNDL_ARGV_MAX, escaped as JSON */
 #define RUNINFO_MAX (64u * 1024u * 1024u)
 
@@ -348,19 +350,12 @@ static void on_proc_end(struct pack_state *st, const struct bndl_event *ev)
 	p->end_ns = ev->t_ns;
 }
 
-/* "SIGSEGV", "SIGRTMIN+3", or "SIG99" for a number glibc does not name. */
+/* "SIGSEGV", "SIGRTMIN+3", or "SIG99" for a number glibc does not name (common/names.h). */
 static json_t *signal_json(int sig)
 {
-	const char *abbrev = sigabbrev_np(sig);
 	char buf[32];
 
-	if (abbrev != NULL)
-		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
-	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-		snprintf(buf, sizeof(buf), "SIGRTMIN+%d", sig - SIGRTMIN);
-	else
-		snprintf(buf, sizeof(buf), "SIG%d", sig);
-	return json_string(buf);
+	return json_string(repro_signal_name(sig, buf, sizeof(buf)));
 }
 
 static json_t *exit_json(bool is_signal, int code_or_sig, bool core_dumped)
@@ -1028,30 +1023,30 @@ static bool spool_has(const struct pack_state *st, const char *name)
 /* The text given in memory for member name (host.json), or NULL: it comes from a file. */
 static const char *text_member(const struct pack_state *st, const char *name)
 {
-	return strcmp(name, "host.json") == 0 ? st->run->host_json_text : NULL;
+	return strcmp(name, BNDL_HOST_JSON) == 0 ? st->run->host_json_text : NULL;
 }
 
 /*
  * The members this bundle will have, in archive order (manifest.json
- * "members", docs/bundle-format.md): bndl_members_in_order, then extra
+ * "members", docs/bundle-format.md): bndl_members (bundles/members.h), then extra
  * members it does not name, each when it exists.
  */
 static json_t *member_list(const struct pack_state *st)
 {
 	json_t *list = json_array();
 
-	for (size_t i = 0; bndl_members_in_order[i] != NULL; i++) {
-		const char *n = bndl_members_in_order[i];
+	for (size_t i = 0; bndl_members[i].name != NULL; i++) {
+		const char *n = bndl_members[i].name;
 
-		if (strcmp(n, "manifest.json") == 0 || own_member((struct pack_state *)st, n) ||
+		if (strcmp(n, BNDL_MANIFEST_JSON) == 0 || own_member((struct pack_state *)st, n) ||
 		    (extra_wanted(st, n) && (text_member(st, n) != NULL || spool_has(st, n))))
 			json_array_append_new(list, json_string(n));
 	}
 	for (size_t i = 0; st->extra != NULL && st->extra[i] != NULL; i++) {
 		bool known = false;
 
-		for (size_t j = 0; bndl_members_in_order[j] != NULL; j++)
-			known |= strcmp(bndl_members_in_order[j], st->extra[i]) == 0;
+		for (size_t j = 0; bndl_members[j].name != NULL; j++)
+			known |= strcmp(bndl_members[j].name, st->extra[i]) == 0;
 		if (!known && spool_has(st, st->extra[i]))
 			json_array_append_new(list, json_string(st->extra[i]));
 	}
@@ -1064,8 +1059,8 @@ static int write_members(struct bndl_tarzst *w, struct pack_state *st, json_t *m
 	for (size_t i = 0; i < json_array_size(members); i++) {
 		const char *name = json_string_value(json_array_get(members, i));
 		struct tmp_member *own = own_member(st, name);
-		const char *text = strcmp(name, "manifest.json") == 0 ? manifest
-								      : text_member(st, name);
+		const char *text = strcmp(name, BNDL_MANIFEST_JSON) == 0 ? manifest
+									 : text_member(st, name);
 		int rc = text != NULL  ? member_from_memory(w, name, text, mtime, err)
 			 : own != NULL ? member_from_file(w, name, own, mtime, err)
 				       : member_from_spool(w, st->extra_dir, name, mtime, err);

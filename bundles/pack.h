@@ -81,8 +81,8 @@ struct bndl_run_info {
 	const char *warnings; /* borrowed, may be NULL: "; "-separated notes */
 	/*
 	 * borrowed, may be NULL: NULL-terminated names of files in the spool
-	 * directory (host.json, files.jsonl) packed where bndl_members_in_order
-	 * (bundles/reader.h) puts them, when they exist as regular files
+	 * directory (host.json, files.jsonl) packed where bndl_members
+	 * (bundles/members.h) puts them, when they exist as regular files
 	 */
 	const char *const *extra_members;
 	/* borrowed, may be NULL: the directory extra_members are in (NULL: the spool directory) */

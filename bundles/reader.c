@@ -3,6 +3,7 @@
 #endif
 
 #include "bundles/reader.h"
+#include "bundles/members.h"
 #include "common/term.h"
 #include "bundles/archive_util.h"
 #include "bundles/json_util.h"
@@ -16,20 +17,6 @@
 #include <unistd.h>
 
 #define CHUNK_SIZE (64u * 1024u)
-
-const char *const bndl_members_in_order[] = {
-	"manifest.json",
-	"host.json",
-	"processes.jsonl",
-	"events.jsonl",
-	"network.jsonl",
-	"waits.jsonl",
-	"files.jsonl",
-	"output.jsonl",
-	"trace.txt",
-	"overlay.jsonl",
-	NULL,
-};
 
 struct bndl_reader {
 	char *path;
@@ -532,7 +519,7 @@ static int check_members(struct bndl_reader *r, json_t *list, struct repro_err *
 		return 0;
 	if (!json_is_array(list) || n == 0 || n > BNDL_MEMBERS_MAX ||
 	    !json_is_string(json_array_get(list, 0)) ||
-	    strcmp(json_string_value(json_array_get(list, 0)), "manifest.json") != 0 ||
+	    strcmp(json_string_value(json_array_get(list, 0)), BNDL_MANIFEST_JSON) != 0 ||
 	    json_object_size(r->seen) != 1)
 		goto bad;
 	for (size_t i = 0; i < n; i++) {
@@ -561,13 +548,13 @@ static int load_manifest(struct bndl_reader *r, struct repro_err **err)
 	json_error_t jerr;
 	size_t len = 0;
 
-	text = read_small_member(r, "manifest.json", BNDL_MANIFEST_MAX, &len, err);
+	text = read_small_member(r, BNDL_MANIFEST_JSON, BNDL_MANIFEST_MAX, &len, err);
 	if (text == NULL)
 		return -1;
-	if (check_parse(r, "manifest.json", 0, text, len, err) < 0)
+	if (check_parse(r, BNDL_MANIFEST_JSON, 0, text, len, err) < 0)
 		return -1;
 	m = json_loadb(text, len, 0, &jerr);
-	if (check_memory(r, "manifest.json", 0, m == NULL ? &jerr : NULL, err) < 0)
+	if (check_memory(r, BNDL_MANIFEST_JSON, 0, m == NULL ? &jerr : NULL, err) < 0)
 		return -1;
 	if (m == NULL)
 		return repro_err_set(err, EPROTO,
@@ -769,6 +756,30 @@ int bndl_reader_foreach(struct bndl_reader *r, const char *member, bndl_line_fn 
 	struct line_sink sink = { .fn = fn, .ctx = ctx };
 
 	return foreach_sink(r, member, &sink, err);
+}
+
+int bndl_reader_foreach_opt(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
+			    struct repro_err **err)
+{
+	int has = bndl_reader_has(r, member, err);
+
+	if (has <= 0)
+		return has;
+	return bndl_reader_foreach(r, member, fn, ctx, err) < 0 ? -1 : 1;
+}
+
+int bndl_reader_load_opt(struct bndl_reader *r, const char *member, json_t **out,
+			 struct repro_err **err)
+{
+	int has = bndl_reader_has(r, member, err);
+	json_t *obj = NULL;
+
+	if (has < 0)
+		return -1;
+	if (has > 0 && (obj = bndl_reader_load(r, member, err)) == NULL)
+		return -1;
+	*out = obj;
+	return 0;
 }
 
 int bndl_reader_foreach_filtered(struct bndl_reader *r, const char *member, bndl_raw_fn filter,

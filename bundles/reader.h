@@ -8,7 +8,7 @@
  * and every parse error names the member and line.
  *
  * One pass: the archive is opened once and read forward.  A command that
- * asks for members in the order the bundle holds them (bndl_members_in_order,
+ * asks for members in the order the bundle holds them (bndl_members,
  * listed in manifest.json's "members") decompresses each byte once, and can
  * read a bundle from a pipe.  Asking for a member already passed opens the
  * file again (not a pipe); every pass counts towards the byte limit.
@@ -41,8 +41,8 @@
 /* Most members an archive may have (a bundle has 9, 10 with overlay.jsonl). */
 #define BNDL_MEMBERS_MAX 64u
 
-/* The members of a bundle in the order they are written; NULL-terminated. */
-extern const char *const bndl_members_in_order[];
+/* The members of a bundle in the order they are written: bundles/members.h. */
+#include "bundles/members.h"
 
 /*
  * How the memory held by parsed JSON is counted (cli/ installs jansson's
@@ -115,6 +115,22 @@ int bndl_reader_foreach_filtered(struct bndl_reader *r, const char *member, bndl
  * member, 0 when not (an older bundle), -1 with *err when it cannot be read.
  */
 int bndl_reader_has(struct bndl_reader *r, const char *member, struct repro_err **err);
+
+/*
+ * bndl_reader_foreach_opt - bndl_reader_foreach() of member when the
+ * bundle has it (an older bundle may not: bndl_reader_has()).  Returns 1
+ * when it was walked, 0 when the bundle has no such member, -1 with *err.
+ */
+int bndl_reader_foreach_opt(struct bndl_reader *r, const char *member, bndl_line_fn fn, void *ctx,
+			    struct repro_err **err);
+
+/*
+ * bndl_reader_load_opt - bndl_reader_load() of member when the bundle has
+ * it: *out is then a new reference, else NULL.  Returns 0, or -1 with
+ * *err (*out untouched).
+ */
+int bndl_reader_load_opt(struct bndl_reader *r, const char *member, json_t **out,
+			 struct repro_err **err);
 
 /*
  * bndl_reader_load - a member holding one JSON object (host.json), parsed;

@@ -3,6 +3,7 @@
 #endif
 
 #include "bundles/spool.h"
+#include "bundles/members.h"
 #include "bundles/spool_internal.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
@@ -684,19 +685,29 @@ int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err)
 	return rc;
 }
 
+/* Remove dir/name; one that is not there is no error. */
+static int remove_in(const char *dir, const char *name, struct repro_err **err)
+{
+	cleanup_free char *path = repro_path_join(dir, name);
+
+	if (unlink(path) < 0 && errno != ENOENT)
+		return repro_err_set(err, errno, "cannot remove '%s'", path);
+	return 0;
+}
+
 int bndl_spool_remove(const char *dir, struct repro_err **err)
 {
-	static const char *const names[] = { BNDL_SPOOL_FILE,	 BNDL_SPOOL_RUNINFO,
-					     BNDL_SPOOL_RESERVE, "host.json",
-					     "files.jsonl",	 "network.jsonl",
-					     "waits.jsonl",	 "overlay.jsonl" };
+	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO,
+					     BNDL_SPOOL_RESERVE };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		cleanup_free char *path = repro_path_join(dir, names[i]);
-
-		if (unlink(path) < 0 && errno != ENOENT)
-			return repro_err_set(err, errno, "cannot remove '%s'", path);
-	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (remove_in(dir, names[i], err) < 0)
+			return -1;
+	/* and the members the session derived into the spool directory after the run */
+	for (size_t i = 0; bndl_members[i].name != NULL; i++)
+		if (bndl_members[i].producer == BNDL_BY_SESSION &&
+		    remove_in(dir, bndl_members[i].name, err) < 0)
+			return -1;
 	if (rmdir(dir) < 0)
 		return repro_err_set(err, errno, "cannot remove spool directory '%s'", dir);
 	return 0;

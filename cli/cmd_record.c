@@ -10,8 +10,6 @@
 #include "cli/run.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "launcher/launcher.h"
-#include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "session/session.h"
 
@@ -159,7 +157,7 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 	switch (c) {
 	case 'o': o->sess.output = optarg; return 0;
 	case 't':
-		return rec_classes_parse(optarg, &o->sess.classes, err) < 0
+		return sess_classes_parse(optarg, &o->sess.classes, err) < 0
 			       ? repro_err_wrap(err, "record --trace")
 			       : 0;
 	case 'n':
@@ -169,14 +167,14 @@ static int parse_opt(struct record_opts *o, int c, struct repro_err **err)
 					     optarg);
 		o->sess.net_none = strcmp(optarg, "none") == 0;
 		return 0;
-	case 'S': o->sess.sandbox = LNCH_SANDBOX_NONE; return 0;
+	case 'S': o->sess.sandbox = SESS_SANDBOX_NONE; return 0;
 	case 's':
 		if (strcmp(optarg, "auto") == 0)
-			o->sess.sandbox = LNCH_SANDBOX_AUTO;
+			o->sess.sandbox = SESS_SANDBOX_AUTO;
 		else if (strcmp(optarg, "require") == 0)
-			o->sess.sandbox = LNCH_SANDBOX_REQUIRE;
+			o->sess.sandbox = SESS_SANDBOX_REQUIRE;
 		else if (strcmp(optarg, "none") == 0)
-			o->sess.sandbox = LNCH_SANDBOX_NONE;
+			o->sess.sandbox = SESS_SANDBOX_NONE;
 		else
 			return repro_err_set(
 				err, EINVAL,
@@ -226,7 +224,7 @@ static int check_overlay(struct record_opts *o, struct repro_err **err)
 {
 	if (o->sess.keep_overlay != NULL && !o->sess.is_overlay)
 		return repro_err_set(err, EINVAL, "record: --keep-overlay needs --overlay");
-	if (o->sess.is_overlay && o->sess.sandbox == LNCH_SANDBOX_NONE)
+	if (o->sess.is_overlay && o->sess.sandbox == SESS_SANDBOX_NONE)
 		return repro_err_set(err, EINVAL,
 				     "record: --overlay needs a mount namespace, which "
 				     "--sandbox=none (--no-sandbox) does not make");
@@ -262,8 +260,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	};
 	int c;
 
-	*o = (struct record_opts){ .sess = { .classes = REC_CLASS_ALL,
-					     .sandbox = LNCH_SANDBOX_AUTO,
+	*o = (struct record_opts){ .sess = { .classes = SESS_CLASS_ALL,
+					     .sandbox = SESS_SANDBOX_AUTO,
 					     .wait_all = true,
 					     .hash_max = 64ull << 20 } };
 	opterr = 0;
@@ -283,7 +281,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		if (parse_opt(o, c, err) < 0)
 			return -1;
 	}
-	if (o->sess.net_none && o->sess.sandbox == LNCH_SANDBOX_NONE)
+	if (o->sess.net_none && o->sess.sandbox == SESS_SANDBOX_NONE)
 		return repro_err_set(err, EINVAL,
 				     "record: --net=none needs a network namespace, which "
 				     "--sandbox=none (--no-sandbox) does not make");

@@ -5,6 +5,7 @@
  * imposed and which never came up.
  */
 #include "bundles/reader.h"
+#include "common/names.h"
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "cli/signals.h"
@@ -13,8 +14,6 @@
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"
-#include "launcher/launcher.h"
-#include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
 #include "replayer/readers/diff.h"
@@ -380,11 +379,10 @@ static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p
 	bool same;
 
 	if (res->has_exit && WIFSIGNALED(res->wait_status)) {
-		const char *ab = sigabbrev_np(WTERMSIG(res->wait_status));
 		char sig[32];
 
-		snprintf(sig, sizeof(sig), "SIG%s", ab != NULL ? ab : "?");
-		here = json_pack("{s:s}", "signal", sig);
+		here = json_pack("{s:s}", "signal",
+				 repro_signal_name(WTERMSIG(res->wait_status), sig, sizeof(sig)));
 	} else if (res->has_exit) {
 		here = json_pack("{s:i}", "code", WEXITSTATUS(res->wait_status));
 	} else {
@@ -558,9 +556,9 @@ static struct sess_options run_options(const struct replay_opts *o, const struct
 	return (struct sess_options){
 		.argv = o->cmd != NULL ? o->cmd : argv,
 		.output = output,
-		.classes = REC_CLASS_ALL,
+		.classes = SESS_CLASS_ALL,
 		.net_none = p->net_none,
-		.sandbox = LNCH_SANDBOX_AUTO,
+		.sandbox = SESS_SANDBOX_AUTO,
 		.wait_all = true,
 		.hash_max = 64ull << 20,
 		/* the replayed failure must not clobber this machine's files */
@@ -640,9 +638,7 @@ static bool same_exit(const struct swp_outcome *out, json_t *recorded)
 		return WIFEXITED(out->wait_status) &&
 		       WEXITSTATUS(out->wait_status) == json_integer_value(code);
 	if (sig != NULL && WIFSIGNALED(out->wait_status)) {
-		const char *ab = sigabbrev_np(WTERMSIG(out->wait_status));
-
-		return ab != NULL && strncmp(sig, "SIG", 3) == 0 && strcmp(sig + 3, ab) == 0;
+		return repro_signal_parse(sig) == WTERMSIG(out->wait_status);
 	}
 	return false;
 }

@@ -5,6 +5,7 @@
  * table, --json or --junit.  --merge reads shards' --json instead.
  */
 #include "cli/commands.h"
+#include "common/names.h"
 #include "cli/run.h"
 #include "cli/signals.h"
 #include "bundles/reader.h"
@@ -12,8 +13,6 @@
 #include "common/fdutil.h"
 #include "common/term.h"
 #include "common/xalloc.h"
-#include "launcher/launcher.h"
-#include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
 #include "sweep/sweep.h"
@@ -315,9 +314,9 @@ static int run_child(void *vctx, const struct swp_run_req *req)
 	struct sess_options sess = {
 		.argv = c->argv,
 		.output = req->bundle,
-		.classes = REC_CLASS_ALL,
+		.classes = SESS_CLASS_ALL,
 		.net_none = c->net_none,
-		.sandbox = LNCH_SANDBOX_AUTO,
+		.sandbox = SESS_SANDBOX_AUTO,
 		.spool_parent = req->dir,
 		/* a start-up script's exit ends the run: daemons it left are killed */
 		.wait_all = false,
@@ -386,9 +385,10 @@ static void warn_outside(const char *bundle)
 static void end_words(const struct swp_outcome *out, char *buf, size_t cap)
 {
 	if (out->has_exit && WIFSIGNALED(out->wait_status)) {
-		const char *ab = sigabbrev_np(WTERMSIG(out->wait_status));
+		char sig[32];
 
-		snprintf(buf, cap, "killed by SIG%s", ab != NULL ? ab : "?");
+		snprintf(buf, cap, "killed by %s",
+			 repro_signal_name(WTERMSIG(out->wait_status), sig, sizeof(sig)));
 	} else {
 		snprintf(buf, cap, "exit %d", out->has_exit ? WEXITSTATUS(out->wait_status) : -1);
 	}

@@ -67,7 +67,7 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 							      .report = rpl_inject_report };
 	}
 	if (deny_io_uring) {
-		deny = rpl_deny_new("io_uring_setup", ENOSYS, err);
+		deny = rpl_deny_bypass_new(ENOSYS, err);
 		if (deny == NULL) {
 			rpl_inject_free(inject);
 			return -1;

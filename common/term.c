@@ -132,3 +132,9 @@ void repro_term_puts_html(FILE *out, const char *s, size_t max)
 {
 	safe_puts(out, s, max > 0 ? max : REPRO_TERM_CUT, true);
 }
+
+void repro_term_puts_markup(FILE *out, const char *s)
+{
+	if (s != NULL)
+		(void)safe_write(out, s, strlen(s), true, false, true);
+}

@@ -45,4 +45,13 @@ void repro_term_puts(FILE *out, const char *s);
  */
 void repro_term_puts_html(FILE *out, const char *s, size_t max);
 
+/*
+ * repro_term_puts_markup - the NUL-terminated s (NULL: nothing) as the
+ * text of an XML or HTML element, whole: the escapes of repro_term_write()
+ * with newlines and tabs kept, and '&', '<', '>', '"' and '\'' as
+ * character references, so no byte of s is markup, a control character XML
+ * 1.0 forbids, or invalid UTF-8 (a JUnit report's stderr).  Linear in s.
+ */
+void repro_term_puts_markup(FILE *out, const char *s);
+
 #endif

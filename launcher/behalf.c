@@ -4,6 +4,7 @@
  * dirfd; only the final operation runs on the O_PATH descriptor it yields.
  */
 #include "launcher/behalf.h"
+#include "common/sysent.h"
 #include "launcher/mem.h"
 #include "common/cleanup.h"
 
@@ -35,42 +36,31 @@ struct call {
 	unsigned mode; /* access: R_OK | W_OK | X_OK */
 };
 
-static const char *const supported[] = {
-	"stat",	     "lstat",	   "newfstatat", "statx",      "access",
-	"faccessat", "faccessat2", "readlink",	 "readlinkat",
-};
-
 bool lnch_behalf_supported(const char *name)
 {
-	for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]); i++)
-		if (strcmp(name, supported[i]) == 0)
-			return true;
-	return false;
-}
+	const struct repro_sysent *s = repro_sysent_find(name);
 
-static const char *const entry_only[] = { "close" };
+	return s != NULL && (s->flags & REPRO_SYSF_BEHALF);
+}
 
 bool lnch_behalf_entry_only(const char *name)
 {
-	for (size_t i = 0; i < sizeof(entry_only) / sizeof(entry_only[0]); i++)
-		if (strcmp(name, entry_only[i]) == 0)
-			return true;
-	return false;
+	const struct repro_sysent *s = repro_sysent_find(name);
+
+	return s != NULL && (s->flags & REPRO_SYSF_ENTRY_ONLY);
 }
 
 size_t lnch_behalf_native_nrs(int *out, size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, rows;
+	const struct repro_sysent *t = repro_sysent_all(&rows);
 
-	for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]) && n < max; i++) {
-		int nr = seccomp_syscall_resolve_name(supported[i]);
+	for (size_t i = 0; i < rows && n < max; i++) {
+		int nr;
 
-		if (nr >= 0)
-			out[n++] = nr;
-	}
-	for (size_t i = 0; i < sizeof(entry_only) / sizeof(entry_only[0]) && n < max; i++) {
-		int nr = seccomp_syscall_resolve_name(entry_only[i]);
-
+		if (!(t[i].flags & (REPRO_SYSF_BEHALF | REPRO_SYSF_ENTRY_ONLY)))
+			continue;
+		nr = seccomp_syscall_resolve_name(t[i].name);
 		if (nr >= 0)
 			out[n++] = nr;
 	}

@@ -115,19 +115,18 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *prog, struct repro
 static struct lnch_filter_rule *with_taint_rules(const struct lnch_filter_rule *rules,
 						 size_t nrules, bool notify, size_t *n)
 {
-	size_t extra = 0;
-	struct lnch_filter_rule *all;
+	size_t extra = 0, pos = 0;
+	struct lnch_filter_rule *all, t;
 
-	while (notify && lnch_taint_name(extra) != NULL)
+	while (notify && lnch_taint_next(&pos, &t))
 		extra++;
 	all = repro_xcalloc(nrules + extra + 1, sizeof(*all));
 	memcpy(all, rules, nrules * sizeof(*rules));
 	*n = nrules;
-	for (size_t i = 0; i < extra; i++) {
-		struct lnch_filter_rule t;
+	pos = 0;
+	for (size_t i = 0; i < extra && lnch_taint_next(&pos, &t); i++) {
 		bool listed = false;
 
-		(void)lnch_taint_rule(i, &t);
 		for (size_t j = 0; j < nrules && !listed; j++)
 			listed = strcmp(rules[j].name, t.name) == 0 && rules[j].arg < 0;
 		if (!listed)

@@ -338,27 +338,27 @@ static void note_own_filter(struct lnch_loop *loop, struct lnch_task *task,
 
 static void note_taint(struct lnch_loop *loop, struct lnch_task *task, const struct lnch_stop *st)
 {
-	enum lnch_taint_scope scope = lnch_taint_scope_of(&loop->taint, st->arch, st->nr);
+	enum repro_sys_taint scope = lnch_taint_scope_of(&loop->taint, st->arch, st->nr);
 
 	switch (scope) {
-	case LNCH_TAINT_NONE: return;
-	case LNCH_TAINT_SECCOMP:
-	case LNCH_TAINT_PRCTL: note_own_filter(loop, task, st, scope == LNCH_TAINT_PRCTL); return;
-	case LNCH_TAINT_ALL:
+	case REPRO_TAINT_NONE: return;
+	case REPRO_TAINT_SECCOMP:
+	case REPRO_TAINT_PRCTL: note_own_filter(loop, task, st, scope == REPRO_TAINT_PRCTL); return;
+	case REPRO_TAINT_ALL:
 		if (!loop->mounts_changed)
 			interrupt_tasks(loop, task, 0);
 		loop->mounts_changed = true;
 		break;
-	case LNCH_TAINT_CLONE:
-	case LNCH_TAINT_CLONE3:
-		if (!clone_new_ns(st, scope == LNCH_TAINT_CLONE3))
+	case REPRO_TAINT_CLONE:
+	case REPRO_TAINT_CLONE3:
+		if (!clone_new_ns(st, scope == REPRO_TAINT_CLONE3))
 			return;
 		break;
-	case LNCH_TAINT_CREDS:
+	case REPRO_TAINT_CREDS:
 		/* compared at its exit (creds_check_at_exit) */
 		task->creds_check = !task->creds_changed;
 		return;
-	case LNCH_TAINT_TASK: break;
+	case REPRO_TAINT_TASK: break;
 	}
 	task->creds_changed = true;
 	loop->any_creds_changed = true;
@@ -478,15 +478,6 @@ static void creds_check_at_exit(struct lnch_loop *loop, struct lnch_task *task)
 {
 	task->creds_check = false;
 	taint_if_creds_differ(loop, task);
-}
-
-void lnch_sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 /* Most bytes of a received message a policy may rewrite (a DNS answer over UDP: 512 to 4096). */

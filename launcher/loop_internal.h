@@ -168,8 +168,6 @@ bool lnch_loop_ask_policies(struct lnch_loop *loop, const struct lnch_stop *st,
  * and reported, then it is resumed.
  */
 void lnch_loop_release(struct lnch_loop *loop, struct lnch_task *task);
-/* lnch_sleep_ns - sleep ns nanoseconds, through EINTR (nanosleep(2)). */
-void lnch_sleep_ns(uint64_t ns);
 /*
  * lnch_loop_task_full - whether task is traced by stops at every call
  * (struct lnch_task.full): it changed credentials, root or namespaces, it

@@ -1,5 +1,6 @@
 #include "launcher/taint.h"
 #include "launcher/abi.h"
+#include "common/sysent.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -8,60 +9,30 @@
 #include <string.h>
 #include <unistd.h>
 
-static const struct {
-	const char *name;
-	enum lnch_taint_scope scope;
-	int arg; /* an argument condition as in struct lnch_filter_rule (0 here: none) */
-	uint64_t value;
-} calls[] = {
-	{ "setuid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setgid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setreuid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setregid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setresuid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setresgid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setfsuid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setfsgid", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setgroups", LNCH_TAINT_CREDS, 0, 0 },
-	{ "capset", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setuid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setgid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setreuid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setregid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setresuid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setresgid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setfsuid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setfsgid32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "setgroups32", LNCH_TAINT_CREDS, 0, 0 },
-	{ "unshare", LNCH_TAINT_TASK, 0, 0 },
-	{ "setns", LNCH_TAINT_TASK, 0, 0 },
-	{ "chroot", LNCH_TAINT_ALL, 0, 0 },
-	{ "mount", LNCH_TAINT_ALL, 0, 0 },
-	{ "umount2", LNCH_TAINT_ALL, 0, 0 },
-	{ "pivot_root", LNCH_TAINT_ALL, 0, 0 },
-	{ "move_mount", LNCH_TAINT_ALL, 0, 0 },
-	{ "mount_setattr", LNCH_TAINT_ALL, 0, 0 },
-	{ "clone", LNCH_TAINT_CLONE, 0, 0 },
-	{ "clone3", LNCH_TAINT_CLONE3, 0, 0 },
-	{ "seccomp", LNCH_TAINT_SECCOMP, 0, 0 },
-	{ "prctl", LNCH_TAINT_PRCTL, 1, PR_SET_SECCOMP },
-};
-
-bool lnch_taint_rule(size_t i, struct lnch_filter_rule *out)
+/* The i-th row of the table with a taint scope, from *pos on; NULL past the end. Linear. */
+static const struct repro_sysent *next_taint(size_t *pos)
 {
-	if (i >= sizeof(calls) / sizeof(calls[0]))
-		return false;
-	*out = (struct lnch_filter_rule){ .name = calls[i].name, .arg = calls[i].arg - 1 };
-	if (out->arg >= 0) {
-		out->mask = 0xffffffffu;
-		out->value = calls[i].value;
-	}
-	return true;
+	size_t n;
+	const struct repro_sysent *t = repro_sysent_all(&n);
+
+	while (*pos < n && t[*pos].taint == REPRO_TAINT_NONE)
+		(*pos)++;
+	return *pos < n ? &t[(*pos)++] : NULL;
 }
 
-const char *lnch_taint_name(size_t i)
+bool lnch_taint_next(size_t *pos, struct lnch_filter_rule *out)
 {
-	return i < sizeof(calls) / sizeof(calls[0]) ? calls[i].name : NULL;
+	const struct repro_sysent *s = next_taint(pos);
+
+	if (s == NULL)
+		return false;
+	*out = (struct lnch_filter_rule){ .name = s->name, .arg = -1 };
+	if (s->has_cond) { /* prctl(2) only with PR_SET_SECCOMP */
+		out->arg = s->cond.arg;
+		out->mask = s->cond.mask;
+		out->value = s->cond.value;
+	}
+	return true;
 }
 
 void lnch_taint_table_init(struct lnch_taint_table *t)
@@ -69,23 +40,26 @@ void lnch_taint_table_init(struct lnch_taint_table *t)
 	memset(t, 0, sizeof(*t));
 	t->narch = lnch_arch_filter_arches(t->arch, LNCH_TAINT_ABIS);
 	for (size_t a = 0; a < t->narch; a++) {
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-			int nr = seccomp_syscall_resolve_name_arch(t->arch[a], calls[i].name);
+		const struct repro_sysent *s;
+		size_t pos = 0;
+
+		while ((s = next_taint(&pos)) != NULL) {
+			int nr = seccomp_syscall_resolve_name_arch(t->arch[a], s->name);
 
 			if (nr >= 0 && nr < LNCH_TAINT_NRS)
-				t->scope[a][nr] = (uint8_t)calls[i].scope;
+				t->scope[a][nr] = (uint8_t)s->taint;
 		}
 	}
 }
 
-enum lnch_taint_scope lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr)
+enum repro_sys_taint lnch_taint_scope_of(const struct lnch_taint_table *t, uint32_t arch, int nr)
 {
 	for (size_t a = 0; a < t->narch; a++)
 		if (t->arch[a] == arch)
 			return nr >= 0 && nr < LNCH_TAINT_NRS
-				       ? (enum lnch_taint_scope)t->scope[a][nr]
-				       : LNCH_TAINT_NONE;
-	return LNCH_TAINT_NONE;
+				       ? (enum repro_sys_taint)t->scope[a][nr]
+				       : REPRO_TAINT_NONE;
+	return REPRO_TAINT_NONE;
 }
 
 ssize_t lnch_proc_read(pid_t pid, const char *name, char *buf, size_t cap)

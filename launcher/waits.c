@@ -5,6 +5,7 @@
  * one, "running" when it runs).
  */
 #include "launcher/waits.h"
+#include "common/sysent.h"
 #include "launcher/arch/arch.h"
 #include "launcher/loop_internal.h"
 #include "launcher/mem.h"
@@ -29,46 +30,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The blocking calls and which argument says what they wait on. */
-static const struct {
-	const char *name;
-	enum lnch_wait_kind kind;
-} blocking[] = {
-	{ "connect", LNCH_WAITK_CONNECT },
-	{ "accept", LNCH_WAITK_FD },
-	{ "accept4", LNCH_WAITK_FD },
-	{ "read", LNCH_WAITK_FD },
-	{ "readv", LNCH_WAITK_FD },
-	{ "recvfrom", LNCH_WAITK_FD },
-	{ "recvmsg", LNCH_WAITK_FD },
-	{ "recvmmsg", LNCH_WAITK_FD },
-	{ "flock", LNCH_WAITK_FD },
-	{ "fcntl", LNCH_WAITK_FCNTL },
-	{ "poll", LNCH_WAITK_POLL },
-	{ "ppoll", LNCH_WAITK_POLL },
-	{ "select", LNCH_WAITK_SELECT },
-	{ "pselect6", LNCH_WAITK_SELECT },
-	{ "epoll_wait", LNCH_WAITK_EPOLL },
-	{ "epoll_pwait", LNCH_WAITK_EPOLL },
-	{ "epoll_pwait2", LNCH_WAITK_EPOLL },
-	{ "wait4", LNCH_WAITK_WAIT4 },
-	{ "waitid", LNCH_WAITK_WAITID },
-	{ "nanosleep", LNCH_WAITK_SLEEP },
-	{ "clock_nanosleep", LNCH_WAITK_SLEEP },
-};
+/* What a blocking row's arguments say it waits on. */
+static enum lnch_wait_kind kind_of(enum repro_sys_wait w)
+{
+	switch (w) {
+	case REPRO_WAIT_CONNECT: return LNCH_WAITK_CONNECT;
+	case REPRO_WAIT_FCNTL: return LNCH_WAITK_FCNTL;
+	case REPRO_WAIT_POLL: return LNCH_WAITK_POLL;
+	case REPRO_WAIT_SELECT: return LNCH_WAITK_SELECT;
+	case REPRO_WAIT_EPOLL: return LNCH_WAITK_EPOLL;
+	case REPRO_WAIT_WAIT4: return LNCH_WAITK_WAIT4;
+	case REPRO_WAIT_WAITID: return LNCH_WAITK_WAITID;
+	case REPRO_WAIT_SLEEP: return LNCH_WAITK_SLEEP;
+	case REPRO_WAIT_NONE:
+	case REPRO_WAIT_ACCEPT:
+	case REPRO_WAIT_READ:
+	case REPRO_WAIT_LOCK: return LNCH_WAITK_FD;
+	}
+	return LNCH_WAITK_FD;
+}
 
 void lnch_wait_calls_init(struct lnch_wait_calls *c)
 {
-	c->n = 0;
-	for (size_t i = 0; i < sizeof(blocking) / sizeof(blocking[0]) && c->n < LNCH_WAIT_CALLS_MAX;
-	     i++) {
-		int nr = seccomp_syscall_resolve_name(blocking[i].name);
+	size_t n;
+	const struct repro_sysent *t = repro_sysent_all(&n);
 
-		if (nr < 0)
+	c->n = 0;
+	for (size_t i = 0; i < n && c->n < LNCH_WAIT_CALLS_MAX; i++) {
+		int nr;
+
+		if (t[i].wait == REPRO_WAIT_NONE ||
+		    (nr = seccomp_syscall_resolve_name(t[i].name)) < 0)
 			continue;
 		c->nr[c->n] = nr;
-		c->kind[c->n] = blocking[i].kind;
-		c->name[c->n++] = blocking[i].name;
+		c->kind[c->n] = kind_of(t[i].wait);
+		c->name[c->n++] = t[i].name;
 	}
 }
 

@@ -29,14 +29,14 @@ struct rec_capture {
 	 * all the same: recorded at its exit only when a policy imposed it
 	 */
 	bool only_if_injected;
-	bool failure_only; /* kept only if it fails (rec_sys.is_failure_only, no destination, not DNS) */
+	bool failure_only; /* kept only if it fails (REPRO_SYSF_FAILURE_ONLY, no destination, not DNS) */
 	/*
 	 * argi + 1 of an execve's envp not read at entry (0: none): a
 	 * successful exec takes it from the new image's /proc/PID/environ (one
 	 * read); a failed one keeps none
 	 */
 	int env_deferred;
-	const struct rec_sys *sys;
+	const struct repro_sysent *sys;
 	struct bndl_event ev;
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
 	char *arena; /* owned */
@@ -96,11 +96,11 @@ bool rec_net_capture_stream(struct rec_capture *c, const struct lnch_stop *st);
  * send or receive that is kept whatever its outcome.
  */
 bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		      enum rec_arg_kind kind);
+		      enum repro_arg_kind kind);
 bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		     enum rec_arg_kind kind);
+		     enum repro_arg_kind kind);
 bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		      enum rec_arg_kind kind);
+		      enum repro_arg_kind kind);
 
 /*
  * rec_proc_capture_exec_image - at an exec event whose execve entry was not
@@ -127,7 +127,7 @@ void rec_proc_capture_env(struct rec_capture *c, pid_t pid);
  * 4 KiB per message).  No allocation beyond the capture's arena.
  */
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
-			  enum rec_arg_kind kind);
+			  enum repro_arg_kind kind);
 
 /*
  * rec_net_count - at the exit stop of a send or receive (sendto, sendmsg,
@@ -139,7 +139,7 @@ void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int
 void rec_net_count(struct rec_capture *c, const struct lnch_stop *st);
 
 /*
- * rec_net_after - at the exit stop of a call with a net_role: update the
+ * rec_net_after - at the exit stop of a call with a network role: update the
  * watched-socket set (a new fd or two, a connect to port 53 or one in
  * progress, a send to port 53, a close).
  */

@@ -127,18 +127,15 @@ static const char *exe_of(struct rec_describe *d, pid_t pid)
 
 /*
  * Whether sc reads or writes the descriptor of its first argument (a file,
- * as path= sees it); copy_file_range's first is the file it reads (cat and
- * cp copy with it).
+ * as path= sees it): a call that moves bytes and is not a socket's;
+ * copy_file_range's and splice's first is the file it reads (cat and cp
+ * copy with it).
  */
 static bool is_fd_io(const char *sc)
 {
-	static const char *const names[] = { "read",  "write",	"pread64",	  "pwrite64",
-					     "readv", "writev", "copy_file_range" };
+	const struct repro_sysent *s = repro_sysent_find(sc);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(sc, names[i]) == 0)
-			return true;
-	return false;
+	return s != NULL && s->bytes != REPRO_BYTES_NONE && !(s->classes & REPRO_SYS_NETWORK);
 }
 
 /* The file descriptor fd of pid names, when it is a path ("/…"), or NULL. */
@@ -295,10 +292,8 @@ static void describe_query(struct rec_describe *d, const struct rec_capture *c,
 		call->is_dns_query = true;
 		call->dns_name = d->qname;
 		/* sendmmsg: messages; sendmsg, writev: the bytes; sendto, write: the length */
-		call->dns_ret = strcmp(call->syscall, "sendmsg") == 0 ||
-						strcmp(call->syscall, "writev") == 0
-					? (int64_t)b->len
-					: (int64_t)st->args[2];
+		call->dns_ret = c->sys->bytes == REPRO_BYTES_RESULT ? (int64_t)b->len
+								    : (int64_t)st->args[2];
 	}
 	rec_dns_msg_release(&m);
 	for (uint16_t i = 0; call->is_dns_query && i < c->ev.nblobs; i++)
@@ -341,15 +336,15 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	if (call->path == NULL && is_fd_io(call->syscall))
 		call->path = fd_path(d, st->pid, (int)st->args[0]);
 	describe_sockaddr(d, c, call);
-	if (c->sys->net_role == REC_NET_SEND || c->sys->args[1].kind == RA_OUTBUF ||
+	if (c->sys->net == REPRO_NET_SEND || c->sys->args[1].kind == RA_OUTBUF ||
 	    c->sys->args[1].kind == RA_OUTIOV) /* a write's payload: DNS over TCP */
 		describe_query(d, c, st, call);
 	if (call->ip != NULL)
 		call->host = host_of(d, st->pid, call->ip);
-	if (c->sys->net_role == REC_NET_CONNECT ||
-	    (call->family != 0 && strcmp(call->syscall, "bind") == 0))
+	if (c->sys->net == REPRO_NET_CONNECT ||
+	    (call->family != 0 && c->sys->net == REPRO_NET_BIND))
 		call->sock_type = socket_type(st->pid, (int)st->args[0]); /* connect, bind: type= */
-	else if (call->family == 0 && c->sys->is_failure_only)
+	else if (call->family == 0 && (c->sys->flags & REPRO_SYSF_FAILURE_ONLY))
 		describe_peer(d, st->pid, (int)st->args[0], call);
 }
 

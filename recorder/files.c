@@ -8,12 +8,16 @@
  * then write the sorted lines.
  */
 #include "recorder/files.h"
+#include "bundles/members.h"
+#include "common/names.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
 #include "common/hash.h"
+#include "common/mountinfo.h"
 #include "common/xalloc.h"
 #include "recorder/flags.h"
 #include "recorder/jsonstr.h"
+#include "recorder/render.h"
 #include "recorder/systab.h"
 
 #include <errno.h>
@@ -50,54 +54,10 @@ enum file_op {
 	OP_OTHER = 1u << 9, /* a path-taking call this file does not classify */
 };
 
-/* JSON names of enum file_op, bit i -> op_names[i]; also the output order. */
+/* files.jsonl's names of enum file_op, bit i -> op_names[i]; also the output order. */
 static const char *const op_names[] = {
-	"stat", "read", "write", "create", "delete", "link", "exec", "chdir", "readlink", "other",
-};
-
-/* A syscall name and the ops of its path argument(s); NEW: of the "newpath" argument. */
-struct op_rule {
-	const char *name;
-	unsigned ops;
-	unsigned new_ops;
-};
-
-static const struct op_rule op_rules[] = {
-	{ .name = "stat", .ops = OP_STAT },
-	{ .name = "lstat", .ops = OP_STAT },
-	{ .name = "newfstatat", .ops = OP_STAT },
-	{ .name = "statx", .ops = OP_STAT },
-	{ .name = "access", .ops = OP_STAT },
-	{ .name = "faccessat", .ops = OP_STAT },
-	{ .name = "faccessat2", .ops = OP_STAT },
-	{ .name = "statfs", .ops = OP_STAT },
-	{ .name = "creat", .ops = OP_CREATE | OP_WRITE },
-	{ .name = "truncate", .ops = OP_WRITE },
-	{ .name = "chmod", .ops = OP_WRITE },
-	{ .name = "fchmodat", .ops = OP_WRITE },
-	{ .name = "chown", .ops = OP_WRITE },
-	{ .name = "lchown", .ops = OP_WRITE },
-	{ .name = "fchownat", .ops = OP_WRITE },
-	{ .name = "utimensat", .ops = OP_WRITE },
-	{ .name = "mkdir", .ops = OP_CREATE },
-	{ .name = "mkdirat", .ops = OP_CREATE },
-	{ .name = "mknod", .ops = OP_CREATE },
-	{ .name = "mknodat", .ops = OP_CREATE },
-	{ .name = "symlink", .ops = OP_CREATE },
-	{ .name = "symlinkat", .ops = OP_CREATE },
-	{ .name = "unlink", .ops = OP_DELETE },
-	{ .name = "unlinkat", .ops = OP_DELETE },
-	{ .name = "rmdir", .ops = OP_DELETE },
-	{ .name = "rename", .ops = OP_DELETE, .new_ops = OP_CREATE },
-	{ .name = "renameat", .ops = OP_DELETE, .new_ops = OP_CREATE },
-	{ .name = "renameat2", .ops = OP_DELETE, .new_ops = OP_CREATE },
-	{ .name = "link", .ops = OP_LINK, .new_ops = OP_CREATE },
-	{ .name = "linkat", .ops = OP_LINK, .new_ops = OP_CREATE },
-	{ .name = "execve", .ops = OP_EXEC },
-	{ .name = "execveat", .ops = OP_EXEC },
-	{ .name = "chdir", .ops = OP_CHDIR },
-	{ .name = "readlink", .ops = OP_READLINK },
-	{ .name = "readlinkat", .ops = OP_READLINK },
+	[0] = "stat", [1] = "read", [2] = "write", [3] = "create",   [4] = "delete",
+	[5] = "link", [6] = "exec", [7] = "chdir", [8] = "readlink", [9] = "other",
 };
 
 /* Result of a call as kept per path: 0 ok, an errno, or RES_UNFINISHED. */
@@ -249,14 +209,6 @@ static struct fentry *table_add(struct ftable *t, const char *path, size_t len, 
 
 /* ------------------------------------------------------- ops of a call */
 
-static const struct op_rule *op_rule_find(const char *name)
-{
-	for (size_t i = 0; i < N(op_rules); i++)
-		if (strcmp(op_rules[i].name, name) == 0)
-			return &op_rules[i];
-	return NULL;
-}
-
 /* open(2) flags -> ops: O_CREAT creates, a write mode or O_TRUNC writes, else it reads. */
 static unsigned open_flags_ops(uint64_t flags)
 {
@@ -273,43 +225,35 @@ static unsigned open_flags_ops(uint64_t flags)
 	return ops;
 }
 
-/* The open flags of open/openat (RA_OFLAGS argument) or openat2 (open_how blob). */
-static uint64_t event_oflags(const struct rec_sys *sys, const struct bndl_event *ev)
+/* The ops of files.jsonl for the table's op of a call (common/sysent.h). */
+static unsigned ops_of(enum repro_sys_op op)
 {
-	for (int j = 0; j < sys->nargs; j++) {
-		if (sys->args[j].kind == RA_OFLAGS)
-			return ev->args[j];
-		if (sys->args[j].kind == RA_OPENHOW) {
-			const struct bndl_blob *b =
-				bndl_event_blob(ev, BNDL_BLOB_STRUCT, (uint16_t)j);
-			struct open_how how = { 0 };
-
-			if (b != NULL && b->len >= sizeof(how))
-				memcpy(&how, b->data, sizeof(how));
-			return how.flags;
-		}
+	switch (op) {
+	case REPRO_OP_STAT: return OP_STAT;
+	case REPRO_OP_READLINK: return OP_READLINK;
+	case REPRO_OP_READ: return OP_READ;
+	case REPRO_OP_WRITE:
+	case REPRO_OP_CHANGE: return OP_WRITE;
+	case REPRO_OP_CREATE:
+	case REPRO_OP_MKDIR: return OP_CREATE;
+	case REPRO_OP_DELETE:
+	case REPRO_OP_RENAME: return OP_DELETE; /* the old name goes; newpath is CREATE */
+	case REPRO_OP_LINK: return OP_LINK;
+	case REPRO_OP_EXEC: return OP_EXEC;
+	case REPRO_OP_CHDIR: return OP_CHDIR;
+	case REPRO_OP_NONE:
+	case REPRO_OP_OPEN:
+	case REPRO_OP_OTHER: return OP_OTHER;
 	}
-	return 0;
-}
-
-static bool is_open_call(const char *name)
-{
-	return strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 ||
-	       strcmp(name, "openat2") == 0;
+	return OP_OTHER;
 }
 
 /* The ops that call sys made on its path argument argi. */
-static unsigned path_ops(const struct rec_sys *sys, const struct bndl_event *ev, unsigned argi)
+static unsigned path_ops(const struct repro_sysent *sys, const struct bndl_event *ev, unsigned argi)
 {
-	const struct op_rule *r = op_rule_find(sys->name);
-	bool is_new = argi < 6 && sys->args[argi].key != NULL &&
-		      strcmp(sys->args[argi].key, "newpath") == 0;
-
-	if (is_open_call(sys->name))
-		return open_flags_ops(event_oflags(sys, ev));
-	if (r == NULL)
-		return OP_OTHER;
-	return is_new && r->new_ops ? r->new_ops : r->ops;
+	if (sys->op == REPRO_OP_OPEN)
+		return open_flags_ops(rec_event_oflags(sys, ev));
+	return ops_of(repro_sysent_op(sys, (int)argi, 0));
 }
 
 static int event_result(const struct bndl_event *ev)
@@ -349,7 +293,7 @@ static void note_before(struct fentry *e, const struct bndl_blob *b)
 static void record_event(struct ftable *t, const struct rec_systab *tab,
 			 const struct bndl_event *ev)
 {
-	const struct rec_sys *sys = rec_systab_lookup(tab, ev->arch, ev->nr);
+	const struct repro_sysent *sys = rec_systab_lookup(tab, ev->arch, ev->nr);
 	int res = event_result(ev);
 
 	if (sys == NULL)
@@ -778,51 +722,19 @@ static int gather_meta(struct ftable *t, const struct rec_files_opts *o, bool *u
 
 /* ------------------------------------------------------------- mounts */
 
-/* unescape - undo mountinfo's octal escapes (\040 space, \011 tab, \012, \134) in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r != '\0'; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-/*
- * parse_mountinfo_line - one line of /proc/PID/mountinfo (proc(5)):
- * "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPER".
- * Returns 0, or -1 for a malformed line.
- */
+/* One line of /proc/PID/mountinfo as a struct mount (owned copies); -1 for a malformed line. */
 static int parse_mountinfo_line(char *line, struct mount *m)
 {
-	char *save = NULL, *f[6] = { 0 };
-	char *tok, *fstype, *super;
-	int i = 0;
+	struct repro_mountinfo mi;
 
-	for (tok = strtok_r(line, " \n", &save); tok != NULL && i < 6;
-	     tok = strtok_r(NULL, " \n", &save))
-		f[i++] = tok;
-	while (tok != NULL && strcmp(tok, "-") != 0)
-		tok = strtok_r(NULL, " \n", &save);
-	if (i < 6 || tok == NULL)
+	if (!repro_mountinfo_parse(line, &mi))
 		return -1;
-	fstype = strtok_r(NULL, " \n", &save);
-	if (fstype == NULL || strtok_r(NULL, " \n", &save) == NULL)
-		return -1;
-	super = strtok_r(NULL, " \n", &save);
-	unescape(f[4]);
-	*m = (struct mount){ .point = repro_xstrdup(f[4]),
-			     .len = strlen(f[4]),
-			     .fstype = repro_xstrdup(fstype),
-			     .options = repro_xstrdup(f[5]),
-			     .super = repro_xstrdup(super != NULL ? super : "") };
+	*m = (struct mount){ .point = repro_xstrdup(mi.mount_point),
+			     .len = strlen(mi.mount_point),
+			     .fstype = repro_xstrdup(mi.fstype),
+			     .options = repro_xstrdup(mi.options),
+			     .super = repro_xstrdup(mi.super_options != NULL ? mi.super_options
+									     : "") };
 	return 0;
 }
 
@@ -909,7 +821,7 @@ static json_t *result_json(int res)
 		return json_string("ok");
 	if (res == RES_UNFINISHED)
 		return json_string("unfinished");
-	return json_string(rec_errno_name(res, buf, sizeof(buf)));
+	return json_string(repro_errno_name(res, buf, sizeof(buf)));
 }
 
 static json_t *ops_json(unsigned ops)
@@ -969,7 +881,7 @@ static void set_meta(json_t *o, const struct fmeta *m, bool is_short)
 	json_object_set_new(o, "meta", json_null());
 	if (m->err != ENOENT && m->err != ENOTDIR)
 		json_object_set_new(o, "meta_errno",
-				    json_string(rec_errno_name(m->err, buf, sizeof(buf))));
+				    json_string(repro_errno_name(m->err, buf, sizeof(buf))));
 }
 
 /*
@@ -1220,10 +1132,10 @@ int rec_files_write_stats(const char *spool_dir, const struct rec_files_opts *op
 		rec_files_opts_init(&o);
 	table_init(&t, o.max_paths ? o.max_paths : REC_FILES_MAX_PATHS_DEFAULT);
 	if (read_spool(spool_dir, &t, &st, err) < 0)
-		return repro_err_wrap(err, "files.jsonl");
+		return repro_err_wrap(err, BNDL_FILES_JSONL);
 	add_ancestors(&t);
 	if (gather_meta(&t, &o, &st.used_uring, err) < 0)
-		return repro_err_wrap(err, "files.jsonl");
+		return repro_err_wrap(err, BNDL_FILES_JSONL);
 	if (write_jsonl(&t, out_path, &st, err) < 0)
 		return -1;
 	st.dropped = t.dropped;

@@ -1,4 +1,5 @@
 #include "recorder/flags.h"
+#include "common/names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -287,9 +288,9 @@ char *rec_cloneflags_format(uint64_t flags, char *buf, size_t cap)
 	if (sig == 0)
 		snprintf(buf, cap, "%s", f);
 	else if ((flags & ~(uint64_t)0xff) == 0)
-		snprintf(buf, cap, "%s", rec_signal_name(sig, s, sizeof(s)));
+		snprintf(buf, cap, "%s", repro_signal_name(sig, s, sizeof(s)));
 	else
-		snprintf(buf, cap, "%s|%s", f, rec_signal_name(sig, s, sizeof(s)));
+		snprintf(buf, cap, "%s|%s", f, repro_signal_name(sig, s, sizeof(s)));
 	return buf;
 }
 
@@ -308,33 +309,4 @@ char *rec_idtype_format(uint64_t idtype, char *buf, size_t cap)
 	static const struct rec_flag tab[] = { F(P_ALL), F(P_PID), F(P_PGID), { 3, "P_PIDFD" } };
 
 	return name_or_number(tab, N(tab), idtype, buf, cap);
-}
-
-const char *rec_errno_name(int errnum, char *buf, size_t cap)
-{
-	/* include/linux/errno.h: seen by tracers, never by programs */
-	static const struct rec_flag restart[] = {
-		{ 512, "ERESTARTSYS" }, { 513, "ERESTARTNOINTR" },	  { 514, "ERESTARTNOHAND" },
-		{ 515, "ENOIOCTLCMD" }, { 516, "ERESTART_RESTARTBLOCK" },
-	};
-	const char *name = strerrorname_np(errnum);
-
-	if (name != NULL)
-		return name;
-	for (size_t i = 0; i < N(restart); i++)
-		if (restart[i].value == (uint64_t)errnum)
-			return restart[i].name;
-	snprintf(buf, cap, "E%d", errnum);
-	return buf;
-}
-
-const char *rec_signal_name(int sig, char *buf, size_t cap)
-{
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev != NULL)
-		snprintf(buf, cap, "SIG%s", abbrev);
-	else
-		snprintf(buf, cap, "SIG%d", sig);
-	return buf;
 }

@@ -42,14 +42,4 @@ char *rec_idtype_format(uint64_t idtype, char *buf, size_t cap);
  */
 uint64_t rec_resolve_cause(uint64_t resolve, int errnum);
 
-/*
- * rec_errno_name - "ENOENT" (strerrorname_np(3)); kernel restart codes that
- * a tracer can see at syscall exit get their kernel names (ERESTARTSYS …);
- * unknown values "E<n>" written into buf.  Returns a static string or buf.
- */
-const char *rec_errno_name(int errnum, char *buf, size_t cap);
-
-/* rec_signal_name - "SIGTERM" (sigabbrev_np(3)), or "SIG<n>". */
-const char *rec_signal_name(int sig, char *buf, size_t cap);
-
 #endif

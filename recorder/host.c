@@ -5,6 +5,7 @@
  * up to REC_HOST_MAX_MOUNTS entries.
  */
 #include "recorder/host.h"
+#include "common/mountinfo.h"
 #include "recorder/jsonstr.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
@@ -276,55 +277,7 @@ static json_t *cwd_json(void)
 }
 
 /* One entry of proc_pid_mountinfo(5); strings point into the line. */
-struct mnt_line {
-	unsigned int major, minor;
-	char *root, *mount_point, *options, *fstype, *source, *super_options;
-};
-
-/* Undo mountinfo's octal escapes (\040 for a space, \011, \012, \134) in place. */
-static char *unescape(char *s)
-{
-	char *out = s;
-
-	for (char *in = s; *in != '\0'; in++) {
-		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
-		    in[3] >= '0' && in[3] <= '7') {
-			*out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
-			in += 3;
-		} else {
-			*out++ = *in;
-		}
-	}
-	*out = '\0';
-	return s;
-}
-
-/* Parse LINE in place; false when it is not a mountinfo entry. */
-static bool mnt_parse(char *line, struct mnt_line *m)
-{
-	char *save = NULL, *f[6], *w;
-	int i = 0;
-
-	for (w = strtok_r(line, " \n", &save); w != NULL && i < 6; w = strtok_r(NULL, " \n", &save))
-		f[i++] = w;
-	/* optional fields, up to the "-" separator */
-	while (w != NULL && strcmp(w, "-") != 0)
-		w = strtok_r(NULL, " \n", &save);
-	if (i < 6 || w == NULL || sscanf(f[2], "%u:%u", &m->major, &m->minor) != 2)
-		return false;
-	m->root = unescape(f[3]);
-	m->mount_point = unescape(f[4]);
-	m->options = f[5];
-	m->fstype = strtok_r(NULL, " \n", &save);
-	m->source = strtok_r(NULL, " \n", &save);
-	m->super_options = strtok_r(NULL, " \n", &save);
-	if (m->fstype == NULL || m->source == NULL)
-		return false;
-	unescape(m->source);
-	return true;
-}
-
-typedef void (*mnt_fn)(const struct mnt_line *m, void *ctx);
+typedef void (*mnt_fn)(const struct repro_mountinfo *m, void *ctx);
 
 /*
  * Call FN for each entry of /proc/self/mountinfo, at most REC_HOST_MAX_MOUNTS
@@ -341,13 +294,13 @@ static int mounts_foreach(mnt_fn fn, void *ctx, bool *is_truncated)
 	if (f == NULL)
 		return -1;
 	while (getline(&line, &cap, f) > 0) {
-		struct mnt_line m;
+		struct repro_mountinfo m;
 
 		if (count == REC_HOST_MAX_MOUNTS) {
 			*is_truncated = true;
 			break;
 		}
-		if (!mnt_parse(line, &m))
+		if (!repro_mountinfo_parse(line, &m))
 			continue;
 		fn(&m, ctx);
 		count++;
@@ -355,7 +308,7 @@ static int mounts_foreach(mnt_fn fn, void *ctx, bool *is_truncated)
 	return 0;
 }
 
-static void mount_to_json(const struct mnt_line *m, void *ctx)
+static void mount_to_json(const struct repro_mountinfo *m, void *ctx)
 {
 	cleanup_free char *super = repro_xstrdup(m->super_options != NULL ? m->super_options : "");
 	cleanup_free char *options = repro_xstrdup(m->options);
@@ -555,7 +508,7 @@ static bool is_path_prefix(const char *prefix, const char *path)
 	return strncmp(prefix, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-static void mount_consider(const struct mnt_line *m, void *ctx)
+static void mount_consider(const struct repro_mountinfo *m, void *ctx)
 {
 	struct mount_search *s = ctx;
 	bool is_dev = makedev(m->major, m->minor) == s->dev;

@@ -1,4 +1,5 @@
 #include "recorder/iouring.h"
+#include "common/sysent.h"
 #include "recorder/systab.h"
 #include "bundles/spool.h"
 
@@ -22,10 +23,10 @@ int rec_iouring_note(const char *spool_dir, char *buf, size_t cap, struct repro_
 		return -1;
 	tab = rec_systab_new();
 	while ((got = bndl_spool_reader_next(r, &ev, err)) == 1) {
-		const char *name =
-			ev.type == BNDL_REC_SYSCALL ? rec_systab_name(tab, ev.arch, ev.nr) : NULL;
+		const struct repro_sysent *s =
+			ev.type == BNDL_REC_SYSCALL ? rec_systab_lookup(tab, ev.arch, ev.nr) : NULL;
 
-		if (name == NULL || strcmp(name, "io_uring_setup") != 0 || ev.ret < 0)
+		if (s == NULL || !(s->flags & REPRO_SYSF_BYPASS) || ev.ret < 0)
 			continue;
 		if (n < MAX_NAMED)
 			pids[n++] = ev.pid;

@@ -1,4 +1,6 @@
 #include "recorder/network.h"
+#include "common/names.h"
+#include "common/sysent.h"
 #include "recorder/dns.h"
 #include "recorder/flags.h"
 #include "recorder/jsonstr.h"
@@ -97,20 +99,19 @@ static const char *outcome_of(int64_t ret)
 
 static void set_result(json_t *o, int64_t ret)
 {
-	const char *call = json_string_value(json_object_get(o, "syscall"));
-	const char *ok = "connected";
+	const struct repro_sysent *s =
+		repro_sysent_find(json_string_value(json_object_get(o, "syscall")));
+	enum repro_sys_net role = s != NULL ? s->net : REPRO_NET_NONE;
+	const char *ok = role == REPRO_NET_BIND	    ? "bound"
+			 : role == REPRO_NET_LISTEN ? "listening"
+			 : role == REPRO_NET_SEND   ? "sent"
+						    : "connected";
 	char buf[32];
 
-	if (call != NULL && strcmp(call, "bind") == 0)
-		ok = "bound";
-	else if (call != NULL && strcmp(call, "listen") == 0)
-		ok = "listening";
-	else if (call != NULL && (strcmp(call, "sendto") == 0 || strcmp(call, "sendmsg") == 0))
-		ok = "sent";
 	json_object_set_new(o, "outcome", json_string(ret < 0 ? outcome_of(ret) : ok));
 	if (ret < 0)
 		json_object_set_new(o, "errno",
-				    json_string(rec_errno_name((int)-ret, buf, sizeof(buf))));
+				    json_string(repro_errno_name((int)-ret, buf, sizeof(buf))));
 }
 
 static int emit(struct net_state *ns, json_t *o, struct repro_err **err)
@@ -257,13 +258,21 @@ static int on_socket(struct net_state *ns, const struct bndl_event *ev, struct r
 	return 0;
 }
 
+/* Whether name is connect(2) (its network role). */
+static bool is_connect(const char *name)
+{
+	const struct repro_sysent *s = repro_sysent_find(name);
+
+	return s != NULL && s->net == REPRO_NET_CONNECT;
+}
+
 static int on_connect(struct net_state *ns, const struct bndl_event *ev, const char *name,
 		      struct repro_err **err)
 {
 	struct sock *s = sock_find(ns, ev->pid, (int32_t)ev->args[0], true);
 	json_t *o;
 
-	if (s->pending != NULL && strcmp(name, "connect") == 0) {
+	if (s->pending != NULL && is_connect(name)) {
 		/* connect again on a non-blocking socket: EALREADY while pending, then 0 or EISCONN */
 		if (ev->ret == -EALREADY || ev->ret == -EINPROGRESS)
 			return 0;
@@ -274,11 +283,11 @@ static int on_connect(struct net_state *ns, const struct bndl_event *ev, const c
 	o = attempt(ev, name, s);
 	add_name(ns, o);
 	set_result(o, ev->ret);
-	if (strcmp(name, "connect") == 0 && (ev->ret == 0 || ev->ret == -EINPROGRESS)) {
+	if (is_connect(name) && (ev->ret == 0 || ev->ret == -EINPROGRESS)) {
 		json_decref(s->peer);
 		s->peer = json_deep_copy(o);
 	}
-	if (ev->ret == -EINPROGRESS && strcmp(name, "connect") == 0) {
+	if (ev->ret == -EINPROGRESS && is_connect(name)) {
 		if (flush_conn(ns, s, err) < 0) {
 			json_decref(o);
 			return -1;
@@ -287,7 +296,7 @@ static int on_connect(struct net_state *ns, const struct bndl_event *ev, const c
 		s->pending_t0 = ev->t_ns;
 		return 0;
 	}
-	if (strcmp(name, "connect") == 0 && ev->ret == 0)
+	if (is_connect(name) && ev->ret == 0)
 		return hold_conn(ns, s, o, err);
 	return emit(ns, o, err);
 }
@@ -514,11 +523,16 @@ static int on_gone(struct net_state *ns, int32_t pid, int32_t fd, uint64_t t,
 }
 
 /* Sends; write and writev are events only on a DNS socket (DNS over TCP). */
-static bool is_send(const char *name)
+static bool is_send(const struct repro_sysent *s)
 {
-	return strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
-	       strcmp(name, "sendmmsg") == 0 || strcmp(name, "write") == 0 ||
-	       strcmp(name, "writev") == 0;
+	return (s->flags & REPRO_SYSF_DNS_IO) && s->wait == REPRO_WAIT_NONE;
+}
+
+/* Receives: recvfrom, recvmsg, recvmmsg, and read on a DNS socket. */
+static bool is_receive(const struct repro_sysent *s)
+{
+	return s->net == REPRO_NET_RECV ||
+	       ((s->flags & REPRO_SYSF_DNS_IO) && s->wait == REPRO_WAIT_READ);
 }
 
 static bool has_blob(const struct bndl_event *ev, uint16_t kind)
@@ -532,28 +546,29 @@ static bool has_blob(const struct bndl_event *ev, uint16_t kind)
 static int on_event(struct net_state *ns, const struct bndl_event *ev, struct repro_err **err)
 {
 	const char *name = rec_systab_name(ns->tab, ev->arch, ev->nr);
+	const struct repro_sysent *s = rec_systab_lookup(ns->tab, ev->arch, ev->nr);
 
-	if (name == NULL || (ev->flags & BNDL_EV_UNFINISHED))
+	if (name == NULL || s == NULL || (ev->flags & BNDL_EV_UNFINISHED))
 		return 0;
-	if (strcmp(name, "socket") == 0)
+	if (s->net == REPRO_NET_SOCKET)
 		return on_socket(ns, ev, err);
-	if (strcmp(name, "close") == 0)
+	if (s->net == REPRO_NET_CLOSE)
 		return ev->ret == 0 ? on_gone(ns, ev->pid, (int32_t)ev->args[0], ev->t_ns, err) : 0;
-	if (is_send(name) && ev->ret >= 0 && has_blob(ev, BNDL_BLOB_PAYLOAD) &&
+	if (is_send(s) && ev->ret >= 0 && has_blob(ev, BNDL_BLOB_PAYLOAD) &&
 	    on_payloads(ns, ev, 0, err) < 0)
 		return -1;
-	if (strncmp(name, "recv", 4) == 0 || strcmp(name, "read") == 0)
+	if (is_receive(s))
 		return ev->ret > 0 ? on_payloads(ns, ev, 1, err) : 0;
-	if (strcmp(name, "connect") == 0 || strcmp(name, "bind") == 0 ||
-	    (is_send(name) && has_blob(ev, BNDL_BLOB_SOCKADDR)))
+	if (s->net == REPRO_NET_CONNECT || s->net == REPRO_NET_BIND ||
+	    (is_send(s) && has_blob(ev, BNDL_BLOB_SOCKADDR)))
 		return on_connect(ns, ev, name, err);
-	if (strcmp(name, "listen") == 0) {
+	if (s->net == REPRO_NET_LISTEN) {
 		json_t *o = attempt(ev, name, sock_find(ns, ev->pid, (int32_t)ev->args[0], false));
 
 		set_result(o, ev->ret);
 		return emit(ns, o, err);
 	}
-	if (strcmp(name, "getsockopt") == 0)
+	if (s->net == REPRO_NET_SOCKOPT)
 		return on_so_error(ns, ev, err);
 	return 0;
 }

@@ -156,9 +156,9 @@ static void sock_track(struct rec_recorder *r, const struct rec_capture *c,
 {
 	int32_t fd = (int32_t)c->ev.args[0];
 
-	if (c->sys->net_role == REC_NET_NEWFD && st->ret >= 0)
+	if ((c->sys->net == REPRO_NET_SOCKET || c->sys->net == REPRO_NET_NEWFD) && st->ret >= 0)
 		sock_release(r, st->pid, (int32_t)st->ret, st->t_ns, BNDL_SOCK_CLOSED);
-	if (c->sys->net_role != REC_NET_CONNECT || (st->ret != 0 && st->ret != -EINPROGRESS) ||
+	if (c->sys->net != REPRO_NET_CONNECT || (st->ret != 0 && st->ret != -EINPROGRESS) ||
 	    (rec_socks_get(&r->socks, st->pid, fd) & REC_SOCK_DNS))
 		return;
 	sock_release(r, st->pid, fd, st->t_ns, BNDL_SOCK_CLOSED); /* connected again */
@@ -184,8 +184,8 @@ static bool capture_args(struct rec_capture *c, const struct lnch_stop *st)
 {
 	if (c->sys == NULL)
 		return true;
-	for (int i = 0; i < c->sys->nargs; i++) {
-		enum rec_arg_kind k = c->sys->args[i].kind;
+	for (int i = 0; i < repro_sysent_nargs(c->sys); i++) {
+		enum repro_arg_kind k = c->sys->args[i].kind;
 		bool keep = true;
 
 		/* each family captures the kinds it owns and ignores the others */
@@ -219,24 +219,24 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 	memcpy(c->ev.args, st->args, sizeof(c->ev.args));
 	if (lnch_arch_is_compat(st->arch))
 		c->ev.flags |= BNDL_EV_COMPAT;
-	if (c->sys != NULL && (c->sys->classes & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND)) &&
+	if (c->sys != NULL && (c->sys->trace & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND)) &&
 	    rec_net_capture_stream(c, st)) {
 		c->active = true; /* DNS over TCP: a query written, an answer read */
 		return LNCH_WANT_EXIT;
 	}
-	if (c->sys == NULL || (c->sys->classes & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND))) {
+	if (c->sys == NULL || (c->sys->trace & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND))) {
 		/* what the program said is no event: its bytes go to a ring, now */
 		if (c->sys != NULL && rec_output_wants(st))
 			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
 		c->only_if_injected = true; /* a fault rule may still fail it */
 		return LNCH_WANT_NOTHING;
 	}
-	if (c->sys->net_role == REC_NET_CLOSE)
+	if (c->sys->net == REPRO_NET_CLOSE)
 		sock_release(r, st->pid, (int32_t)st->args[0], st->t_ns, BNDL_SOCK_CLOSED);
-	c->failure_only = c->sys->is_failure_only;
+	c->failure_only = c->sys->flags & REPRO_SYSF_FAILURE_ONLY;
 	if (!capture_args(c, st))
 		return LNCH_WANT_NOTHING;
-	if (c->sys != NULL && c->sys->no_return) {
+	if (c->sys != NULL && (c->sys->flags & REPRO_SYSF_NO_RETURN)) {
 		c->ev.flags |= BNDL_EV_NO_RETURN;
 		append_syscall(r, c);
 		return LNCH_WANT_NOTHING;
@@ -266,7 +266,7 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 	if (c == NULL || !c->active)
 		return;
 	c->only_if_injected = false;
-	if (c->sys != NULL && c->sys->is_failure_only)
+	if (c->sys != NULL && (c->sys->flags & REPRO_SYSF_FAILURE_ONLY))
 		rec_net_count(c, st);
 	if (c->failure_only && !(st->ret < 0 && st->ret >= -4095)) {
 		c->active = false; /* a send or receive that worked: nothing to keep */
@@ -286,16 +286,17 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->ev.flags |= BNDL_EV_FILTER_DENIED;
 	if (st->filter_sigsys)
 		c->ev.flags |= BNDL_EV_FILTER_SIGSYS;
-	for (int i = 0; c->sys != NULL && i < c->sys->nargs; i++)
+	for (int i = 0; c->sys != NULL && i < repro_sysent_nargs(c->sys); i++)
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
-	if (c->sys != NULL && c->sys->net_role == REC_NET_RECV && st->ret > 0)
+	if (c->sys != NULL && c->sys->net == REPRO_NET_RECV && st->ret > 0)
 		rec_describe_learn(&r->describe, c); /* names for host= of fault rules */
-	if (c->sys != NULL && c->sys->net_role != REC_NET_NONE) {
+	if (c->sys != NULL && c->sys->net != REPRO_NET_NONE) {
 		rec_net_after(c, st);
 		sock_track(r, c, st);
 	}
 	/* a directory may now name something else: resolve afresh */
-	if (c->sys != NULL && c->sys->reshapes && (st->ret >= 0 || st->result_unseen))
+	if (c->sys != NULL && (c->sys->flags & REPRO_SYSF_RESHAPES) &&
+	    (st->ret >= 0 || st->result_unseen))
 		rec_pathcache_clear(&r->paths);
 	append_syscall(r, c);
 }
@@ -328,7 +329,7 @@ static void on_spawn(void *ctx, pid_t parent_pid, pid_t child_tid, pid_t child_p
 static int exec_argi(const struct rec_capture *c, const struct bndl_blob *b)
 {
 	uint16_t kind = b->kind & (uint16_t)~BNDL_BLOB_TRUNCATED;
-	enum rec_arg_kind ak;
+	enum repro_arg_kind ak;
 
 	if (c->sys == NULL)
 		return kind == BNDL_BLOB_PATH || kind == BNDL_BLOB_ARGV ? b->argi : -1;

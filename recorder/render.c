@@ -1,4 +1,5 @@
 #include "recorder/render.h"
+#include "common/names.h"
 #include "recorder/flags.h"
 #include "recorder/jsonstr.h"
 #include "recorder/redact.h"
@@ -170,7 +171,7 @@ struct argctx {
 	const struct rec_redact *redact;
 	struct rec_redact_notes *notes;
 	const struct bndl_event *ev;
-	const struct rec_sys *sys;
+	const struct repro_sysent *sys;
 	int i;
 	uint64_t v;
 	json_t *obj;
@@ -329,7 +330,7 @@ static void render_sockoptval(struct argctx *a)
 		word(a, "0");
 		return;
 	}
-	name = rec_errno_name(val, e, sizeof(e));
+	name = repro_errno_name(val, e, sizeof(e));
 	set(a, json_string(name));
 	fprintf(a->txt, "[%s]", name);
 }
@@ -466,7 +467,7 @@ static bool render_symbolic(struct argctx *a)
 	case RA_CLONEFLAGS: word(a, rec_cloneflags_format(v, buf, sizeof(buf))); return true;
 	case RA_WAITOPTS: word(a, rec_waitopts_format(v, buf, sizeof(buf))); return true;
 	case RA_IDTYPE: word(a, rec_idtype_format(v, buf, sizeof(buf))); return true;
-	case RA_SIG: word(a, rec_signal_name((int)v, buf, sizeof(buf))); return true;
+	case RA_SIG: word(a, repro_signal_name((int)v, buf, sizeof(buf))); return true;
 	case RA_SOCKLEVEL: word(a, rec_sockopt_format(v, 0, buf, nbuf, sizeof(nbuf))); return true;
 	case RA_SOCKOPT:
 		rec_sockopt_format(a->ev->args[a->i - 1], v, buf, nbuf, sizeof(nbuf));
@@ -482,7 +483,7 @@ static bool render_symbolic(struct argctx *a)
 
 static void render_arg(struct argctx *a)
 {
-	enum rec_arg_kind k = a->sys->args[a->i].kind;
+	enum repro_arg_kind k = a->sys->args[a->i].kind;
 
 	if (render_symbolic(a))
 		return;
@@ -534,7 +535,7 @@ static const char *unseen_reason(uint32_t flags)
 	return NULL;
 }
 
-static void render_result(const struct bndl_event *ev, const struct rec_sys *sys, json_t *obj,
+static void render_result(const struct bndl_event *ev, const struct repro_sysent *sys, json_t *obj,
 			  FILE *txt)
 {
 	char e[32];
@@ -556,7 +557,7 @@ static void render_result(const struct bndl_event *ev, const struct rec_sys *sys
 		return;
 	}
 	if (ev->ret < 0 && ev->ret >= -4095) {
-		const char *name = rec_errno_name((int)-ev->ret, e, sizeof(e));
+		const char *name = repro_errno_name((int)-ev->ret, e, sizeof(e));
 
 		json_object_set_new(obj, "ret", json_integer(-1));
 		json_object_set_new(obj, "errno", json_string(name));
@@ -594,10 +595,45 @@ static json_t *event_header(const struct bndl_event *ev, const char *name)
 	return o;
 }
 
+uint64_t rec_event_oflags(const struct repro_sysent *sys, const struct bndl_event *ev)
+{
+	if (repro_sysent_fixed_oflags(sys) != 0)
+		return repro_sysent_fixed_oflags(sys);
+	for (int j = 0; j < repro_sysent_nargs(sys); j++) {
+		if (sys->args[j].kind == RA_OFLAGS)
+			return ev->args[j];
+		if (sys->args[j].kind == RA_OPENHOW) {
+			const struct bndl_blob *b =
+				bndl_event_blob(ev, BNDL_BLOB_STRUCT, (uint16_t)j);
+			struct open_how how = { 0 };
+
+			if (b != NULL && b->len >= sizeof(how))
+				memcpy(&how, b->data, sizeof(how));
+			return how.flags;
+		}
+	}
+	return 0;
+}
+
+/* "op": what the call did to its path (common/sysent.h), for the readers. */
+static void render_op(const struct repro_sysent *sys, const struct bndl_event *ev, json_t *obj)
+{
+	int pi = repro_sysent_arg_of(sys, RA_PATH_AT);
+	const char *op;
+
+	if (sys->op == REPRO_OP_NONE)
+		return;
+	if (pi < 0)
+		pi = repro_sysent_arg_of(sys, RA_PATH);
+	op = repro_sys_op_name(repro_sysent_op(sys, pi, rec_event_oflags(sys, ev)));
+	if (op != NULL)
+		json_object_set_new(obj, "op", json_string(op));
+}
+
 int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t **json,
 		     char **line, struct repro_err **err)
 {
-	const struct rec_sys *sys = rec_systab_lookup(r->tab, ev->arch, ev->nr);
+	const struct repro_sysent *sys = rec_systab_lookup(r->tab, ev->arch, ev->nr);
 	const char *name = rec_systab_name(r->tab, ev->arch, ev->nr);
 	char fallback[32];
 	char *text = NULL;
@@ -620,7 +656,7 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 	if (sys == NULL) /* a call outside the table (a fault rule trapped it): its raw arguments */
 		fprintf(txt, "%lld, %#llx, %llu", (long long)(int32_t)ev->args[0],
 			(unsigned long long)ev->args[1], (unsigned long long)ev->args[2]);
-	for (int i = 0; i < (sys ? sys->nargs : 0); i++) {
+	for (int i = 0; i < (sys ? repro_sysent_nargs(sys) : 0); i++) {
 		struct argctx a = {
 			.redact = r->redact,
 			.notes = &r->notes,
@@ -641,6 +677,8 @@ int rec_render_event(struct rec_renderer *r, const struct bndl_event *ev, json_t
 			fseek(txt, before, SEEK_SET); /* CMODE without O_CREAT: nothing shown */
 	}
 	fputc(')', txt);
+	if (sys != NULL)
+		render_op(sys, ev, obj);
 	render_result(ev, sys, obj, txt);
 	if (ev->flags & BNDL_EV_INJECTED)
 		fputs(" (INJECTED)", txt); /* as strace -e inject marks it */

@@ -39,6 +39,13 @@ static inline void rec_cleanup_renderer(struct rec_renderer **r)
 void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops);
 
 /*
+ * rec_event_oflags - the open flags (O_*) of event ev of call sys: its
+ * RA_OFLAGS argument, openat2's struct open_how (the blob kept at the
+ * stop), or those creat(2) implies; 0 for a call without them.
+ */
+uint64_t rec_event_oflags(const struct repro_sysent *sys, const struct bndl_event *ev);
+
+/*
  * rec_render_event - the JSON object (new reference) and strace-style line
  * (malloc'ed, no newline) of one BNDL_REC_SYSCALL event.  Returns 0, or -1
  * with *err (EPROTO for an event that is not a syscall).

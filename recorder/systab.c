@@ -12,17 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
-#define A(kind, key)           \
-	{                      \
-		RA_##kind, key \
-	}
-#define SC(sname, cls, ...) { .name = #sname, .classes = REC_CLASS_##cls, .args = { __VA_ARGS__ } },
-static struct rec_sys table[] = {
-#include "recorder/sys/table.def"
-};
-#undef SC
-#undef A
-
 #define NR_MAX 1024
 #define MAX_ABIS 4
 /* A number libseccomp has no name for (cached so it is asked once); only its address is used. */
@@ -32,7 +21,7 @@ static const char no_name_marker;
 struct rec_systab {
 	uint32_t arch[MAX_ABIS];
 	size_t nabis;
-	const struct rec_sys *by_nr[MAX_ABIS][NR_MAX];
+	const struct repro_sysent *by_nr[MAX_ABIS][NR_MAX];
 	/*
 	 * Names by number, resolved on first use (libseccomp scans its table
 	 * for each number: resolving all 1024 x ABIs up front cost ~24 million
@@ -42,122 +31,19 @@ struct rec_systab {
 	char *(*names)[NR_MAX];
 };
 
-const struct rec_sys *rec_systab_entries(size_t *n)
-{
-	*n = sizeof(table) / sizeof(table[0]);
-	return table;
-}
-
-static bool is_named(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
-/* Calls that change what their path names (opens decide by their flags). */
-static bool is_modifying(const char *name)
-{
-	static const char *const names[] = {
-		"creat",     "mkdir",	  "mkdirat",   "unlink",      "unlinkat",     "rmdir",
-		"rename",    "renameat",  "renameat2", "link",	      "linkat",	      "symlink",
-		"symlinkat", "chmod",	  "fchmodat",  "chown",	      "lchown",	      "fchownat",
-		"truncate",  "utimensat", "mknod",     "mknodat",     "utime",	      "utimes",
-		"futimesat", "setxattr",  "lsetxattr", "removexattr", "lremovexattr",
-	};
-
-	return is_named(name, names, sizeof(names) / sizeof(names[0]));
-}
-
-/* Calls that act on a final symlink itself rather than on what it names (path_resolution(7)). */
-static bool is_nofollow(const char *name)
-{
-	static const char *const names[] = {
-		"lstat",     "readlink", "readlinkat", "unlink",     "unlinkat", "rmdir",
-		"rename",    "renameat", "renameat2",  "link",	     "linkat",	 "symlink",
-		"symlinkat", "mkdir",	 "mkdirat",    "mknod",	     "mknodat",	 "lchown",
-		"umount2",   "chroot",	 "pivot_root", "move_mount",
-	};
-
-	return is_named(name, names, sizeof(names) / sizeof(names[0]));
-}
-
-/*
- * Calls after which a directory path may name something else: the
- * recorder's cache of canonical directories starts over (recorder/pathres.h).
- */
-static bool is_reshaping(const char *name)
-{
-	static const char *const names[] = {
-		"unlink",  "unlinkat",	 "rmdir",      "rename", "renameat", "renameat2", "mount",
-		"umount2", "pivot_root", "move_mount", "chroot", "unshare",  "setns",
-	};
-
-	return is_named(name, names, sizeof(names) / sizeof(names[0]));
-}
-
-static enum rec_net_role net_role(const char *name)
-{
-	if (strcmp(name, "socket") == 0 || strcmp(name, "accept") == 0 ||
-	    strcmp(name, "accept4") == 0)
-		return REC_NET_NEWFD;
-	if (strcmp(name, "connect") == 0)
-		return REC_NET_CONNECT;
-	if (strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
-	    strcmp(name, "sendmmsg") == 0)
-		return REC_NET_SEND;
-	if (strcmp(name, "close") == 0)
-		return REC_NET_CLOSE;
-	if (strcmp(name, "socketpair") == 0)
-		return REC_NET_NEWPAIR;
-	if (strncmp(name, "recv", 4) == 0)
-		return REC_NET_RECV;
-	return REC_NET_NONE;
-}
-
-/* Sends, receives and sendfile: the table's hot calls, kept when they fail. */
-static bool is_failure_only(const char *name)
-{
-	return strncmp(name, "send", 4) == 0 || strncmp(name, "recv", 4) == 0;
-}
-
-/*
- * Fill nargs, no_return, modifies, net_role, is_failure_only, the flag
- * indexes and path traits once; the table is otherwise constant.  Linear in the table's size.
- */
-static void table_finish(void)
-{
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		struct rec_sys *s = &table[i];
-
-		s->nargs = 0;
-		while (s->nargs < 6 && s->args[s->nargs].kind != RA_NONE)
-			s->nargs++;
-		s->no_return = strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0;
-		s->modifies = is_modifying(s->name);
-		s->net_role = net_role(s->name);
-		s->is_failure_only = is_failure_only(s->name);
-		s->is_nofollow = is_nofollow(s->name);
-		s->reshapes = is_reshaping(s->name);
-		s->oflags_arg = -1;
-		s->atflags_arg = -1;
-		for (int a = 0; a < s->nargs; a++) {
-			if (s->args[a].kind == RA_OFLAGS)
-				s->oflags_arg = a;
-			if (s->args[a].kind == RA_ATFLAGS)
-				s->atflags_arg = a;
-		}
-	}
-}
-
+/* Index the rows the filter may stop by their numbers on one ABI.  Linear in the table. */
 static void load_abi(struct rec_systab *t, size_t abi)
 {
 	uint32_t arch = t->arch[abi];
+	size_t n;
+	const struct repro_sysent *table = repro_sysent_all(&n);
 
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		int nr = seccomp_syscall_resolve_name_arch(arch, table[i].name);
+	for (size_t i = 0; i < n; i++) {
+		int nr;
 
+		if (table[i].trace == 0)
+			continue;
+		nr = seccomp_syscall_resolve_name_arch(arch, table[i].name);
 		if (nr >= 0 && nr < NR_MAX)
 			t->by_nr[abi][nr] = &table[i];
 	}
@@ -168,7 +54,6 @@ struct rec_systab *rec_systab_new(void)
 	struct rec_systab *t = repro_xcalloc(1, sizeof(*t));
 
 	t->names = repro_xcalloc(MAX_ABIS, sizeof(*t->names));
-	table_finish();
 	t->nabis = lnch_arch_filter_arches(t->arch, MAX_ABIS);
 	for (size_t a = 0; a < t->nabis; a++)
 		load_abi(t, a);
@@ -195,7 +80,7 @@ static int abi_index(const struct rec_systab *t, uint32_t arch)
 	return -1;
 }
 
-const struct rec_sys *rec_systab_lookup(const struct rec_systab *t, uint32_t arch, int nr)
+const struct repro_sysent *rec_systab_lookup(const struct rec_systab *t, uint32_t arch, int nr)
 {
 	int a = abi_index(t, arch);
 
@@ -257,44 +142,33 @@ void rec_classes_format(unsigned classes, char *buf, size_t cap)
 		 classes & REC_CLASS_PROCESS ? "process" : "");
 }
 
-/* Argument conditions: calls that teach nothing do not stop. */
-static void add_condition(struct lnch_filter_rule *r)
+/* The row's argument condition (common/sysent.c: calls that teach nothing do not stop). */
+static void add_condition(struct lnch_filter_rule *r, const struct repro_sysent *s)
 {
 	r->arg = -1;
-	if (strcmp(r->name, "newfstatat") == 0 || strcmp(r->name, "statx") == 0) {
-		/*
-		 * fstat(3) is newfstatat(fd, "", AT_EMPTY_PATH): no path to learn,
-		 * but AT_EMPTY_PATH with a path is a path lookup.  The filter
-		 * cannot read the path: ptrace stops skip AT_EMPTY_PATH (a stop
-		 * each would cost too much), the notification listener gets them
-		 * all and the recorder drops the empty ones at their entry.
-		 */
-		r->arg = strcmp(r->name, "statx") == 0 ? 2 : 3;
-		r->mask = AT_EMPTY_PATH;
-		r->value = 0;
-		r->is_ptrace_only_cond = true;
-	} else if (strcmp(r->name, "write") == 0 || strcmp(r->name, "writev") == 0) {
-		/* only stdin, stdout and stderr: the recorder keeps 1 and 2 (recorder/output.h) */
-		r->arg = 0;
-		r->is_le = true;
-		r->value = 2;
-	} else if (strcmp(r->name, "prctl") == 0) {
-		r->arg = 0; /* only PR_SET_SECCOMP: the program installs a filter of its own */
-		r->mask = 0xffffffffu;
-		r->value = PR_SET_SECCOMP;
-	}
+	if (!s->has_cond)
+		return;
+	r->arg = s->cond.arg;
+	r->mask = s->cond.mask;
+	r->value = s->cond.value;
+	r->is_le = s->cond.is_le;
+	r->is_ptrace_only_cond = s->cond.is_ptrace_only;
 }
 
 struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
 {
-	size_t count = sizeof(table) / sizeof(table[0]), k = 0;
+	size_t count, k = 0;
+	const struct repro_sysent *table = repro_sysent_all(&count);
 	struct lnch_filter_rule *rules = repro_xcalloc(count, sizeof(*rules));
 
 	for (size_t i = 0; i < count; i++) {
-		if (!(table[i].classes & (classes | REC_CLASS_ALWAYS | REC_CLASS_OUTPUT)))
+		if (!(table[i].trace & (classes | REC_CLASS_ALWAYS | REC_CLASS_OUTPUT)))
+			continue;
+		/* a call newer than this libseccomp (fchmodat2 …) cannot be in the filter */
+		if (seccomp_syscall_resolve_name(table[i].name) == __NR_SCMP_ERROR)
 			continue;
 		rules[k].name = table[i].name;
-		add_condition(&rules[k]);
+		add_condition(&rules[k], &table[i]);
 		k++;
 	}
 	*n = k;

@@ -1,5 +1,7 @@
 /* Long waits: spool records and waits.jsonl (recorder/waits.h). */
 #include "recorder/waits.h"
+#include "common/names.h"
+#include "common/sysent.h"
 #include "recorder/flags.h"
 #include "recorder/sockaddr.h"
 #include "bundles/json_util.h"
@@ -80,24 +82,25 @@ void rec_wait_event(const struct lnch_wait *w, struct bndl_wait_info *info, stru
 	}
 }
 
-/* What the call waits for, by its name: connect, accept, read, poll, child, lock, sleep. */
+/* What the call waits for (waits.jsonl "what"): connect, accept, read, poll, child, lock, sleep. */
 static const char *what_of(const char *call)
 {
-	static const struct {
-		const char *call, *what;
-	} map[] = {
-		{ "connect", "connect" }, { "accept", "accept" },    { "accept4", "accept" },
-		{ "read", "read" },	  { "readv", "read" },	     { "recvfrom", "read" },
-		{ "recvmsg", "read" },	  { "recvmmsg", "read" },    { "poll", "poll" },
-		{ "ppoll", "poll" },	  { "select", "poll" },	     { "pselect6", "poll" },
-		{ "epoll_wait", "poll" }, { "epoll_pwait", "poll" }, { "epoll_pwait2", "poll" },
-		{ "wait4", "child" },	  { "waitid", "child" },     { "flock", "lock" },
-		{ "fcntl", "lock" },	  { "nanosleep", "sleep" },  { "clock_nanosleep", "sleep" },
-	};
+	const struct repro_sysent *s = repro_sysent_find(call);
 
-	for (size_t i = 0; call != NULL && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(map[i].call, call) == 0)
-			return map[i].what;
+	switch (s != NULL ? s->wait : REPRO_WAIT_NONE) {
+	case REPRO_WAIT_CONNECT: return "connect";
+	case REPRO_WAIT_ACCEPT: return "accept";
+	case REPRO_WAIT_READ: return "read";
+	case REPRO_WAIT_POLL:
+	case REPRO_WAIT_SELECT:
+	case REPRO_WAIT_EPOLL: return "poll";
+	case REPRO_WAIT_WAIT4:
+	case REPRO_WAIT_WAITID: return "child";
+	case REPRO_WAIT_LOCK:
+	case REPRO_WAIT_FCNTL: return "lock";
+	case REPRO_WAIT_SLEEP: return "sleep";
+	case REPRO_WAIT_NONE: return "other";
+	}
 	return "other";
 }
 
@@ -170,7 +173,7 @@ static json_t *status_json(int status)
 	else if (WIFSIGNALED(status))
 		json_object_set_new(
 			o, "signal",
-			json_string(rec_signal_name(WTERMSIG(status), buf, sizeof(buf))));
+			json_string(repro_signal_name(WTERMSIG(status), buf, sizeof(buf))));
 	return o;
 }
 
@@ -182,7 +185,7 @@ static void add_end(json_t *o, const struct bndl_event *ev, const struct bndl_wa
 	json_object_set_new(o, "end", json_string(info->end < 4 ? ends[info->end] : "returned"));
 	if (info->end == BNDL_WAIT_SIGNALED)
 		json_object_set_new(o, "signal",
-				    json_string(rec_signal_name(info->status, buf, sizeof(buf))));
+				    json_string(repro_signal_name(info->status, buf, sizeof(buf))));
 	if (info->end == BNDL_WAIT_EXITED)
 		json_object_set_new(o, "exit", status_json(info->status));
 	if (!(ev->flags & BNDL_EV_WAIT_HAS_RET))
@@ -190,7 +193,7 @@ static void add_end(json_t *o, const struct bndl_event *ev, const struct bndl_wa
 	json_object_set_new(o, "ret", json_integer(ev->ret < 0 ? -1 : ev->ret));
 	if (ev->ret < 0)
 		json_object_set_new(o, "errno",
-				    json_string(rec_errno_name((int)-ev->ret, buf, sizeof(buf))));
+				    json_string(repro_errno_name((int)-ev->ret, buf, sizeof(buf))));
 }
 
 /* One waits.jsonl object (docs/bundle-format.md "waits.jsonl"). */

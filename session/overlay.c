@@ -7,6 +7,7 @@
  * --keep-overlay's directory or removed.
  */
 #include "session/session_internal.h"
+#include "bundles/members.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
@@ -273,7 +274,7 @@ int sess_overlay_derive(struct sess_state *s, const char *dir, struct repro_err 
 	for (size_t i = 0; i < s->novl; i++)
 		roots[i] = (struct rec_overlay_root){ .path = s->ovl[i].path,
 						      .upper = s->ovl[i].upper };
-	out = repro_path_join(dir, "overlay.jsonl");
+	out = repro_path_join(dir, BNDL_OVERLAY_JSONL);
 	if (rec_overlay_write(roots, s->novl, REC_OVERLAY_MAX, out, &st, err) < 0)
 		return -1;
 	json_decref(s->overlay_json);

@@ -6,6 +6,8 @@
  */
 #include "session/session_internal.h"
 #include "bundles/json_util.h"
+#include "bundles/members.h"
+#include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
 #include "common/xalloc.h"
@@ -24,9 +26,20 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Members derived from the spool after the run, packed after trace.txt. */
-static const char *const extra_members[] = { "host.json",   "files.jsonl",   "network.jsonl",
-					     "waits.jsonl", "overlay.jsonl", NULL };
+/*
+ * The members the session derives into the spool directory after the run
+ * (BNDL_BY_SESSION of bundles/members.h), NULL-terminated, into names
+ * (room for every member).
+ */
+static void session_members(const char **names)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; bndl_members[i].name != NULL; i++)
+		if (bndl_members[i].producer == BNDL_BY_SESSION)
+			names[n++] = bndl_members[i].name;
+	names[n] = NULL;
+}
 
 /*
  * Render the spool's records (recorder/render.h, redacting with redact,
@@ -39,14 +52,16 @@ static int pack_spool(const char *spool_dir, struct bndl_run_info *info,
 		      char **written, struct repro_err **err)
 {
 	cleanup_renderer struct rec_renderer *r = rec_renderer_new(redact, redacted);
+	const char *extra[BNDL_MEMBERS_MAX];
 	struct bndl_render_ops ops;
 
+	session_members(extra);
 	rec_renderer_ops(r, &ops);
 	if (progress != NULL) {
 		ops.progress = progress->fn;
 		ops.progress_ctx = progress->ctx;
 	}
-	info->extra_members = extra_members;
+	info->extra_members = extra;
 	return bndl_pack_to(spool_dir, info, &ops, dest, written, err);
 }
 
@@ -178,10 +193,10 @@ static void note_tried(struct sess_state *s, char *const *dirs, const char *out_
 /* What the failed attempt derived into the spool would only take room. */
 static void unlink_derived(const char *spool_dir)
 {
-	cleanup_free char *files = repro_path_join(spool_dir, "files.jsonl");
-	cleanup_free char *net = repro_path_join(spool_dir, "network.jsonl");
-	cleanup_free char *waits = repro_path_join(spool_dir, "waits.jsonl");
-	cleanup_free char *ovl = repro_path_join(spool_dir, "overlay.jsonl");
+	cleanup_free char *files = repro_path_join(spool_dir, BNDL_FILES_JSONL);
+	cleanup_free char *net = repro_path_join(spool_dir, BNDL_NETWORK_JSONL);
+	cleanup_free char *waits = repro_path_join(spool_dir, BNDL_WAITS_JSONL);
+	cleanup_free char *ovl = repro_path_join(spool_dir, BNDL_OVERLAY_JSONL);
 
 	(void)unlink(ovl);
 	(void)unlink(files);

@@ -165,11 +165,34 @@ static void trap_names(struct sess_state *s, const struct sess_policy *policies,
 	}
 }
 
+/* The launcher's mode for the session's. */
+static enum lnch_sandbox_mode sandbox_mode(enum sess_sandbox m)
+{
+	switch (m) {
+	case SESS_SANDBOX_NONE: return LNCH_SANDBOX_NONE;
+	case SESS_SANDBOX_AUTO: return LNCH_SANDBOX_AUTO;
+	case SESS_SANDBOX_REQUIRE: return LNCH_SANDBOX_REQUIRE;
+	}
+	return LNCH_SANDBOX_AUTO;
+}
+
+/* The session's class bits are the recorder's (recorder/systab.h). */
+_Static_assert((unsigned)SESS_CLASS_FILE == (unsigned)REC_CLASS_FILE &&
+		       (unsigned)SESS_CLASS_NETWORK == (unsigned)REC_CLASS_NETWORK &&
+		       (unsigned)SESS_CLASS_PROCESS == (unsigned)REC_CLASS_PROCESS &&
+		       (unsigned)SESS_CLASS_ALL == (unsigned)REC_CLASS_ALL,
+	       "--trace classes");
+
+int sess_classes_parse(const char *text, unsigned *classes, struct repro_err **err)
+{
+	return rec_classes_parse(text, classes, err);
+}
+
 static int spawn(struct sess_state *s, const struct sess_policy *policies, size_t npolicies,
 		 struct repro_err **err)
 {
 	struct lnch_spawn_opts so = { .argv = s->o->argv,
-				      .sandbox = s->o->sandbox,
+				      .sandbox = sandbox_mode(s->o->sandbox),
 				      .net_none = s->o->net_none,
 				      /*
 				       * the tracer would answer path calls from the host's

@@ -12,7 +12,6 @@
  */
 
 #include "common/err.h"
-#include "launcher/launcher.h"
 #include "launcher/policy.h"
 #include "launcher/stop.h"
 
@@ -62,13 +61,35 @@ struct sess_observer {
  * the caller's environment (environ), which is also what redaction
  * learns secrets from and what host.json describes.
  */
+/* Namespaces of a run (launcher/launcher.h's modes, by the session's names). */
+enum sess_sandbox {
+	SESS_SANDBOX_NONE = 0, /* no namespaces */
+	SESS_SANDBOX_AUTO, /* namespaces where the kernel allows them, else none (said in a notice) */
+	SESS_SANDBOX_REQUIRE, /* namespaces, or fail */
+};
+
+/* --trace classes: bits of sess_options.classes (the recorder's, by the session's names). */
+enum sess_class {
+	SESS_CLASS_FILE = 1u << 0,
+	SESS_CLASS_NETWORK = 1u << 1,
+	SESS_CLASS_PROCESS = 1u << 2,
+	SESS_CLASS_ALL = 7u,
+};
+
+/*
+ * sess_classes_parse - "file,network,process" (any subset, also "all" and
+ * "%file"…) into SESS_CLASS_* bits in *classes.  Returns 0, or -1 with
+ * *err (EINVAL naming the unknown word); *classes untouched then.
+ */
+int sess_classes_parse(const char *text, unsigned *classes, struct repro_err **err);
+
 struct sess_options {
 	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
 	const char *output; /* borrowed: the bundle path (required) */
 	const char *spool_parent; /* borrowed: where the spool goes; NULL: $TMPDIR, else /tmp */
-	unsigned classes; /* REC_CLASS_* (recorder/systab.h) */
+	unsigned classes; /* SESS_CLASS_* */
 	bool net_none; /* a network namespace with only loopback */
-	enum lnch_sandbox_mode sandbox;
+	enum sess_sandbox sandbox;
 	bool ptrace_only; /* no seccomp user notification */
 	bool wait_all; /* until every process ends (--wait=all), else until the first does */
 	const char *const *keep_env; /* borrowed: NULL-terminated globs (--keep-env), or NULL */
@@ -82,7 +103,7 @@ struct sess_options {
 	 * its working directory and $HOME) go to an overlay whose upper layer
 	 * is a temporary directory, listed in overlay.jsonl after the run and
 	 * then removed, or moved into keep_overlay (borrowed, may be NULL).
-	 * Needs a sandbox (not LNCH_SANDBOX_NONE).
+	 * Needs a sandbox (not SESS_SANDBOX_NONE).
 	 */
 	bool is_overlay;
 	const char *const *overlay_paths;

@@ -1,7 +1,9 @@
 /* A sweep's fault points and the faults on each (sweep/sweep.h, docs/sweep.md "Faults"). */
 #include "sweep/sweep.h"
+#include "bundles/members.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
+#include "common/sysent.h"
 #include "common/xalloc.h"
 #include "replayer/readers/explain.h"
 #include "replayer/readers/normalize.h"
@@ -27,13 +29,79 @@ enum {
 /* A connection that received more than this has a reset after it. */
 #define RESET_AFTER 1024
 
+/* Which rows of common/sysent.c a template's rule names. */
+enum calls_sel {
+	SEL_FILE, /* %file: every call that takes a path */
+	SEL_OPEN_ENTER, /* the opens and chdir: reading a file, entering a directory */
+	SEL_READ_BYTES, /* reading a file's bytes (read, readv, pread64 …) */
+	SEL_NAMES, /* the calls that open, create, rename or delete a name */
+	SEL_WRITE_BYTES, /* writing a file's bytes (write, writev, pwrite64 …) */
+	SEL_CREATE_WRITE, /* the opens, the calls that create a name, and the writes */
+	SEL_EXEC,
+	SEL_CREATE_NAME, /* the calls that make a new name: opens, mkdir, mknod, link, rename into … */
+	SEL_RECEIVE, /* the calls a download reads with: read, readv, recvfrom, recvmsg */
+};
+
+/* Whether row s is in the set sel; a file's bytes are those of calls that are not a socket's. */
+static bool sel_has(enum calls_sel sel, const struct repro_sysent *s)
+{
+	bool file_bytes = s->bytes != REPRO_BYTES_NONE && !(s->classes & REPRO_SYS_NETWORK);
+	bool writes = file_bytes && (s->flags & REPRO_SYSF_BYTES_OUT);
+
+	switch (sel) {
+	case SEL_FILE: return false; /* a class, named as one */
+	case SEL_OPEN_ENTER: return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CHDIR;
+	case SEL_READ_BYTES: return file_bytes && !(s->flags & REPRO_SYSF_BYTES_OUT);
+	case SEL_NAMES:
+		return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CREATE ||
+		       s->op == REPRO_OP_MKDIR || s->op == REPRO_OP_RENAME ||
+		       s->op == REPRO_OP_DELETE;
+	case SEL_WRITE_BYTES: return writes;
+	case SEL_CREATE_WRITE:
+		return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CREATE ||
+		       s->op == REPRO_OP_MKDIR || writes;
+	case SEL_EXEC: return s->op == REPRO_OP_EXEC;
+	case SEL_CREATE_NAME:
+		return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CREATE ||
+		       s->op == REPRO_OP_MKDIR || s->op == REPRO_OP_RENAME ||
+		       s->op == REPRO_OP_LINK;
+	case SEL_RECEIVE:
+		return s->bytes != REPRO_BYTES_NONE && !(s->flags & REPRO_SYSF_BYTES_OUT) &&
+		       s->wait == REPRO_WAIT_READ;
+	}
+	return false;
+}
+
+/* The syscall set of a rule for sel ("openat,chdir…" or "%file"). Caller frees.  Linear in the table. */
+static char *sel_text(enum calls_sel sel)
+{
+	size_t n, len = 0;
+	const struct repro_sysent *t = repro_sysent_all(&n);
+	char *out;
+
+	if (sel == SEL_FILE)
+		return repro_xstrdup("%file");
+	for (size_t i = 0; i < n; i++)
+		if (sel_has(sel, &t[i]))
+			len += strlen(t[i].name) + 1;
+	out = repro_xcalloc(len + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (!sel_has(sel, &t[i]))
+			continue;
+		if (out[0] != '\0')
+			strcat(out, ",");
+		strcat(out, t[i].name);
+	}
+	return out;
+}
+
 /* One fault template: which uses it applies to, its name, the rule's calls and action. */
 struct tmpl {
 	unsigned uses; /* any of these (USE_*), for paths */
 	enum swp_area area;
 	const char *fault; /* name in --faults and in the id */
 	const char *verb; /* the id's middle word: "read", "write", "exec", "connect", "dns" */
-	const char *calls; /* the rule's syscall set */
+	enum calls_sel calls; /* the rule's syscall set */
 	const char *action; /* the rule's action keys, before its filter */
 	int errnum;
 };
@@ -43,26 +111,20 @@ struct tmpl {
  * gone for all of them); EACCES on reading, the opens; EIO, the reads.
  */
 static const struct tmpl path_faults[] = {
-	{ USE_READ | USE_STAT | USE_CHDIR, SWP_FILE, "ENOENT", "read", "%file", "error=ENOENT",
+	{ USE_READ | USE_STAT | USE_CHDIR, SWP_FILE, "ENOENT", "read", SEL_FILE, "error=ENOENT",
 	  ENOENT },
-	{ USE_READ | USE_CHDIR, SWP_FILE, "EACCES", "read", "open,openat,openat2,chdir",
-	  "error=EACCES", EACCES },
-	{ USE_READ, SWP_FILE, "EIO", "read", "read,readv,pread64,copy_file_range", "error=EIO",
-	  EIO },
-	{ USE_WRITE | USE_CREATE, SWP_FILE, "EACCES", "write",
-	  "open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat",
-	  "error=EACCES", EACCES },
-	{ USE_WRITE, SWP_FILE, "ENOSPC", "write", "write,writev,pwrite64", "error=ENOSPC", ENOSPC },
+	{ USE_READ | USE_CHDIR, SWP_FILE, "EACCES", "read", SEL_OPEN_ENTER, "error=EACCES",
+	  EACCES },
+	{ USE_READ, SWP_FILE, "EIO", "read", SEL_READ_BYTES, "error=EIO", EIO },
+	{ USE_WRITE | USE_CREATE, SWP_FILE, "EACCES", "write", SEL_NAMES, "error=EACCES", EACCES },
+	{ USE_WRITE, SWP_FILE, "ENOSPC", "write", SEL_WRITE_BYTES, "error=ENOSPC", ENOSPC },
 	/* a file the run created: the disk is full when it creates it, or writes to it */
-	{ USE_CREATE, SWP_FILE, "ENOSPC", "create",
-	  "open,openat,openat2,creat,mkdir,mkdirat,write,writev,pwrite64", "error=ENOSPC", ENOSPC },
-	{ USE_WRITE | USE_CREATE, SWP_FILE, "EROFS", "write",
-	  "open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2",
-	  "error=EROFS", EROFS },
-	{ USE_WRITE, SWP_FILE, "ENOSPC-after-4KiB", "write", "write,writev,pwrite64",
+	{ USE_CREATE, SWP_FILE, "ENOSPC", "create", SEL_CREATE_WRITE, "error=ENOSPC", ENOSPC },
+	{ USE_WRITE | USE_CREATE, SWP_FILE, "EROFS", "write", SEL_NAMES, "error=EROFS", EROFS },
+	{ USE_WRITE, SWP_FILE, "ENOSPC-after-4KiB", "write", SEL_WRITE_BYTES,
 	  "error=ENOSPC:after=4096", ENOSPC },
-	{ USE_EXEC, SWP_EXEC, "EACCES", "exec", "execve,execveat", "error=EACCES", EACCES },
-	{ USE_EXEC, SWP_EXEC, "ENOENT", "exec", "execve,execveat", "error=ENOENT", ENOENT },
+	{ USE_EXEC, SWP_EXEC, "EACCES", "exec", SEL_EXEC, "error=EACCES", EACCES },
+	{ USE_EXEC, SWP_EXEC, "ENOENT", "exec", SEL_EXEC, "error=ENOENT", ENOENT },
 };
 
 /* Every fault name --faults accepts. */
@@ -270,11 +332,14 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
 	for (size_t i = 0; i < sizeof(path_faults) / sizeof(path_faults[0]); i++) {
 		const struct tmpl *t = &path_faults[i];
 
+		cleanup_free char *calls = NULL;
+
 		if (!tmpl_applies(t, uses, type, size) || !fault_wanted(s, t->fault, t->area))
 			continue;
+		calls = sel_text(t->calls);
 		add_fault(s, t->area, t->fault,
 			  repro_xasprintf("%s %s %s", t->fault, t->verb, path),
-			  repro_xasprintf("%s:%s:path=%s", t->calls, t->action, glob), path, NULL,
+			  repro_xasprintf("%s:%s:path=%s", calls, t->action, glob), path, NULL,
 			  t->errnum);
 		any = true;
 	}
@@ -292,6 +357,7 @@ static int on_file(void *ctx, json_t *obj, size_t lineno, struct repro_err **err
  */
 static void plan_parents(struct plan_state *s)
 {
+	cleanup_free char *calls = sel_text(SEL_CREATE_NAME);
 	const char *dir;
 	json_t *list;
 
@@ -308,10 +374,7 @@ static void plan_parents(struct plan_state *s)
 		json_array_foreach (list, i, c) {
 			cleanup_free char *glob = path_glob(json_string_value(c));
 
-			fprintf(f,
-				"%sopen,openat,openat2,creat,mkdir,mkdirat,rename,renameat,"
-				"renameat2,link,linkat,symlink,symlinkat:error=EACCES:path=%s",
-				i > 0 ? "\n" : "", glob);
+			fprintf(f, "%s%s:error=EACCES:path=%s", i > 0 ? "\n" : "", calls, glob);
 		}
 		fclose(f);
 		add_fault(s, SWP_FILE, "EACCES", repro_xasprintf("EACCES create-in %s", dir), rules,
@@ -335,7 +398,7 @@ static void plan_connect(struct plan_state *s, json_t *obj)
 	const char *source = json_string_value(json_object_get(obj, "name_source"));
 	json_int_t port = json_integer_value(json_object_get(obj, "port"));
 	json_int_t received = json_integer_value(json_object_get(obj, "received"));
-	cleanup_free char *addr = NULL;
+	cleanup_free char *addr = NULL, *receive = sel_text(SEL_RECEIVE);
 	bool any = false;
 	struct {
 		const char *fault, *action;
@@ -367,8 +430,7 @@ static void plan_connect(struct plan_state *s, json_t *obj)
 				"connect:error=ETIMEDOUT:delay=%llums:type=stream:addr=%s",
 				(unsigned long long)(s->o->connect_delay_ns / 1000000), addr);
 		else if (i == 3)
-			rule = repro_xasprintf("recvfrom,recvmsg,read:%s:addr=%s", faults[i].action,
-					       addr);
+			rule = repro_xasprintf("%s:%s:addr=%s", receive, faults[i].action, addr);
 		else
 			rule = repro_xasprintf("connect:%s:type=stream:addr=%s", faults[i].action,
 					       addr);
@@ -453,7 +515,8 @@ static int on_net(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
 {
 	struct plan_state *s = ctx;
 	const char *kind = json_string_value(json_object_get(obj, "kind"));
-	const char *sc = json_string_value(json_object_get(obj, "syscall"));
+	const struct repro_sysent *sc =
+		repro_sysent_find(json_string_value(json_object_get(obj, "syscall")));
 	const char *outcome = json_string_value(json_object_get(obj, "outcome"));
 	const char *type = json_string_value(json_object_get(obj, "type"));
 
@@ -462,10 +525,10 @@ static int on_net(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
 	if (kind != NULL && strcmp(kind, "dns") == 0)
 		plan_dns(s, obj);
 	else if (kind != NULL && strcmp(kind, "attempt") == 0 && sc != NULL &&
-		 strcmp(sc, "bind") == 0 && outcome != NULL && strcmp(outcome, "bound") == 0)
+		 sc->net == REPRO_NET_BIND && outcome != NULL && strcmp(outcome, "bound") == 0)
 		plan_bind(s, obj);
 	else if (kind != NULL && strcmp(kind, "attempt") == 0 && sc != NULL &&
-		 strcmp(sc, "connect") == 0 && outcome != NULL &&
+		 sc->net == REPRO_NET_CONNECT && outcome != NULL &&
 		 strcmp(outcome, "connected") == 0 && type != NULL &&
 		 strcmp(type, "SOCK_STREAM") == 0)
 		plan_connect(s, obj);
@@ -528,36 +591,35 @@ static int check_fault_names(const struct swp_plan_opts *o, struct repro_err **e
 	return 0;
 }
 
+/* Read bundle's points into s (its plan); what swp_plan_read() returns but for the release. */
+static int plan_points(struct plan_state *s, const char *bundle, struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = NULL;
+
+	if (check_fault_names(s->o, err) < 0 || (r = bndl_reader_open(bundle, err)) == NULL ||
+	    bndl_reader_foreach(r, BNDL_PROCESSES_JSONL, on_process, s, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_OVERLAY_JSONL, on_overlay, s, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_file, s, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, s, err) < 0)
+		return -1;
+	plan_parents(s);
+	qsort(s->p->v, s->p->n, sizeof(*s->p->v), by_id);
+	return 0;
+}
+
 int swp_plan_read(const char *bundle, const struct swp_plan_opts *o, struct swp_plan *out,
 		  struct repro_err **err)
 {
-	cleanup_reader struct bndl_reader *r = NULL;
 	struct plan_state s = { .o = o,
 				.p = out,
 				.seen = json_object(),
 				.parents = json_object(),
 				.pids = json_object(),
 				.after = json_object() };
-	int has, rc = -1;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (check_fault_names(o, err) < 0 || (r = bndl_reader_open(bundle, err)) == NULL)
-		goto done;
-	if (bndl_reader_foreach(r, "processes.jsonl", on_process, &s, err) < 0)
-		goto done;
-	if ((has = bndl_reader_has(r, "overlay.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "overlay.jsonl", on_overlay, &s, err) < 0))
-		goto done;
-	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, &s, err) < 0))
-		goto done;
-	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, &s, err) < 0))
-		goto done;
-	plan_parents(&s);
-	qsort(out->v, out->n, sizeof(*out->v), by_id);
-	rc = 0;
-done:
+	rc = plan_points(&s, bundle, err);
 	json_decref(s.seen);
 	json_decref(s.parents);
 	json_decref(s.pids);
@@ -638,14 +700,12 @@ size_t swp_outside_writes(const char *bundle, char **first, struct repro_err **e
 {
 	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
 	struct outside_state s = { 0 };
-	int has;
 
 	*first = NULL;
 	if (r == NULL)
 		return (size_t)-1;
 	s.dirs = json_object_get(json_object_get(bndl_reader_manifest(r), "overlay"), "paths");
-	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "files.jsonl", on_written, &s, err) < 0)) {
+	if (bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_written, &s, err) < 0) {
 		free(s.first);
 		return (size_t)-1;
 	}

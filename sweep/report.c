@@ -152,23 +152,10 @@ void swp_report_text(json_t *runs, FILE *out)
 		groups == 1 ? "" : "s");
 }
 
-/* s with XML's five special characters escaped, and other control bytes as U+FFFD. */
+/* s as XML text: the one sanitiser's markup variant (common/term.h). */
 static void xml_text(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-		switch (*p) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			if (*p < 0x20 && *p != '\t' && *p != '\n')
-				fputs("\xef\xbf\xbd", out);
-			else
-				fputc(*p, out);
-		}
-	}
+	repro_term_puts_markup(out, s != NULL ? s : "");
 }
 
 int swp_report_junit(json_t *runs, unsigned fail_on, FILE *out)

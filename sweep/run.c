@@ -1,5 +1,6 @@
 /* Running a sweep's faults in child processes, a few at a time (sweep/sweep.h). */
 #include "sweep/sweep.h"
+#include "common/names.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
@@ -250,11 +251,10 @@ static json_t *exit_json(const struct swp_outcome *o)
 	if (!o->has_exit || o->timed_out)
 		return json_null();
 	if (WIFSIGNALED(o->wait_status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(o->wait_status));
 		char name[32];
 
-		snprintf(name, sizeof(name), "SIG%s", abbrev != NULL ? abbrev : "?");
-		return json_pack("{s:s}", "signal", name);
+		return json_pack("{s:s}", "signal",
+				 repro_signal_name(WTERMSIG(o->wait_status), name, sizeof(name)));
 	}
 	return json_pack("{s:i}", "code", WEXITSTATUS(o->wait_status));
 }

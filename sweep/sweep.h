@@ -171,7 +171,6 @@ int swp_run_one(const struct swp_runner *runner, const struct swp_run_req *req,
 		struct swp_outcome *out, bool (*should_stop)(void *ctx), void *stop_ctx,
 		struct repro_err **err);
 
-
 /* One fault's run, as the sweep reports it.  Strings owned. */
 struct swp_result {
 	const struct swp_fault *fault; /* borrowed from the plan, or NULL after a merge */

@@ -24,6 +24,8 @@ check replayer/policies 'common/|launcher/policy\.h'
 check replayer/replay 'common/|bundles/|launcher/(policy|stop)\.h|replayer/readers/(explain|normalize)\.h'
 # a sweep plans and reads runs; the runs themselves are the cli's (sweep/sweep.h)
 check sweep 'common/|bundles/|replayer/readers/'
+# the cli parses, calls once into a module and prints: never the launcher or the recorder
+check cli 'common/|bundles/|session/|replayer/|sweep/'
 if grep -rn 'sys/user.h\|__x86_64__' common launcher bundles recorder session replayer sweep cli | grep -v '^launcher/arch/'; then
 	echo "register or architecture code outside launcher/arch/"
 	status=1

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 /* The dirfd a PATH_AT argument is relative to: the nearest preceding RA_DIRFD. */
-static int dirfd_for(const struct rec_sys *sys, const struct lnch_stop *st, int i)
+static int dirfd_for(const struct repro_sysent *sys, const struct lnch_stop *st, int i)
 {
 	for (int j = i - 1; j >= 0; j--)
 		if (sys->args[j].kind == RA_DIRFD)
@@ -50,14 +50,9 @@ static const char *capture_string(struct rec_capture *c, const struct lnch_stop 
 /* Whether this call may change what its paths name: by its kind, or an open by its flags. */
 static bool call_modifies(const struct rec_capture *c, const struct lnch_stop *st)
 {
-	uint64_t fl;
+	int oi = repro_sysent_arg_of(c->sys, RA_OFLAGS);
 
-	if (c->sys->modifies)
-		return true;
-	if (c->sys->oflags_arg < 0)
-		return false;
-	fl = st->args[c->sys->oflags_arg];
-	return (fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC)) != 0;
+	return repro_sysent_modifies(c->sys, oi >= 0 ? st->args[oi] : 0);
 }
 
 /*
@@ -94,7 +89,7 @@ static bool read_open_how(struct rec_capture *c, const struct lnch_stop *st, str
 {
 	void *buf;
 
-	for (int j = 0; j < c->sys->nargs; j++) {
+	for (int j = 0; j < repro_sysent_nargs(c->sys); j++) {
 		if (c->sys->args[j].kind != RA_OPENHOW)
 			continue;
 		if (lnch_mem_read(st->tid, st->args[j], how, sizeof(*how)) < 0)
@@ -117,16 +112,17 @@ static bool read_open_how(struct rec_capture *c, const struct lnch_stop *st, str
 static bool final_not_followed(const struct rec_capture *c, const struct lnch_stop *st,
 			       const struct open_how *how)
 {
-	const struct rec_sys *s = c->sys;
-	uint64_t at = s->atflags_arg >= 0 ? st->args[s->atflags_arg] : 0;
-	uint64_t of = s->oflags_arg >= 0 ? st->args[s->oflags_arg] : 0;
+	const struct repro_sysent *s = c->sys;
+	int ai = repro_sysent_arg_of(s, RA_ATFLAGS), oi = repro_sysent_arg_of(s, RA_OFLAGS);
+	uint64_t at = ai >= 0 ? st->args[ai] : 0;
+	uint64_t of = oi >= 0 ? st->args[oi] : 0;
 
 	if (how != NULL) {
 		of = how->flags;
 		if (how->resolve & (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS))
 			return true;
 	}
-	if (s->is_nofollow)
+	if (s->flags & REPRO_SYSF_NOFOLLOW)
 		return !(at & AT_SYMLINK_FOLLOW);
 	return (at & AT_SYMLINK_NOFOLLOW) || (of & O_NOFOLLOW) ||
 	       (of & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
@@ -135,11 +131,12 @@ static bool final_not_followed(const struct rec_capture *c, const struct lnch_st
 /* newfstatat/statx(fd, "", AT_EMPTY_PATH): fstat(3), which teaches nothing about paths. */
 static bool is_fstat(const struct rec_capture *c, const struct lnch_stop *st, const char *raw)
 {
-	const struct rec_sys *s = c->sys;
+	const struct repro_sysent *s = c->sys;
+	int ai = s != NULL ? repro_sysent_arg_of(s, RA_ATFLAGS) : -1;
 
-	return raw[0] == '\0' && s != NULL && s->atflags_arg >= 0 &&
-	       (st->args[s->atflags_arg] & AT_EMPTY_PATH) &&
-	       (strcmp(s->name, "newfstatat") == 0 || strcmp(s->name, "statx") == 0);
+	/* the rows whose filter condition is AT_EMPTY_PATH (common/sysent.c) */
+	return raw[0] == '\0' && ai >= 0 && (st->args[ai] & AT_EMPTY_PATH) && s->has_cond &&
+	       s->cond.mask == AT_EMPTY_PATH;
 }
 
 /* Returns false when the call is not to be recorded (an fstat). */
@@ -200,7 +197,7 @@ static void capture_open_how(struct rec_capture *c, const struct lnch_stop *st, 
 }
 
 bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		      enum rec_arg_kind kind)
+		      enum repro_arg_kind kind)
 {
 	switch ((int)kind) {
 	case RA_PATH: return capture_path(c, st, i, AT_FDCWD);

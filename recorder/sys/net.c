@@ -340,11 +340,11 @@ static void keep_if(struct rec_capture *c, bool keep)
 }
 
 bool rec_net_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		     enum rec_arg_kind kind)
+		     enum repro_arg_kind kind)
 {
 	switch ((int)kind) {
 	case RA_SOCKADDR:
-		if (c->sys != NULL && c->sys->net_role != REC_NET_SEND)
+		if (c->sys != NULL && c->sys->net != REPRO_NET_SEND)
 			(void)capture_sockaddr_at(c, st->tid, i, st->args[i], st->args[i + 1]);
 		return true;
 	case RA_SENDBUF: keep_if(c, capture_sendto(c, st)); return true;
@@ -398,7 +398,7 @@ static void capture_sockaddr_out(struct rec_capture *c, const struct lnch_stop *
 }
 
 void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
-			  enum rec_arg_kind kind)
+			  enum repro_arg_kind kind)
 {
 	struct tmsg m;
 
@@ -449,12 +449,13 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 
 	if (c->socks == NULL || c->sys == NULL)
 		return;
-	switch ((int)c->sys->net_role) {
-	case REC_NET_NEWFD:
+	switch ((int)c->sys->net) {
+	case REPRO_NET_SOCKET:
+	case REPRO_NET_NEWFD:
 		if (st->ret >= 0) /* a new socket on an fd number that may have been watched */
 			rec_socks_set(c->socks, st->pid, (int32_t)st->ret, 0);
 		return;
-	case REC_NET_NEWPAIR:
+	case REPRO_NET_NEWPAIR:
 		for (uint16_t k = 0; k < c->ev.nblobs; k++) {
 			const struct bndl_blob *b = &c->ev.blobs[k];
 			int32_t fds[2];
@@ -466,8 +467,8 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 			rec_socks_set(c->socks, st->pid, fds[1], 0);
 		}
 		return;
-	case REC_NET_CLOSE: rec_socks_set(c->socks, st->pid, fd, 0); return;
-	case REC_NET_CONNECT:
+	case REPRO_NET_CLOSE: rec_socks_set(c->socks, st->pid, fd, 0); return;
+	case REPRO_NET_CONNECT:
 		if (st->ret != 0 && st->ret != -EINPROGRESS)
 			return;
 		sa = sockaddr_blob(c);
@@ -476,7 +477,7 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 			      (dns ? REC_SOCK_DNS : 0u) |
 				      (st->ret == -EINPROGRESS ? REC_SOCK_PENDING : 0u));
 		return;
-	case REC_NET_SEND:
+	case REPRO_NET_SEND:
 		sa = sockaddr_blob(c);
 		if (st->ret >= 0 && sa != NULL &&
 		    is_dns_addr(c->arena + c->blob_off[sa - c->ev.blobs], sa->len))
@@ -489,7 +490,7 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 
 void rec_net_count(struct rec_capture *c, const struct lnch_stop *st)
 {
-	enum rec_arg_kind k = c->sys->args[1].kind;
+	enum repro_arg_kind k = c->sys->args[1].kind;
 	bool rx = k == RA_RECVBUF || k == RA_RMSGHDR, tx = k == RA_SENDBUF || k == RA_MSGHDR;
 	struct rec_sockstat *ss;
 	uint8_t end = 0;

@@ -138,7 +138,7 @@ static void capture_clone3(struct rec_capture *c, const struct lnch_stop *st, in
 }
 
 bool rec_proc_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
-		      enum rec_arg_kind kind)
+		      enum repro_arg_kind kind)
 {
 	if (kind == RA_ENVP)
 		c->env_deferred = i + 1; /* read once the exec's outcome is known */

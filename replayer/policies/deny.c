@@ -1,4 +1,5 @@
 #include "replayer/policies/deny.h"
+#include "common/sysent.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -28,6 +29,17 @@ struct rpl_deny *rpl_deny_new(const char *syscall, int errnum, struct repro_err 
 	d->name = repro_xstrdup(syscall);
 	d->errnum = errnum;
 	return d;
+}
+
+struct rpl_deny *rpl_deny_bypass_new(int errnum, struct repro_err **err)
+{
+	size_t n;
+	const struct repro_sysent *t = repro_sysent_all(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].flags & REPRO_SYSF_BYPASS)
+			return rpl_deny_new(t[i].name, errnum, err);
+	return repro_err_set(err, ENOSYS, "no call sets up unseen I/O here"), NULL;
 }
 
 void rpl_deny_free(struct rpl_deny *d)

@@ -21,6 +21,13 @@ struct rpl_deny;
 struct rpl_deny *rpl_deny_new(const char *syscall, int errnum, struct repro_err **err);
 void rpl_deny_free(struct rpl_deny *d);
 
+/*
+ * rpl_deny_bypass_new - deny with errnum the call whose I/O no traced
+ * syscall shows (REPRO_SYSF_BYPASS of common/sysent.h: io_uring_setup), as
+ * `record --io-uring=deny` does with ENOSYS.  As rpl_deny_new().
+ */
+struct rpl_deny *rpl_deny_bypass_new(int errnum, struct repro_err **err);
+
 /* rpl_deny_ops - the callbacks for lnch_loop_add_policy(ops, d). */
 const struct lnch_policy_ops *rpl_deny_ops(void);
 

@@ -1,5 +1,6 @@
 /* Fault rules as a loop policy (replayer/policies/inject.h). */
 #include "replayer/policies/inject.h"
+#include "common/sysent.h"
 #include "replayer/policies/rules_internal.h"
 
 #include "common/xalloc.h"
@@ -17,7 +18,9 @@
 static enum lnch_net_fault net_fault_of(const struct lnch_call *call,
 					const struct rpl_rule_verdict *rv)
 {
-	if (call->syscall == NULL || strcmp(call->syscall, "connect") != 0)
+	const struct repro_sysent *s = repro_sysent_find(call->syscall);
+
+	if (s == NULL || s->net != REPRO_NET_CONNECT)
 		return LNCH_NET_NONE;
 	if (rv->is_blackhole)
 		return LNCH_NET_BLACKHOLE;
@@ -57,22 +60,6 @@ void rpl_inject_free(struct rpl_inject *in)
 	free(in);
 }
 
-/* 2: a call that moves args[2] bytes through args[0]; 1: one that moves bytes (an iovec); 0: neither. */
-static int moves_bytes(const char *sc)
-{
-	static const char *const counted[] = { "read",	   "write",    "pread64",
-					       "pwrite64", "recvfrom", "sendto" };
-	static const char *const vectors[] = { "readv", "writev", "recvmsg", "sendmsg" };
-
-	for (size_t i = 0; sc != NULL && i < sizeof(counted) / sizeof(counted[0]); i++)
-		if (strcmp(sc, counted[i]) == 0)
-			return 2;
-	for (size_t i = 0; sc != NULL && i < sizeof(vectors) / sizeof(vectors[0]); i++)
-		if (strcmp(sc, vectors[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The byte count after= rules need: the descriptor's count into c, and
  * when some rule limits it, the call's result is asked for (and a call
@@ -80,7 +67,7 @@ static int moves_bytes(const char *sc)
  * cuts the call.
  */
 static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct lnch_call *c,
-		       int kind, struct lnch_verdict *v)
+		       enum repro_sys_bytes kind, struct lnch_verdict *v)
 {
 	char key[48], tid[24];
 	uint64_t limit;
@@ -94,7 +81,7 @@ static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct
 	snprintf(tid, sizeof(tid), "%d", (int)st->tid);
 	json_object_set_new(in->pending, tid, json_string(key));
 	v->observe_exit = true;
-	if (kind != 2 || c->fd_bytes + st->args[2] <= limit)
+	if (kind != REPRO_BYTES_COUNT || c->fd_bytes + st->args[2] <= limit)
 		return 0;
 	rpl_rules_count_cut(in->rules, rule);
 	v->has_arg = true; /* a short read or write that ends at the limit */
@@ -123,10 +110,13 @@ static bool on_exit_result(void *ctx, const struct lnch_stop *st)
 	return false;
 }
 
-/* Whether name is a call that writes a stream: DNS over TCP's query. */
+/* Whether name is a call that writes a stream (write, writev): DNS over TCP's query. */
 static bool is_stream_write(const char *name)
 {
-	return name != NULL && (strcmp(name, "write") == 0 || strcmp(name, "writev") == 0);
+	const struct repro_sysent *s = repro_sysent_find(name);
+
+	return s != NULL && (s->flags & REPRO_SYSF_DNS_IO) && s->net == REPRO_NET_NONE &&
+	       s->wait == REPRO_WAIT_NONE;
 }
 
 /* Most DNS answers waiting to be rewritten (bounded memory). */
@@ -223,18 +213,20 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 	struct rpl_inject *in = ctx;
 	struct lnch_call c = *call;
 	struct rpl_rule_verdict rv;
-	int kind = moves_bytes(call->syscall), cut = 0;
+	const struct repro_sysent *s = repro_sysent_find(call->syscall);
+	enum repro_sys_bytes kind = s != NULL ? s->bytes : REPRO_BYTES_NONE;
+	int cut = 0;
 
-	if (call->syscall != NULL && strcmp(call->syscall, "close") == 0) {
+	if (s != NULL && s->net == REPRO_NET_CLOSE) {
 		char key[48];
 
 		snprintf(key, sizeof(key), "%d/%d", (int)st->pid, (int)st->args[0]);
 		json_object_del(in->bytes, key); /* the number may name another file next */
 	}
-	if (kind != 0)
+	if (kind != REPRO_BYTES_NONE)
 		cut = count_bytes(in, st, &c, kind, v);
-	if (call->syscall != NULL &&
-	    (strcmp(call->syscall, "recvfrom") == 0 || strcmp(call->syscall, "read") == 0) &&
+	/* recvfrom and read: how glibc takes a DNS answer over UDP and TCP */
+	if (s != NULL && (s->flags & REPRO_SYSF_DNS_IO) && s->wait == REPRO_WAIT_READ &&
 	    json_object_size(in->answers) > 0 && (v->origin = answer_expected(in, st)) > 0) {
 		v->rewrite_result = true; /* an answer an NXDOMAIN or SERVFAIL rule changes */
 		return 1;
@@ -252,8 +244,7 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 				    .signo = rv.signo };
 	if (rv.is_blackhole)
 		v->errnum = ETIMEDOUT; /* where the kernel cannot play it out */
-	if (strcmp(call->syscall != NULL ? call->syscall : "", "exit_group") == 0 ||
-	    strcmp(call->syscall != NULL ? call->syscall : "", "exit") == 0) {
+	if (s != NULL && (s->flags & REPRO_SYSF_NO_RETURN)) {
 		/* a call that never returns has no result to hold back: the delay comes first */
 		v->delay_enter_ns += v->delay_exit_ns;
 		v->delay_exit_ns = 0;

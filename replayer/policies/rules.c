@@ -1,4 +1,6 @@
 #include "replayer/policies/rules_internal.h"
+#include "common/names.h"
+#include "common/sysent.h"
 #include "common/xalloc.h"
 
 #include <arpa/inet.h>
@@ -236,21 +238,32 @@ void rpl_rules_count_cut(struct rpl_rules *r, size_t i)
 /*
  * The calls through which a resolver sends its query, over UDP or TCP
  * (resolv.conf(5)), and recvfrom and read, through which glibc takes an
- * answer over UDP and TCP (an NXDOMAIN or SERVFAIL rule rewrites it).
- * Every read of a run with a dns: rule stops.
+ * answer over UDP and TCP (an NXDOMAIN or SERVFAIL rule rewrites it): the
+ * rows of common/sysent.c with REPRO_SYSF_DNS_IO.  Every read of a run
+ * with a dns: rule stops.
  */
-static const char *const dns_calls[] = { "sendto", "sendmsg",  "sendmmsg", "write",
-					 "writev", "recvfrom", "read" };
+#define DNS_CALLS_MAX 16
 
-static bool rules_trap(const struct rpl_rules *r, int nr, const int *dns_nrs)
+/* The native numbers of the table's rows that carry DNS (REPRO_SYSF_DNS_IO) into nrs; how many. */
+static size_t dns_calls(int *nrs)
+{
+	size_t rows, n = 0;
+	const struct repro_sysent *t = repro_sysent_all(&rows);
+
+	for (size_t i = 0; i < rows && n < DNS_CALLS_MAX; i++)
+		if (t[i].flags & REPRO_SYSF_DNS_IO)
+			nrs[n++] = seccomp_syscall_resolve_name(t[i].name);
+	return n;
+}
+
+static bool rules_trap(const struct rpl_rules *r, int nr, const int *dns_nrs, size_t ndns)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rpl_rule *rule = &r->v[i];
 
 		if (!rule->is_dns && (rule->set[nr / 64] >> (nr % 64)) & 1)
 			return true;
-		for (size_t d = 0; rule->is_dns && d < sizeof(dns_calls) / sizeof(dns_calls[0]);
-		     d++)
+		for (size_t d = 0; rule->is_dns && d < ndns; d++)
 			if (dns_nrs[d] == nr)
 				return true;
 	}
@@ -259,13 +272,11 @@ static bool rules_trap(const struct rpl_rules *r, int nr, const int *dns_nrs)
 
 size_t rpl_rules_syscalls(const struct rpl_rules *r, int *nrs, size_t cap)
 {
-	int dns_nrs[sizeof(dns_calls) / sizeof(dns_calls[0])];
-	size_t n = 0;
+	int dns_nrs[DNS_CALLS_MAX];
+	size_t n = 0, ndns = dns_calls(dns_nrs);
 
-	for (size_t d = 0; d < sizeof(dns_calls) / sizeof(dns_calls[0]); d++)
-		dns_nrs[d] = seccomp_syscall_resolve_name(dns_calls[d]);
 	for (int nr = 0; nr < RPL_RULES_NR_MAX; nr++) {
-		if (!rules_trap(r, nr, dns_nrs))
+		if (!rules_trap(r, nr, dns_nrs, ndns))
 			continue;
 		if (n < cap)
 			nrs[n] = nr;
@@ -282,21 +293,16 @@ static void describe_outcome(const struct rpl_rule *rule, FILE *f)
 		[RPL_DNS_SERVFAIL] = "SERVFAIL",
 		[RPL_DNS_TIMEOUT] = "TIMEOUT",
 	};
-	const char *name;
 	char buf[32];
 
 	if (rule->dns != RPL_DNS_NONE)
 		fprintf(f, ":error=%s", dns_names[rule->dns]);
-	if (rule->errnum > 0 && (name = strerrorname_np(rule->errnum)) != NULL)
-		fprintf(f, ":error=%s", name);
-	else if (rule->errnum > 0)
-		fprintf(f, ":error=%d", rule->errnum);
+	if (rule->errnum > 0)
+		fprintf(f, ":error=%s", repro_errno_name(rule->errnum, buf, sizeof(buf)));
 	if (rule->has_retval)
 		fprintf(f, ":retval=%" PRId64, rule->retval);
-	if (rule->signo > 0 && (name = sigabbrev_np(rule->signo)) != NULL)
-		fprintf(f, ":signal=SIG%s", name);
-	else if (rule->signo > 0)
-		fprintf(f, ":signal=%d", rule->signo);
+	if (rule->signo > 0)
+		fprintf(f, ":signal=%s", repro_signal_name(rule->signo, buf, sizeof(buf)));
 	if (rule->is_blackhole)
 		fputs(":blackhole", f);
 	if (rule->has_delay_enter)

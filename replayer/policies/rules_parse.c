@@ -1,5 +1,5 @@
 #include "replayer/policies/rules_internal.h"
-#include "replayer/policies/sysclass.h"
+#include "common/sysent.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -27,7 +27,7 @@ struct parse {
 	size_t number; /* from 1, for messages */
 	bool is_fault; /* written as fault=: error= and when= only, error=ENOSYS by default */
 	const char *lacks[NEED_COUNT]; /* borrowed: first syscall named outright that lacks it */
-	unsigned any_bits; /* RPL_SYSCLASS_* of any syscall of the set */
+	unsigned any_bits; /* class_bits() of any syscall of the set */
 	unsigned seen; /* bit i: keys[i] was given */
 	const char *outcome; /* the key that set error=, retval= or blackhole */
 	const char *delay_exit; /* the key that set the delay at exit */
@@ -82,6 +82,19 @@ static const char *nearest_word(const char *name, const char *const *words)
 	return best;
 }
 
+/* A row moves bytes through a descriptor (after=): a bit beside enum repro_sys_class's. */
+#define MOVES_BYTES (1u << 8)
+
+/* REPRO_SYS_* classes of the row called name, plus MOVES_BYTES; 0 for a call without a row. */
+static unsigned class_bits(const char *name)
+{
+	const struct repro_sysent *s = repro_sysent_find(name);
+
+	if (s == NULL)
+		return 0;
+	return s->classes | (s->bytes != REPRO_BYTES_NONE ? MOVES_BYTES : 0u);
+}
+
 static void set_bit(struct rpl_rule *rule, int nr)
 {
 	if (nr >= 0 && nr < RPL_RULES_NR_MAX)
@@ -98,10 +111,11 @@ static void note_named(struct parse *ps, const char *name, unsigned bits)
 {
 	bool has[NEED_COUNT] = {
 		[NEED_NONE] = true,
-		[NEED_PATH] = bits & (RPL_SYSCLASS_FILE | RPL_SYSCLASS_IO),
-		[NEED_SOCK] = bits & (RPL_SYSCLASS_NETWORK | RPL_SYSCLASS_IO),
-		[NEED_IO] = bits & RPL_SYSCLASS_IO,
-		[NEED_CONNECT] = strcmp(name, "connect") == 0,
+		[NEED_PATH] = bits & (REPRO_SYS_FILE | MOVES_BYTES),
+		[NEED_SOCK] = bits & (REPRO_SYS_NETWORK | MOVES_BYTES),
+		[NEED_IO] = bits & MOVES_BYTES,
+		[NEED_CONNECT] = repro_sysent_find(name) != NULL &&
+				 repro_sysent_find(name)->net == REPRO_NET_CONNECT,
 	};
 
 	for (int n = 0; n < NEED_COUNT; n++)
@@ -111,10 +125,13 @@ static void note_named(struct parse *ps, const char *name, unsigned bits)
 
 static void add_class(struct parse *ps, unsigned bits)
 {
-	for (size_t i = 0; rpl_sysclass_name(i) != NULL; i++)
-		if (rpl_sysclass_of(rpl_sysclass_name(i)) & bits)
+	size_t n;
+	const struct repro_sysent *t = repro_sysent_all(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].classes & bits)
 			/* calls this libseccomp does not know are left out */
-			set_bit(ps->rule, seccomp_syscall_resolve_name(rpl_sysclass_name(i)));
+			set_bit(ps->rule, seccomp_syscall_resolve_name(t[i].name));
 }
 
 static int unknown_class(struct parse *ps, const char *name, struct repro_err **err)
@@ -122,8 +139,8 @@ static int unknown_class(struct parse *ps, const char *name, struct repro_err **
 	const char *words[16] = { 0 };
 	const char *best;
 
-	for (size_t i = 0; i < 15 && rpl_sysclass_class_name(i) != NULL; i++)
-		words[i] = rpl_sysclass_class_name(i);
+	for (size_t i = 0; i < 15 && repro_sys_class_word(i) != NULL; i++)
+		words[i] = repro_sys_class_word(i);
 	best = nearest_word(name, words);
 	if (best != NULL)
 		return repro_err_set(err, EINVAL,
@@ -155,8 +172,8 @@ static int unknown_syscall(struct parse *ps, const char *name, struct repro_err 
 /* Add one element of a comma list: a class, "all", an alias or a syscall name. */
 static int add_element(struct parse *ps, const char *name, bool negated, struct repro_err **err)
 {
-	unsigned bits = rpl_sysclass_lookup(name);
-	const char *kernel = rpl_sysclass_alias(name);
+	unsigned bits = repro_sys_class_lookup(name);
+	const char *kernel = repro_sys_alias(name);
 
 	if (bits != 0) {
 		add_class(ps, bits);
@@ -176,7 +193,7 @@ static int add_element(struct parse *ps, const char *name, bool negated, struct 
 		return unknown_syscall(ps, name, err);
 	set_bit(ps->rule, seccomp_syscall_resolve_name(kernel));
 	if (!negated)
-		note_named(ps, name, rpl_sysclass_of(kernel));
+		note_named(ps, name, class_bits(kernel));
 	return 0;
 }
 
@@ -195,7 +212,7 @@ static void clip_to_known(struct parse *ps, bool invert)
 		if (!in || (name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr)) == NULL)
 			continue;
 		set_bit(ps->rule, nr);
-		ps->any_bits |= rpl_sysclass_of(name);
+		ps->any_bits |= class_bits(name);
 		free(name);
 	}
 }
@@ -208,13 +225,24 @@ static bool set_is_empty(const struct rpl_rule *rule)
 	return true;
 }
 
-/* The set holds nr and no other call. */
-static bool set_is_only(const struct rpl_rule *rule, int nr)
+/* The set holds one call, and its network role is role.  Linear in RPL_RULES_NR_MAX. */
+static bool set_is_only(const struct rpl_rule *rule, enum repro_sys_net role)
 {
-	for (int i = 0; i < RPL_RULES_NR_MAX; i++)
-		if (has_bit(rule, i) != (i == nr))
+	cleanup_free char *name = NULL;
+	const struct repro_sysent *s;
+	int nr = -1;
+
+	for (int i = 0; i < RPL_RULES_NR_MAX; i++) {
+		if (!has_bit(rule, i))
+			continue;
+		if (nr >= 0)
 			return false;
-	return true;
+		nr = i;
+	}
+	if (nr < 0 || (name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr)) == NULL)
+		return false;
+	s = repro_sysent_find(name);
+	return s != NULL && s->net == role;
 }
 
 /*
@@ -245,16 +273,15 @@ static int parse_set(struct parse *ps, char *text, struct repro_err **err)
 static int check_need(struct parse *ps, const char *key, enum need need, struct repro_err **err)
 {
 	static const unsigned need_bits[NEED_COUNT] = {
-		[NEED_PATH] = RPL_SYSCLASS_FILE | RPL_SYSCLASS_IO,
-		[NEED_SOCK] = RPL_SYSCLASS_NETWORK | RPL_SYSCLASS_IO,
-		[NEED_IO] = RPL_SYSCLASS_IO,
+		[NEED_PATH] = REPRO_SYS_FILE | MOVES_BYTES,
+		[NEED_SOCK] = REPRO_SYS_NETWORK | MOVES_BYTES,
+		[NEED_IO] = MOVES_BYTES,
 	};
 	const char *what = ps->lacks[need];
 
 	if (need == NEED_NONE || ps->rule->is_dns) /* apply_key() checked the keys of dns: */
 		return 0;
-	if (need == NEED_CONNECT && what == NULL &&
-	    !set_is_only(ps->rule, seccomp_syscall_resolve_name("connect")))
+	if (need == NEED_CONNECT && what == NULL && !set_is_only(ps->rule, REPRO_NET_CONNECT))
 		what = ps->rule->set_text;
 	else if (need != NEED_CONNECT && what == NULL && !(ps->any_bits & need_bits[need]))
 		what = ps->rule->set_text;

@@ -1,4 +1,5 @@
 #include "replayer/policies/rules_internal.h"
+#include "common/names.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -128,30 +129,16 @@ int rpl_rules_parse_errno(const char *s)
 
 	if (n > 0)
 		return (int)n;
-	/* errno values are below 4096 (MAX_ERRNO, include/linux/err.h) */
-	for (int e = 1; e < 4096; e++) {
-		const char *name = strerrorname_np(e);
-
-		if (name != NULL && strcmp(name, s) == 0)
-			return e;
-	}
-	return -1;
+	return repro_errno_parse(s);
 }
 
 int rpl_rules_parse_signal(const char *s)
 {
 	long n = small_number(s, 1, SIGRTMAX);
-	const char *bare = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
 
 	if (n > 0)
 		return (int)n;
-	for (int sig = 1; sig < SIGRTMIN; sig++) {
-		const char *abbrev = sigabbrev_np(sig);
-
-		if (abbrev != NULL && strcasecmp(abbrev, bare) == 0)
-			return sig;
-	}
-	return -1;
+	return repro_signal_parse(s);
 }
 
 size_t rpl_rules_edit_distance(const char *a, const char *b)

@@ -5,6 +5,7 @@
  * differences by how likely each is the cause, and report.
  */
 #include "replayer/readers/diff.h"
+#include "common/sysent.h"
 #include "replayer/readers/align.h"
 #include "replayer/readers/diff_internal.h"
 #include "replayer/readers/show_internal.h"
@@ -431,8 +432,10 @@ static char *why_failed(const struct df_side *s, json_t *ev, int32_t pid, const 
 
 	if (sc == NULL || path == NULL || bndl_json_str(ev, "errno") == NULL)
 		return NULL;
-	f.kind = strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
-	f.op = xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"));
+	f.kind = repro_sysent_find(sc) != NULL && repro_sysent_find(sc)->op == REPRO_OP_EXEC
+			 ? XP_EXEC
+			 : XP_FILE;
+	f.op = xp_op_of(ev);
 	f.syscall = (char *)sc;
 	f.path = (char *)path;
 	f.errname = (char *)bndl_json_str(ev, "errno");

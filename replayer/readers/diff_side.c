@@ -5,6 +5,8 @@
  * network.jsonl attempts and lookups by endpoint or name.
  */
 #include "replayer/readers/diff_internal.h"
+#include "bundles/members.h"
+#include "common/sysent.h"
 #include "replayer/readers/diff.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
@@ -237,7 +239,9 @@ const char *df_side_errname(const struct df_side *s, uint16_t code)
 /* Calls whose presence or result depends on timing, not on the machine. */
 static bool timing_only(const char *sc, const char *e)
 {
-	return strcmp(sc, "wait4") == 0 || strcmp(sc, "waitid") == 0 ||
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return (s != NULL && (s->flags & REPRO_SYSF_WAIT_CHILD)) ||
 	       (e != NULL && (strcmp(e, "EAGAIN") == 0 || strcmp(e, "EINTR") == 0 ||
 			      strncmp(e, "ERESTART", 8) == 0));
 }
@@ -270,8 +274,9 @@ static void hash_str(XXH3_state_t *h, const char *s)
  */
 static bool is_port_random(const char *sc)
 {
-	return strncmp(sc, "accept", 6) == 0 || strcmp(sc, "getsockname") == 0 ||
-	       strcmp(sc, "getpeername") == 0;
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return s != NULL && (s->net == REPRO_NET_NEWFD || s->net == REPRO_NET_NAME);
 }
 
 static uint64_t event_key(struct df_side *s, XXH3_state_t *h, json_t *ev, const char *sc)
@@ -618,20 +623,10 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 	return 0;
 }
 
-/* ---- the side ---- */
-
-static int load_optional(struct df_side *s, const char *member, bndl_line_fn fn, struct loading *ld,
-			 struct repro_err **err)
-{
-	int has = bndl_reader_has(s->r, member, err);
-
-	return has < 0 ? -1 : has ? bndl_reader_foreach(s->r, member, fn, ld, err) : 0;
-}
-
 int df_side_load(struct df_side *s, struct repro_err **err)
 {
 	struct loading ld = { .s = s, .by_pid = bndl_pidmap_new(), .hash = XXH3_createState() };
-	int has, rc = -1;
+	int rc = -1;
 
 	s->errnames = json_object();
 	s->errlist = json_array();
@@ -641,9 +636,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	if (s->r == NULL)
 		goto out;
 	s->manifest = bndl_reader_manifest(s->r);
-	if ((has = bndl_reader_has(s->r, "host.json", err)) < 0)
-		goto out;
-	if (has && (s->host = bndl_reader_load(s->r, "host.json", err)) == NULL)
+	if (bndl_reader_load_opt(s->r, BNDL_HOST_JSON, &s->host, err) < 0)
 		goto out;
 	s->facts.host = s->host;
 	s->facts.net_mode = bndl_json_str(json_object_get(s->manifest, "options"), "net");
@@ -655,13 +648,13 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 		s->norm.cwd = s->cwd_mapped;
 	if (s->norm.home != NULL && (s->home_mapped = rpl_norm_map(&s->norm, s->norm.home)) != NULL)
 		s->norm.home = s->home_mapped;
-	if (bndl_reader_foreach(s->r, "processes.jsonl", on_process, &ld, err) < 0)
+	if (bndl_reader_foreach(s->r, BNDL_PROCESSES_JSONL, on_process, &ld, err) < 0)
 		goto out;
 	link_procs(&ld);
 	/* in the order the bundle holds them: one pass */
-	if (bndl_reader_foreach(s->r, "events.jsonl", on_event, &ld, err) < 0 ||
-	    load_optional(s, "network.jsonl", on_net, &ld, err) < 0 ||
-	    load_optional(s, "files.jsonl", on_file, &ld, err) < 0 ||
+	if (bndl_reader_foreach(s->r, BNDL_EVENTS_JSONL, on_event, &ld, err) < 0 ||
+	    bndl_reader_foreach_opt(s->r, BNDL_NETWORK_JSONL, on_net, &ld, err) < 0 ||
+	    bndl_reader_foreach_opt(s->r, BNDL_FILES_JSONL, on_file, &ld, err) < 0 ||
 	    bndl_reader_finish(s->r, err) < 0)
 		goto out;
 	group_events(&ld);

@@ -4,6 +4,8 @@
  * failure, set probe noise aside, rank the rest and say why each happened.
  */
 #include "replayer/readers/explain.h"
+#include "bundles/members.h"
+#include "common/sysent.h"
 #include "replayer/readers/explain_internal.h"
 #include "replayer/readers/explain_said.h"
 #include "replayer/readers/normalize.h"
@@ -315,6 +317,22 @@ static void occurrence(struct xp_finding *x, uint64_t seq, int64_t t_ns)
 	x->t_ns = t_ns;
 }
 
+/* Whether sc runs a program (execve, execveat). */
+static bool is_exec(const char *sc)
+{
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return s != NULL && s->op == REPRO_OP_EXEC;
+}
+
+/* Whether sc binds or listens: a local address, not a peer (common/sysent.h). */
+static bool is_bind_or_listen(const char *sc)
+{
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return s != NULL && (s->net == REPRO_NET_BIND || s->net == REPRO_NET_LISTEN);
+}
+
 /*
  * The effective ids a set*id event that worked gives its process: a new
  * effective (or file-system) uid or gid, and setgroups replacing the
@@ -325,20 +343,21 @@ static void note_ids(struct xp_state *st, json_t *ev, const char *sc, int32_t pi
 {
 	static const char *const uid_keys[] = { "euid", "fsuid", "uid", NULL };
 	static const char *const gid_keys[] = { "egid", "fsgid", "gid", NULL };
+	const struct repro_sysent *s = repro_sysent_find(sc);
 	struct xp_proc *p;
 	size_t i;
 	bool is_u;
 
-	if (strncmp(sc, "set", 3) != 0 || bndl_json_int(ev, "ret", -1) < 0 ||
+	if (s == NULL || !(s->flags & REPRO_SYSF_CREDS) || bndl_json_int(ev, "ret", -1) < 0 ||
 	    (p = (struct xp_proc *)proc_of(st, pid)) == NULL)
 		return;
-	if (strncmp(sc, "setgroups", 9) == 0) {
+	if (s->args[0].kind == RA_INT) { /* setgroups(size, list) */
 		p->groups_dropped = true;
 		return;
 	}
-	is_u = strstr(sc, "uid") != NULL;
-	if (!is_u && strstr(sc, "gid") == NULL)
+	if (s->args[0].kind != RA_ID) /* capset */
 		return;
+	is_u = strstr(s->args[0].key, "uid") != NULL;
 	for (i = 0; (is_u ? uid_keys : gid_keys)[i] != NULL; i++) {
 		json_t *v = json_object_get(ev, (is_u ? uid_keys : gid_keys)[i]);
 
@@ -441,7 +460,8 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 										    : 2]++;
 	}
 	if (st->facts.filter_seq == 0 && bndl_json_int(ev, "ret", -1) == 0 &&
-	    (strcmp(sc, "seccomp") == 0 || strcmp(sc, "prctl") == 0)) {
+	    repro_sysent_find(sc) != NULL &&
+	    (repro_sysent_find(sc)->flags & REPRO_SYSF_OWN_FILTER)) {
 		st->facts.filter_seq = seq;
 		st->facts.filter_pid = pid;
 	}
@@ -457,8 +477,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		st->dropped++; /* no real path is this long (PATH_MAX): a hostile bundle */
 		return 0;
 	}
-	op = path != NULL ? xp_op_of(sc, bndl_json_str(ev, "flags"), bndl_json_str(ev, "mode"))
-			  : XP_OP_OTHER;
+	op = path != NULL ? xp_op_of(ev) : XP_OP_OTHER;
 	if (written != NULL && (op == XP_OP_FIND || op == XP_OP_READ) &&
 	    (strcmp(e, "ENOENT") == 0 || strcmp(e, "ENOTDIR") == 0))
 		note_url_host(st, pid, written);
@@ -469,8 +488,8 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 	      : injected ? "\x1fI" /* nor is an injected one */
 			 : "";
 	/* a PATH search that finds nothing is one failure: key the exec ENOENTs by name */
-	if (path != NULL && op == XP_OP_RUN && strncmp(sc, "exec", 4) == 0 &&
-	    strcmp(e, "ENOENT") == 0 && strrchr(path, '/') != NULL)
+	if (path != NULL && op == XP_OP_RUN && is_exec(sc) && strcmp(e, "ENOENT") == 0 &&
+	    strrchr(path, '/') != NULL)
 		path_key = strrchr(path, '/');
 	/* one finding per (process, what it meant to do, path, errno): execve then access(X_OK) */
 	key = path != NULL ? repro_xasprintf("%d\x1f%d\x1f%s\x1f%s%s", (int)pid, (int)op, path_key,
@@ -490,7 +509,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 						  (written != NULL ? strlen(written) : 0) + 2);
 		x->errname = repro_xstrdup(e);
 		x->op = op;
-		x->kind = path == NULL ? XP_OTHER : strncmp(sc, "exec", 4) == 0 ? XP_EXEC : XP_FILE;
+		x->kind = path == NULL ? XP_OTHER : is_exec(sc) ? XP_EXEC : XP_FILE;
 		x->filter_denied = denied;
 		x->injected = injected;
 		x->inject_rule = (int)bndl_json_int(ev, "rule", 0);
@@ -544,10 +563,7 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 		return 0;
 	if (x->count == 0) {
 		x->pid = (int32_t)bndl_json_int(n, "pid", 0);
-		x->kind = dns ? XP_DNS
-			  : sc != NULL && (strcmp(sc, "bind") == 0 || strcmp(sc, "listen") == 0)
-				  ? XP_BIND
-				  : XP_CONNECT;
+		x->kind = dns ? XP_DNS : is_bind_or_listen(sc) ? XP_BIND : XP_CONNECT;
 		x->syscall = repro_xstrdup(sc ? sc : "dns");
 		x->errname = repro_xstrdup(o);
 		x->op = XP_OP_OTHER;
@@ -646,24 +662,18 @@ static void want_paths(struct xp_state *st, const struct xp_finding *x)
 /* The members in the order the bundle holds them: one pass over the archive. */
 static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **err)
 {
-	int has;
-
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &st->facts.host, err) < 0)
 		return -1;
-	if (has && (st->facts.host = bndl_reader_load(r, "host.json", err)) == NULL)
-		return -1;
-	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
+	if (bndl_reader_foreach(r, BNDL_PROCESSES_JSONL, on_process, st, err) < 0)
 		return -1;
 	label_inherit(st);
 	mark_passed_on(st);
-	if (bndl_reader_foreach(r, "events.jsonl", on_event, st, err) < 0)
+	if (bndl_reader_foreach(r, BNDL_EVENTS_JSONL, on_event, st, err) < 0)
 		return -1;
 	ids_inherit(st);
-	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, st, err) < 0))
+	if (bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, st, err) < 0)
 		return -1;
-	if ((has = bndl_reader_has(r, "waits.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "waits.jsonl", on_wait, st, err) < 0))
+	if (bndl_reader_foreach_opt(r, BNDL_WAITS_JSONL, on_wait, st, err) < 0)
 		return -1;
 	xp_waits_findings(&st->waits, bndl_json_int(st->manifest, "duration_ns", 0),
 			  !run_failed(st));
@@ -671,11 +681,9 @@ static int load(struct xp_state *st, struct bndl_reader *r, struct repro_err **e
 	for (size_t i = 0; i < st->nf; i++)
 		if (st->f[i].path != NULL)
 			want_paths(st, &st->f[i]);
-	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, st, err) < 0))
+	if (bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_file, st, err) < 0)
 		return -1;
-	if ((has = bndl_reader_has(r, "output.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "output.jsonl", xp_said_on_line, st->said, err) < 0))
+	if (bndl_reader_foreach_opt(r, BNDL_OUTPUT_JSONL, xp_said_on_line, st->said, err) < 0)
 		return -1;
 	return bndl_reader_finish(r, err);
 }
@@ -866,8 +874,13 @@ static json_t *finding_json(const struct xp_state *st, const struct xp_finding *
 	json_object_set_new(o, "rank", json_integer((json_int_t)rank));
 	json_object_set_new(o, "score", json_real(x->score));
 	json_object_set_new(o, "kind",
-			    json_string((const char *[]){ "file", "exec", "connect", "bind", "dns",
-							  "other", "wait" }[x->kind]));
+			    json_string((const char *[]){ [XP_FILE] = "file",
+							  [XP_EXEC] = "exec",
+							  [XP_CONNECT] = "connect",
+							  [XP_BIND] = "bind",
+							  [XP_DNS] = "dns",
+							  [XP_OTHER] = "other",
+							  [XP_WAIT] = "wait" }[x->kind]));
 	json_object_set_new(o, "pid", json_integer(x->pid));
 	json_object_set_new(o, "process", bndl_json_str_or_null(p != NULL ? p->label : NULL));
 	json_object_set_new(o, "syscall", json_string(x->syscall));

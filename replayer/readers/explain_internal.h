@@ -247,11 +247,12 @@ void xp_facts_keep_file(struct xp_facts *facts, const char *path, json_t *rec);
 void xp_facts_ready(struct xp_facts *facts, const struct xp_finding *f);
 
 /*
- * xp_op_of - what a call meant to do with its path: sc the syscall name,
- * flags its open flags text ("O_WRONLY|O_CREAT") and amode its access(2)
- * mode text ("X_OK"), either NULL.
+ * xp_op_of - what the call of events.jsonl record ev (borrowed) meant to
+ * do with its path: its "op" (common/sysent.h), or for a bundle without it
+ * the table's op of its "syscall" with an open decided by its "flags";
+ * access(2) by its "mode" ("X_OK": run).
  */
-enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode);
+enum xp_op xp_op_of(json_t *ev);
 
 /* xp_is_net_call - a socket call, whose failures network.jsonl follows to their end. */
 bool xp_is_net_call(const char *sc);

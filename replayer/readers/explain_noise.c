@@ -15,6 +15,7 @@
  * per rule.
  */
 #include "replayer/readers/explain_internal.h"
+#include "common/sysent.h"
 #include "replayer/readers/explain.h"
 
 #include <stdio.h>
@@ -105,19 +106,27 @@ static bool retry_result(const struct xp_finding *f, const struct xp_noise_ctx *
 	       f->errname != NULL && in_list(f->errname, strlen(f->errname), names);
 }
 
+/* The table's op of the call named sc (common/sysent.h); NONE for one it does not know. */
+static enum repro_sys_op op_of(const char *sc)
+{
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return s != NULL ? s->op : REPRO_OP_NONE;
+}
+
 static bool readlink_not_symlink(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	return is(f->errname, "EINVAL") && has(f->syscall, "readlink");
+	return is(f->errname, "EINVAL") && op_of(f->syscall) == REPRO_OP_READLINK;
 }
 
 static bool mkdir_exists(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	return is(f->errname, "EEXIST") && has(f->syscall, "mkdir");
+	return is(f->errname, "EEXIST") && op_of(f->syscall) == REPRO_OP_MKDIR;
 }
 
 static bool remove_missing(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	return is(f->errname, "ENOENT") && (has(f->syscall, "unlink") || is(f->syscall, "rmdir"));
+	return is(f->errname, "ENOENT") && op_of(f->syscall) == REPRO_OP_DELETE;
 }
 
 static bool no_tty(const struct xp_finding *f, const struct xp_noise_ctx *c)
@@ -128,13 +137,18 @@ static bool no_tty(const struct xp_finding *f, const struct xp_noise_ctx *c)
 static bool socket_query(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
 	return (is(f->errname, "ENOTSOCK") || is(f->errname, "ENOTCONN")) &&
-	       (is(f->syscall, "getpeername") || is(f->syscall, "getsockname"));
+	       repro_sysent_find(f->syscall) != NULL &&
+	       repro_sysent_find(f->syscall)->net == REPRO_NET_NAME;
 }
 
 static bool xattr_absent(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	return (is(f->errname, "ENODATA") || is(f->errname, "EOPNOTSUPP")) &&
-	       has(f->syscall, "xattr");
+	const struct repro_sysent *s = repro_sysent_find(f->syscall);
+	int ni = s != NULL ? repro_sysent_arg_of(s, RA_STR) : -1;
+
+	/* the calls on an extended attribute by its name: getxattr, setxattr … */
+	return (is(f->errname, "ENODATA") || is(f->errname, "EOPNOTSUPP")) && ni >= 0 &&
+	       is(s->args[ni].key, "name");
 }
 
 /* ---- a URL taken for a path ---- */
@@ -692,7 +706,8 @@ const char *rpl_explain_system_path(const char *path)
 	struct xp_finding f = { .kind = XP_FILE,
 				.op = XP_OP_READ,
 				.fd = -1,
-				.syscall = (char *)"openat",
+				.syscall =
+					NULL, /* any open: the noise rules of paths read no name */
 				.path = (char *)path,
 				.errname = (char *)"ENOENT" };
 

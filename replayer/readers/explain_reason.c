@@ -10,6 +10,7 @@
  */
 #include "replayer/readers/explain.h"
 #include "replayer/readers/explain_internal.h"
+#include "common/sysent.h"
 #include "bundles/json_util.h"
 
 #include <inttypes.h>
@@ -53,67 +54,58 @@ static bool is(const char *a, const char *b)
 	return a != NULL && strcmp(a, b) == 0;
 }
 
-static bool name_in(const char *name, const char *const *list)
+/* The reader's word for the table's op of a call (common/sysent.h). */
+static enum xp_op xp_op_from(enum repro_sys_op op)
 {
-	for (; *list != NULL; list++)
-		if (strcmp(name, *list) == 0)
-			return true;
-	return false;
-}
-
-/* What the call meant to do with its path (open by its flags). */
-enum xp_op xp_op_of(const char *sc, const char *flags, const char *amode)
-{
-	static const char *const find[] = { "stat",	  "lstat",     "newfstatat", "statx",
-					    "access",	  "faccessat", "faccessat2", "readlink",
-					    "readlinkat", "statfs",    NULL };
-	static const char *const create[] = { "mkdir",	  "mkdirat",   "creat", "link",	   "linkat",
-					      "symlink",  "symlinkat", "mknod", "mknodat", "rename",
-					      "renameat", "renameat2", NULL };
-	static const char *const change[] = { "chmod",	  "fchmodat",  "chown",	    "lchown",
-					      "fchownat", "truncate",  "utimensat", "utime",
-					      "utimes",	  "futimesat", NULL };
-
-	if (strncmp(sc, "access", 6) == 0 || strncmp(sc, "faccessat", 9) == 0) {
-		/* access(2) asks for what the program means to do next */
-		if (amode != NULL && strstr(amode, "X_OK") != NULL)
-			return XP_OP_RUN;
-		if (amode != NULL && strstr(amode, "W_OK") != NULL)
-			return XP_OP_WRITE;
-		if (amode != NULL && strstr(amode, "R_OK") != NULL)
-			return XP_OP_READ;
-	}
-	if (name_in(sc, find))
-		return XP_OP_FIND;
-	if (name_in(sc, create))
-		return XP_OP_CREATE;
-	if (name_in(sc, change))
-		return XP_OP_CHANGE;
-	if (strncmp(sc, "unlink", 6) == 0 || strcmp(sc, "rmdir") == 0)
-		return XP_OP_DELETE;
-	if (strncmp(sc, "exec", 4) == 0)
-		return XP_OP_RUN;
-	if (strcmp(sc, "chdir") == 0)
-		return XP_OP_ENTER;
-	if (strncmp(sc, "open", 4) == 0 || strcmp(sc, "creat") == 0) {
-		if (flags != NULL && strstr(flags, "O_CREAT") != NULL)
-			return XP_OP_CREATE;
-		if (flags != NULL && (strstr(flags, "O_WRONLY") || strstr(flags, "O_RDWR")))
-			return XP_OP_WRITE;
-		return XP_OP_READ;
+	switch (op) {
+	case REPRO_OP_STAT:
+	case REPRO_OP_READLINK: return XP_OP_FIND;
+	case REPRO_OP_READ: return XP_OP_READ;
+	case REPRO_OP_WRITE: return XP_OP_WRITE;
+	case REPRO_OP_CHANGE: return XP_OP_CHANGE;
+	case REPRO_OP_CREATE:
+	case REPRO_OP_MKDIR:
+	case REPRO_OP_RENAME:
+	case REPRO_OP_LINK: return XP_OP_CREATE;
+	case REPRO_OP_DELETE: return XP_OP_DELETE;
+	case REPRO_OP_EXEC: return XP_OP_RUN;
+	case REPRO_OP_CHDIR: return XP_OP_ENTER;
+	case REPRO_OP_NONE:
+	case REPRO_OP_OPEN:
+	case REPRO_OP_OTHER: return XP_OP_OTHER;
 	}
 	return XP_OP_OTHER;
+}
+
+enum xp_op xp_op_of(json_t *ev)
+{
+	const struct repro_sysent *s = repro_sysent_find(bndl_json_str(ev, "syscall"));
+	const char *amode = bndl_json_str(ev, "mode");
+	enum repro_sys_op op = repro_sys_op_parse(bndl_json_str(ev, "op"));
+
+	if (s != NULL && repro_sysent_arg_of(s, RA_AMODE) >= 0 && amode != NULL) {
+		/* access(2) asks for what the program means to do next */
+		if (strstr(amode, "X_OK") != NULL)
+			return XP_OP_RUN;
+		if (strstr(amode, "W_OK") != NULL)
+			return XP_OP_WRITE;
+		if (strstr(amode, "R_OK") != NULL)
+			return XP_OP_READ;
+	}
+	if (op == REPRO_OP_NONE && s != NULL) /* a bundle from before events carried "op" */
+		op = s->op != REPRO_OP_OPEN ? s->op
+		     : repro_sysent_fixed_oflags(s) != 0
+			     ? repro_sysent_op(s, -1, 0)
+			     : repro_sys_open_op_text(bndl_json_str(ev, "flags"));
+	return xp_op_from(op);
 }
 
 /* Network failures come from network.jsonl, which follows them to their end. */
 bool xp_is_net_call(const char *sc)
 {
-	static const char *const names[] = { "socket",	 "connect",    "bind",	   "listen",
-					     "accept",	 "accept4",    "sendto",   "sendmsg",
-					     "sendmmsg", "getsockopt", "recvfrom", "recvmsg",
-					     "recvmmsg", "shutdown",   "close",	   NULL };
+	const struct repro_sysent *s = repro_sysent_find(sc);
 
-	return name_in(sc, names);
+	return s != NULL && (s->flags & REPRO_SYSF_NETLOG);
 }
 
 /* ---- who the process was ---- */
@@ -380,7 +372,8 @@ static bool changes_entry(const struct xp_finding *x, json_t *rec)
 		return true;
 	if (x->op != XP_OP_CREATE)
 		return false;
-	if (strncmp(x->syscall, "open", 4) == 0 || strcmp(x->syscall, "creat") == 0)
+	if (repro_sysent_find(x->syscall) != NULL &&
+	    repro_sysent_find(x->syscall)->op == REPRO_OP_OPEN)
 		return !json_is_object(json_object_get(rec, "before"));
 	return true;
 }
@@ -442,7 +435,9 @@ static json_t *denier(const struct who *w, const struct xp_finding *x, json_t *r
 /* utime, utimes, futimesat, utimensat: a call that sets a file's times. */
 static bool sets_times(const char *sc)
 {
-	return strstr(sc, "utime") != NULL;
+	const struct repro_sysent *s = repro_sysent_find(sc);
+
+	return s != NULL && repro_sysent_arg_of(s, RA_TIMES) >= 0;
 }
 
 /*
@@ -457,7 +452,8 @@ static bool explain_not_owner(FILE *f, json_t *r, const struct xp_finding *x, js
 			      const struct who *w)
 {
 	json_int_t owner = num(meta, "uid", -1);
-	bool is_chown = strstr(x->syscall, "chown") != NULL;
+	const struct repro_sysent *s = repro_sysent_find(x->syscall);
+	bool is_chown = s != NULL && repro_sysent_arg_of(s, RA_ID) >= 0; /* chown, fchownat … */
 	bool to_now = sets_times(x->syscall) && is(x->errname, "EACCES");
 
 	if (is_chown ? w->chown : (w->fowner || owner == w->uid))
@@ -527,7 +523,10 @@ static bool explain_sticky(FILE *f, json_t *r, const struct xp_finding *x, json_
 	unsigned long mode = strtoul(str(pm, "mode") ? str(pm, "mode") : "0", NULL, 8);
 	json_int_t owner = num(meta, "uid", -1);
 
-	if (!(x->op == XP_OP_DELETE || (x->op == XP_OP_CREATE && strstr(x->syscall, "rename"))) ||
+	const struct repro_sysent *s = repro_sysent_find(x->syscall);
+
+	if (!(x->op == XP_OP_DELETE ||
+	      (x->op == XP_OP_CREATE && s != NULL && s->op == REPRO_OP_RENAME)) ||
 	    !json_is_object(meta) || (mode & 01000) == 0 || w->fowner || owner == w->uid ||
 	    num(pm, "uid", -1) == w->uid)
 		return false;
@@ -893,7 +892,11 @@ static void put_subject(FILE *f, const struct xp_finding *x, const struct xp_pro
 		put_target(f, x->net);
 		break;
 	case XP_BIND:
-		fprintf(f, " could not %s on ", is(x->syscall, "listen") ? "listen" : "bind");
+		fprintf(f, " could not %s on ",
+			repro_sysent_find(x->syscall) != NULL &&
+					repro_sysent_find(x->syscall)->net == REPRO_NET_LISTEN
+				? "listen"
+				: "bind");
 		put_target(f, x->net);
 		break;
 	case XP_DNS:
@@ -945,7 +948,9 @@ static void explain_filtered(FILE *f, json_t *r, const struct xp_finding *x,
 		fputs(" (a filter that was in place before the run: a container's or a service "
 		      "manager's seccomp profile)",
 		      f);
-	if (is(x->syscall, "clone3") && is(x->errname, "EPERM"))
+	/* clone3: the clone whose flags are in a struct clone_args */
+	if (repro_sysent_find(x->syscall) != NULL &&
+	    repro_sysent_find(x->syscall)->args[0].kind == RA_CLONE3 && is(x->errname, "EPERM"))
 		fputs("; glibc creates threads with clone3 and falls back to clone only on ENOSYS, "
 		      "so a profile that answers EPERM breaks pthread_create",
 		      f);

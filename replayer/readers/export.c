@@ -1,5 +1,6 @@
 /* A bundle as a Trace Event Format timeline (replayer/readers/export.h). */
 #include "replayer/readers/export.h"
+#include "bundles/members.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -156,28 +157,17 @@ static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
 				   : 0;
 }
 
-/* Stream member of r through fn when the bundle has it (older bundles lack waits.jsonl). */
-static int each(struct bndl_reader *r, const char *member, bndl_line_fn fn, struct exporter *x,
-		struct repro_err **err)
-{
-	int has = bndl_reader_has(r, member, err);
-
-	if (has <= 0)
-		return has;
-	return bndl_reader_foreach(r, member, fn, x, err);
-}
-
 int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r =
 		bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
-	struct exporter x = { .out = out, .threads = json_object() };
+	cleanup_json json_t *threads = json_object();
+	struct exporter x = { .out = out, .threads = threads };
 	json_t *m, *other;
 	cleanup_free char *head = NULL;
-	int rc = -1;
 
 	if (r == NULL)
-		goto done;
+		return -1;
 	m = bndl_reader_manifest(r);
 	other = json_pack("{s:s,s:O?,s:O?,s:O?,s:s}", "source", "repro", "argv",
 			  json_object_get(m, "argv"), "cwd", json_object_get(m, "cwd"), "exit",
@@ -187,17 +177,14 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 	json_decref(other);
 	fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":%s,\"traceEvents\":[",
 		head != NULL ? head : "{}");
-	if (each(r, "processes.jsonl", on_process, &x, err) < 0 ||
-	    each(r, "events.jsonl", on_event, &x, err) < 0 ||
-	    each(r, "waits.jsonl", on_wait, &x, err) < 0 || bndl_reader_finish(r, err) < 0)
-		goto done;
+	/* older bundles lack waits.jsonl */
+	if (bndl_reader_foreach_opt(r, BNDL_PROCESSES_JSONL, on_process, &x, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_EVENTS_JSONL, on_event, &x, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_WAITS_JSONL, on_wait, &x, err) < 0 ||
+	    bndl_reader_finish(r, err) < 0)
+		return -1;
 	fputs("\n]}\n", out);
-	if (fflush(out) != 0 || ferror(out)) {
-		repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the trace");
-		goto done;
-	}
-	rc = 0;
-done:
-	json_decref(x.threads);
-	return rc;
+	if (fflush(out) != 0 || ferror(out))
+		return repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the trace");
+	return 0;
 }

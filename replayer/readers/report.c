@@ -3,6 +3,7 @@
  * its members (replayer/readers/report.h); report_html.c draws it.
  */
 #include "replayer/readers/report_internal.h"
+#include "bundles/members.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -442,13 +443,10 @@ static int on_file(void *ctx, json_t *f, size_t lineno, struct repro_err **err)
 static int each(struct gather *g, const char *member, bndl_line_fn fn, bool *has,
 		struct repro_err **err)
 {
-	int rc = bndl_reader_has(g->r, member, err);
+	int rc = bndl_reader_foreach_opt(g->r, member, fn, g, err);
 
-	if (has != NULL)
-		*has = rc > 0;
-	if (rc <= 0)
-		return rc;
-	return bndl_reader_foreach(g->r, member, fn, g, err);
+	*has = rc > 0;
+	return rc;
 }
 
 int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits *limits,
@@ -456,7 +454,6 @@ int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits
 {
 	cleanup_reader struct bndl_reader *r = NULL;
 	struct gather g = { .s = s };
-	int has;
 
 	s->path = path;
 	s->by_pid = json_object();
@@ -481,17 +478,15 @@ int rpt_side_read(struct rpt_side *s, const char *path, const struct bndl_limits
 		s->traced_file = trace == NULL || strstr(trace, "file") != NULL;
 		s->traced_network = trace == NULL || strstr(trace, "network") != NULL;
 	}
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &s->host, err) < 0)
 		return -1;
-	if (has > 0 && (s->host = bndl_reader_load(r, "host.json", err)) == NULL)
-		return -1;
-	if (bndl_reader_foreach(r, "processes.jsonl", on_process, &g, err) < 0)
+	if (bndl_reader_foreach(r, BNDL_PROCESSES_JSONL, on_process, &g, err) < 0)
 		return -1;
 	pick_lanes(s);
-	if (bndl_reader_foreach(r, "events.jsonl", on_event, &g, err) < 0 ||
-	    each(&g, "network.jsonl", on_network, &s->has_network, err) < 0 ||
-	    each(&g, "waits.jsonl", on_wait, &s->has_waits, err) < 0 ||
-	    each(&g, "files.jsonl", on_file, &s->has_files, err) < 0)
+	if (bndl_reader_foreach(r, BNDL_EVENTS_JSONL, on_event, &g, err) < 0 ||
+	    each(&g, BNDL_NETWORK_JSONL, on_network, &s->has_network, err) < 0 ||
+	    each(&g, BNDL_WAITS_JSONL, on_wait, &s->has_waits, err) < 0 ||
+	    each(&g, BNDL_FILES_JSONL, on_file, &s->has_files, err) < 0)
 		return -1;
 	return bndl_reader_finish(r, err);
 }
@@ -561,27 +556,29 @@ static json_t *read_diff(const struct rpl_report_opts *opts, char **why)
 	return doc;
 }
 
-int rpl_report_html(const struct rpl_report_opts *opts, FILE *out, struct repro_err **err)
+/* Read the sides and write the page: what rpl_report_html() returns; the sides are the caller's. */
+static int report_sides(const struct rpl_report_opts *opts, struct rpt_side *sides, size_t n,
+			FILE *out, struct repro_err **err)
 {
-	struct rpt_side sides[2] = { { 0 }, { 0 } };
-	size_t n = opts->b_path != NULL ? 2 : 1;
 	cleanup_free char *why = NULL;
-	json_t *diff = NULL;
-	int rc = -1;
+	cleanup_json json_t *diff = NULL;
 
 	if (rpt_side_read(&sides[0], opts->a_path, opts->limits, err) < 0 ||
 	    (n == 2 && rpt_side_read(&sides[1], opts->b_path, opts->limits, err) < 0))
-		goto done;
+		return -1;
 	if (n == 2)
 		diff = read_diff(opts, &why);
 	rpt_html_page(out, sides, n, diff, why);
-	if (fflush(out) != 0 || ferror(out)) {
-		repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the report");
-		goto done;
-	}
-	rc = 0;
-done:
-	json_decref(diff);
+	if (fflush(out) != 0 || ferror(out))
+		return repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the report");
+	return 0;
+}
+
+int rpl_report_html(const struct rpl_report_opts *opts, FILE *out, struct repro_err **err)
+{
+	struct rpt_side sides[2] = { { 0 }, { 0 } };
+	int rc = report_sides(opts, sides, opts->b_path != NULL ? 2 : 1, out, err);
+
 	rpt_side_free(&sides[0]);
 	rpt_side_free(&sides[1]);
 	return rc;

@@ -3,6 +3,7 @@
 #endif
 
 #include "replayer/readers/show.h"
+#include "bundles/members.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
 #include "bundles/pidmap.h"
@@ -206,10 +207,10 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 
 static int load(struct show_state *st, struct bndl_reader *r, struct repro_err **err)
 {
-	if (bndl_reader_foreach(r, "processes.jsonl", on_process, st, err) < 0)
+	if (bndl_reader_foreach(r, BNDL_PROCESSES_JSONL, on_process, st, err) < 0)
 		return -1;
 	build_tree(st);
-	return bndl_reader_foreach(r, "events.jsonl", on_event, st, err);
+	return bndl_reader_foreach(r, BNDL_EVENTS_JSONL, on_event, st, err);
 }
 
 /* ---- ordering of the failure groups ---- */
@@ -680,7 +681,7 @@ int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err *
 	if (r == NULL)
 		return -1;
 	if (opts->trace) {
-		if (bndl_reader_copy(r, "trace.txt", out, err) < 0)
+		if (bndl_reader_copy(r, BNDL_TRACE_TXT, out, err) < 0)
 			return -1;
 	} else if (opts->view != RPL_VIEW_SUMMARY) {
 		if (rpl_views_show(r, opts->view, opts->json, out, err) < 0)

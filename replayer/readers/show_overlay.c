@@ -3,6 +3,7 @@
  * --overlay` wrote (docs/bundle-format.md "overlay.jsonl").
  */
 #include "replayer/readers/show_internal.h"
+#include "bundles/members.h"
 #include "bundles/json_util.h"
 
 #include <errno.h>
@@ -70,12 +71,12 @@ int rpl_overlay_put(struct bndl_reader *r, FILE *out, bool color, struct repro_e
 
 	if (!json_is_object(ov))
 		return 0;
-	has = bndl_reader_has(r, "overlay.jsonl", err);
+	has = bndl_reader_has(r, BNDL_OVERLAY_JSONL, err);
 	if (has < 0)
 		return -1;
 	fprintf(out, color ? "\n" BOLD "Overlay" RESET "\n" : "\nOverlay\n");
 	put_summary(out, ov);
-	if (has == 1 && bndl_reader_foreach(r, "overlay.jsonl", on_change, &os, err) < 0)
+	if (has == 1 && bndl_reader_foreach(r, BNDL_OVERLAY_JSONL, on_change, &os, err) < 0)
 		return -1;
 	if (os.n > RPL_OVERLAY_SHOWN)
 		fprintf(out, "  ... %zu more\n", os.n - RPL_OVERLAY_SHOWN);

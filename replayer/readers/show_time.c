@@ -4,6 +4,7 @@
  * (waits.jsonl, docs/bundle-format.md).
  */
 #include "replayer/readers/show_internal.h"
+#include "bundles/members.h"
 #include "replayer/readers/wait_text.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
@@ -53,7 +54,7 @@ static int on_wait(void *ctx, json_t *w, size_t lineno, struct repro_err **err)
 
 int rpl_time_load(struct bndl_reader *r, struct rpl_time *t, struct repro_err **err)
 {
-	int has = bndl_reader_has(r, "waits.jsonl", err);
+	int has = bndl_reader_has(r, BNDL_WAITS_JSONL, err);
 
 	if (has < 0)
 		return -1;
@@ -62,7 +63,7 @@ int rpl_time_load(struct bndl_reader *r, struct rpl_time *t, struct repro_err **
 		t->by_pid = json_object();
 	if (t->socks.by_fd == NULL)
 		rpl_sockidx_init(&t->socks);
-	return has ? bndl_reader_foreach(r, "waits.jsonl", on_wait, t, err) : 0;
+	return has ? bndl_reader_foreach(r, BNDL_WAITS_JSONL, on_wait, t, err) : 0;
 }
 
 void rpl_time_release(struct rpl_time *t)

@@ -1,5 +1,6 @@
 /* network.jsonl connects by (pid, fd), for the waits on them (replayer/readers/sockidx.h). */
 #include "replayer/readers/sockidx.h"
+#include "common/sysent.h"
 #include "bundles/json_util.h"
 
 #include <inttypes.h>
@@ -37,7 +38,8 @@ size_t rpl_sockidx_add(struct rpl_sockidx *idx, json_t *n)
 	char key[48];
 
 	if (idx->by_fd == NULL || idx->n >= RPL_SOCKIDX_MAX || kind == NULL ||
-	    strcmp(kind, "attempt") != 0 || sc == NULL || strcmp(sc, "connect") != 0 ||
+	    strcmp(kind, "attempt") != 0 || repro_sysent_find(sc) == NULL ||
+	    repro_sysent_find(sc)->net != REPRO_NET_CONNECT ||
 	    !json_is_integer(json_object_get(n, "fd")))
 		return 0;
 	c = json_object();

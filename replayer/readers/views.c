@@ -5,6 +5,7 @@
  * network.jsonl "outcome").
  */
 #include "replayer/readers/show_internal.h"
+#include "bundles/members.h"
 #include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -328,7 +329,7 @@ static int section(struct bndl_reader *r, const char *member, const char *title,
 		fputs("  none\n", l->out);
 	else if (l->total > l->shown)
 		fprintf(l->out, "  ... %zu more (repro show --%s)\n", l->total - l->shown,
-			strcmp(member, "files.jsonl") == 0 ? "files" : "net");
+			strcmp(member, BNDL_FILES_JSONL) == 0 ? "files" : "net");
 	return 0;
 }
 
@@ -345,11 +346,11 @@ int rpl_views_failed(struct bndl_reader *r, FILE *out, bool color, size_t limit,
 	if (time != NULL && time->socks.by_fd == NULL)
 		rpl_sockidx_init(&time->socks);
 	net.socks = time != NULL ? &time->socks : NULL;
-	if (section(r, "network.jsonl", "Failed network attempts", on_net, &net, err) < 0)
+	if (section(r, BNDL_NETWORK_JSONL, "Failed network attempts", on_net, &net, err) < 0)
 		return -1;
 	if (time != NULL && rpl_time_load(r, time, err) < 0)
 		return -1;
-	return section(r, "files.jsonl", "Failed paths", on_file, &files, err);
+	return section(r, BNDL_FILES_JSONL, "Failed paths", on_file, &files, err);
 }
 
 /* ---- --host ---- */
@@ -458,7 +459,7 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 	cleanup_json json_t *doc = NULL;
 	struct dump d = { out, 0 };
 
-	if (strcmp(member, "host.json") == 0) {
+	if (strcmp(member, BNDL_HOST_JSON) == 0) {
 		doc = bndl_reader_load(r, member, err);
 		if (doc == NULL)
 			return -1;
@@ -480,9 +481,9 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FILE *out,
 		   struct repro_err **err)
 {
-	const char *member = view == RPL_VIEW_FILES ? "files.jsonl"
-			     : view == RPL_VIEW_NET ? "network.jsonl"
-						    : "host.json";
+	const char *member = view == RPL_VIEW_FILES ? BNDL_FILES_JSONL
+			     : view == RPL_VIEW_NET ? BNDL_NETWORK_JSONL
+						    : BNDL_HOST_JSON;
 	struct lines l = { .out = out };
 	cleanup_json json_t *host = NULL;
 	int has = bndl_reader_has(r, member, err);

@@ -1,5 +1,7 @@
 /* Where a replay went another way than its recording (replayer/replay/replay.h). */
 #include "replayer/replay/replay.h"
+#include "bundles/members.h"
+#include "bundles/json_util.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -23,15 +25,13 @@ static int side_read(const char *bundle, struct side *s, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
 	json_t *host = NULL, *run = NULL;
-	int has;
 
 	memset(s, 0, sizeof(*s));
 	if (r == NULL)
 		return -1;
 	s->cwd = repro_xstrdup(
 		str(bndl_reader_manifest(r), "cwd") ? str(bndl_reader_manifest(r), "cwd") : "/");
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0 ||
-	    (has && (host = bndl_reader_load(r, "host.json", err)) == NULL))
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &host, err) < 0)
 		return -1;
 	if (str(json_object_get(host, "environment"), "HOME") != NULL)
 		s->home = repro_xstrdup(str(json_object_get(host, "environment"), "HOME"));
@@ -87,32 +87,24 @@ static char *key_of(json_t *f, const struct rpl_norm *n, char **words)
 	return key;
 }
 
-int rpl_replay_divergences(const char *recorded, const char *replayed,
-			   const struct rpl_replay_opts *o, json_t **out, struct repro_err **err)
+/* The findings of rep whose keys rec lacks, into a new array (at most RPL_REPLAY_DIVERGENCES_MAX). */
+static json_t *unmatched(const struct side *rec, const struct side *rep,
+			 const struct rpl_replay_opts *o)
 {
-	struct side rec, rep;
 	struct rpl_norm nr = { .nmaps = o->nmaps }, np = { 0 };
-	json_t *seen = json_object(), *f;
+	cleanup_json json_t *seen = json_object();
+	json_t *out = json_array(), *f;
 	size_t i;
-	int rc = -1;
 
-	*out = NULL;
-	if (side_read(recorded, &rec, err) < 0) {
-		side_release(&rec);
-		json_decref(seen);
-		return -1;
-	}
-	if (side_read(replayed, &rep, err) < 0)
-		goto done;
 	for (size_t k = 0; k < o->nmaps && k < RPL_NORM_MAX_MAPS; k++) {
 		nr.map_from[k] = o->map_from[k];
 		nr.map_to[k] = o->map_to[k];
 	}
-	nr.cwd = rec.cwd;
-	nr.home = rec.home;
-	np.cwd = rep.cwd;
-	np.home = rep.home;
-	json_array_foreach (rec.findings, i, f) {
+	nr.cwd = rec->cwd;
+	nr.home = rec->home;
+	np.cwd = rep->cwd;
+	np.home = rep->home;
+	json_array_foreach (rec->findings, i, f) {
 		char *words = NULL;
 		cleanup_free char *key = key_of(f, &nr, &words);
 
@@ -120,24 +112,38 @@ int rpl_replay_divergences(const char *recorded, const char *replayed,
 		if (key != NULL)
 			json_object_set_new(seen, key, json_true());
 	}
-	*out = json_array();
-	json_array_foreach (rep.findings, i, f) {
+	json_array_foreach (rep->findings, i, f) {
 		char *words = NULL;
 		cleanup_free char *key = key_of(f, &np, &words);
 
 		if (key != NULL && json_object_get(seen, key) == NULL &&
-		    json_array_size(*out) < RPL_REPLAY_DIVERGENCES_MAX)
-			json_array_append_new(*out,
+		    json_array_size(out) < RPL_REPLAY_DIVERGENCES_MAX)
+			json_array_append_new(out,
 					      json_pack("{s:s,s:s?,s:s?,s:s?,s:s?}", "what", words,
 							"process", str(f, "process"), "syscall",
 							str(f, "syscall"), "path", str(f, "path"),
 							"errno", str(f, "errno")));
 		free(words);
 	}
-	rc = 0;
-done:
+	return out;
+}
+
+int rpl_replay_divergences(const char *recorded, const char *replayed,
+			   const struct rpl_replay_opts *o, json_t **out, struct repro_err **err)
+{
+	struct side rec, rep;
+	int rc = -1;
+
+	*out = NULL;
+	if (side_read(recorded, &rec, err) < 0) {
+		side_release(&rec);
+		return -1;
+	}
+	if (side_read(replayed, &rep, err) == 0) {
+		*out = unmatched(&rec, &rep, o);
+		rc = 0;
+	}
 	side_release(&rec);
 	side_release(&rep);
-	json_decref(seen);
 	return rc;
 }

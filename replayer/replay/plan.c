@@ -1,6 +1,8 @@
 /* The recorded failures a replay imposes, as fault rules (replayer/replay/replay.h). */
 #include "replayer/replay/replay.h"
+#include "bundles/members.h"
 #include "replayer/replay/replay_internal.h"
+#include "bundles/json_util.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -321,7 +323,6 @@ static enum rpl_replay_kind kind_of(const char *k)
 static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct repro_err **err)
 {
 	json_t *m = bndl_reader_manifest(r), *env;
-	int has;
 	size_t i;
 	json_t *e;
 
@@ -338,9 +339,7 @@ static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct r
 		if (!json_is_string(e))
 			return repro_err_set(err, EPROTO,
 					     "replay: the bundle's manifest argv is not strings");
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0)
-		return -1;
-	if (has && (p->host = bndl_reader_load(r, "host.json", err)) == NULL)
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &p->host, err) < 0)
 		return -1;
 	env = json_object_get(p->host, "environment");
 	if (str(env, "HOME") != NULL)
@@ -348,21 +347,28 @@ static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct r
 	return 0;
 }
 
+/* A plan read only in part is released whole: -1 for rpl_replay_plan_read() to return. */
+static int plan_abandon(struct rpl_replay_plan *out)
+{
+	rpl_replay_plan_release(out);
+	return -1;
+}
+
 int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
 			 struct rpl_replay_plan *out, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = NULL;
-	struct occ_state occ = { .keys = json_object() };
-	json_t *findings = NULL, *run = NULL, *f;
+	cleanup_json json_t *keys = json_object(), *findings = NULL, *run = NULL;
+	struct occ_state occ = { .keys = keys };
 	unsigned kinds = o->kinds != 0 ? o->kinds : RPL_REPLAY_ALL;
 	size_t i;
-	int rc = -1;
+	json_t *f;
 
 	memset(out, 0, sizeof(*out));
 	if ((r = bndl_reader_open(bundle, err)) == NULL || read_facts(r, out, err) < 0)
-		goto done;
+		return plan_abandon(out);
 	if ((findings = rpl_replay_findings(bundle, &run, err)) == NULL)
-		goto done;
+		return plan_abandon(out);
 	json_array_foreach (findings, i, f) { /* the keys whose occurrences count */
 		enum rpl_replay_kind k = kind_of(str(f, "kind"));
 
@@ -373,33 +379,26 @@ int rpl_replay_plan_read(const char *bundle, const struct rpl_replay_opts *o,
 		cleanup_free char *key =
 			repro_xasprintf("%s\x1f%s", str(f, "syscall"), str(f, "path"));
 
-		json_object_set_new(occ.keys, key,
+		json_object_set_new(keys, key,
 				    json_pack("{s:s,s:i,s:[],s:[]}", "errno", str(f, "errno"), "n",
 					      0, "failed", "seqs"));
 	}
-	if (json_object_size(occ.keys) > 0 &&
-	    bndl_reader_foreach(r, "events.jsonl", on_event, &occ, err) < 0)
-		goto done;
+	if (json_object_size(keys) > 0 &&
+	    bndl_reader_foreach(r, BNDL_EVENTS_JSONL, on_event, &occ, err) < 0)
+		return plan_abandon(out);
 	json_array_foreach (findings, i, f) {
 		enum rpl_replay_kind k = kind_of(str(f, "kind"));
 
 		if (json_is_true(json_object_get(f, "noise")) || !(k & kinds))
 			continue;
 		if (k == RPL_REPLAY_FILE || k == RPL_REPLAY_EXEC)
-			plan_file(out, o, f, occ.keys, k);
+			plan_file(out, o, f, keys, k);
 		else if (k == RPL_REPLAY_NETWORK)
 			plan_connect(out, o, f);
 		else if (k == RPL_REPLAY_DNS)
 			plan_dns(out, f);
 	}
-	rc = 0;
-done:
-	json_decref(occ.keys);
-	json_decref(findings);
-	json_decref(run);
-	if (rc < 0)
-		rpl_replay_plan_release(out);
-	return rc;
+	return 0;
 }
 
 void rpl_replay_plan_release(struct rpl_replay_plan *p)

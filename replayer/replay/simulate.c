@@ -1,5 +1,8 @@
 /* `repro replay --simulate`: a bundle's facts checked against this host (replayer/replay/replay.h). */
 #include "replayer/replay/replay.h"
+#include "bundles/members.h"
+#include "common/sysent.h"
+#include "bundles/json_util.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/hash.h"
@@ -32,7 +35,7 @@ struct sim {
 	const struct rpl_replay_opts *o;
 	const char *cwd, *home; /* the recording's (borrowed from facts) */
 	json_t *out; /* the differences, each with its "rank" */
-	char *buf; /* owned: HASH_BUF bytes for hashing */
+	char *buf; /* borrowed: HASH_BUF bytes for hashing */
 	json_t *seen; /* names and destinations already checked */
 	bool probe;
 	json_t *host; /* borrowed: the recording's host.json (its user), or NULL */
@@ -370,7 +373,8 @@ static void check_destination(struct sim *s, json_t *obj)
 	const char *here, *rec;
 
 	if (ip == NULL || outcome == NULL || port <= 0 || port > 65535 || port == 53 ||
-	    strcmp(str(obj, "syscall") ? str(obj, "syscall") : "", "connect") != 0 ||
+	    repro_sysent_find(str(obj, "syscall")) == NULL ||
+	    repro_sysent_find(str(obj, "syscall"))->net != REPRO_NET_CONNECT ||
 	    strcmp(str(obj, "type") ? str(obj, "type") : "", "SOCK_STREAM") != 0)
 		return;
 	key = repro_xasprintf("%s:%lld", ip, (long long)port);
@@ -405,7 +409,7 @@ static int by_rank(const void *a, const void *b)
 	return ra < rb ? -1 : ra > rb;
 }
 
-/* The differences ranked, most important first (a stable sort keeps the bundle's order). */
+/* The differences ranked, most important first (a stable sort keeps the bundle's order); takes arr. */
 static json_t *ranked(json_t *arr)
 {
 	size_t n = json_array_size(arr), i;
@@ -431,36 +435,23 @@ int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, boo
 			json_t **out, struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
-	struct sim s = {
-		.o = o, .out = json_array(), .seen = json_object(), .probe = probe_network
-	};
-	json_t *host = NULL, *m;
-	int has, rc = -1;
+	cleanup_json json_t *found = json_array(), *seen = json_object(), *host = NULL;
+	cleanup_free char *buf = repro_xmalloc(HASH_BUF);
+	struct sim s = { .o = o, .out = found, .seen = seen, .probe = probe_network, .buf = buf };
+	json_t *m;
 
 	*out = NULL;
 	if (r == NULL)
-		goto done;
+		return -1;
 	m = bndl_reader_manifest(r);
 	s.cwd = str(m, "cwd") != NULL ? str(m, "cwd") : "/";
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0 ||
-	    (has && (host = bndl_reader_load(r, "host.json", err)) == NULL))
-		goto done;
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &host, err) < 0)
+		return -1;
 	s.home = str(json_object_get(host, "environment"), "HOME");
 	s.host = json_is_integer(json_object_get(host, "uid")) ? host : NULL;
-	s.buf = repro_xmalloc(HASH_BUF);
-	if ((has = bndl_reader_has(r, "files.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "files.jsonl", on_file, &s, err) < 0))
-		goto done;
-	if ((has = bndl_reader_has(r, "network.jsonl", err)) < 0 ||
-	    (has && bndl_reader_foreach(r, "network.jsonl", on_net, &s, err) < 0))
-		goto done;
-	*out = ranked(s.out);
-	s.out = NULL;
-	rc = 0;
-done:
-	json_decref(s.out);
-	json_decref(s.seen);
-	json_decref(host);
-	free(s.buf);
-	return rc;
+	if (bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_file, &s, err) < 0 ||
+	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, &s, err) < 0)
+		return -1;
+	*out = ranked(steal_ptr(&found)); /* takes the array */
+	return 0;
 }

@@ -4,6 +4,9 @@
  * path or an endpoint, and compares it with what the recording did.
  */
 #include "replayer/replay/replay.h"
+#include "bundles/members.h"
+#include "common/names.h"
+#include "common/sysent.h"
 #include "bundles/json_util.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
@@ -72,8 +75,9 @@ static char *target_of_event(json_t *ev)
  */
 static char *target_of_call(const struct lnch_call *c)
 {
-	bool is_endpoint_call = c->syscall != NULL && (strcmp(c->syscall, "connect") == 0 ||
-						       strcmp(c->syscall, "bind") == 0);
+	const struct repro_sysent *s = repro_sysent_find(c->syscall);
+	bool is_endpoint_call = s != NULL &&
+				(s->net == REPRO_NET_CONNECT || s->net == REPRO_NET_BIND);
 
 	if (c->is_dns_query)
 		return NULL;
@@ -158,15 +162,13 @@ static int read_recording(struct rpl_watch *w, const char *bundle, struct repro_
 {
 	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
 	json_t *host = NULL;
-	int has;
 
 	if (r == NULL)
 		return -1;
 	w->rec_cwd = repro_xstrdup(bndl_json_str(bndl_reader_manifest(r), "cwd")
 					   ? bndl_json_str(bndl_reader_manifest(r), "cwd")
 					   : "/");
-	if ((has = bndl_reader_has(r, "host.json", err)) < 0 ||
-	    (has && (host = bndl_reader_load(r, "host.json", err)) == NULL))
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &host, err) < 0)
 		return -1;
 	if (bndl_json_str(json_object_get(host, "environment"), "HOME") != NULL)
 		w->rec_home =
@@ -176,7 +178,7 @@ static int read_recording(struct rpl_watch *w, const char *bundle, struct repro_
 	map_here(w, &w->rec_home);
 	w->norm_rec.cwd = w->rec_cwd;
 	w->norm_rec.home = w->rec_home;
-	return bndl_reader_foreach(r, "events.jsonl", index_event, w, err);
+	return bndl_reader_foreach(r, BNDL_EVENTS_JSONL, index_event, w, err);
 }
 
 struct rpl_watch *rpl_watch_new(const char *recorded, const struct rpl_replay_opts *o, bool strict,
@@ -320,7 +322,7 @@ static bool diverged(struct rpl_watch *w, const char *what, const char *key, int
 static bool on_exit_call(void *ctx, const struct lnch_stop *st)
 {
 	struct rpl_watch *w = ctx;
-	char tid[24], pid[24], result[64];
+	char tid[24], pid[24], result[64], ebuf[24];
 	json_t *p, *rec, *ring;
 	const char *key, *e = NULL;
 	int64_t n;
@@ -336,7 +338,7 @@ static bool on_exit_call(void *ctx, const struct lnch_stop *st)
 	key = bndl_json_str(p, "key");
 	snprintf(pid, sizeof(pid), "%" PRId64, bndl_json_int(p, "pid", 0));
 	if (failed)
-		e = strerrorname_np((int)-st->ret);
+		e = repro_errno_name((int)-st->ret, ebuf, sizeof(ebuf));
 	snprintf(result, sizeof(result), "%s%s%s", failed ? "-1 " : "", failed ? (e ? e : "?") : "",
 		 st->injected ? " (imposed)" : "");
 	if (!failed)
@@ -446,14 +448,36 @@ static int scan_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **e
 	return 0;
 }
 
+/* The recording's last calls up to cs's anchor, from recorded's events.jsonl. */
+static int print_recorded(struct context_scan *cs, const char *recorded, FILE *out,
+			  struct repro_err **err)
+{
+	cleanup_reader struct bndl_reader *r = bndl_reader_open(recorded, err);
+	size_t i;
+	json_t *s;
+
+	if (r == NULL || bndl_reader_foreach(r, BNDL_EVENTS_JSONL, scan_event, cs, err) < 0)
+		return -1;
+	if (cs->found == NULL) {
+		fprintf(out, "  in the recording: no such call\n");
+		return 0;
+	}
+	fprintf(out, "  in the recording, pid %" PRId64 ", up to the same call:\n", cs->found_pid);
+	json_array_foreach (cs->found, i, s) {
+		fputs("    ", out);
+		repro_term_puts(out, json_string_value(s));
+		fputc('\n', out);
+	}
+	return 0;
+}
+
 int rpl_watch_context(struct rpl_watch *w, const char *recorded, FILE *out, struct repro_err **err)
 {
-	cleanup_reader struct bndl_reader *r = NULL;
 	struct context_scan cs = { .w = w, .rings = json_object() };
 	cleanup_free char *anchor = NULL;
 	size_t i, nhere = json_array_size(w->stop_ring);
 	json_t *s;
-	int rc = -1;
+	int rc;
 
 	if (!w->stopped) {
 		json_decref(cs.rings);
@@ -480,22 +504,7 @@ int rpl_watch_context(struct rpl_watch *w, const char *recorded, FILE *out, stru
 		return 0;
 	}
 	cs.anchor = anchor;
-	r = bndl_reader_open(recorded, err);
-	if (r == NULL || bndl_reader_foreach(r, "events.jsonl", scan_event, &cs, err) < 0)
-		goto out;
-	if (cs.found == NULL) {
-		fprintf(out, "  in the recording: no such call\n");
-	} else {
-		fprintf(out, "  in the recording, pid %" PRId64 ", up to the same call:\n",
-			cs.found_pid);
-		json_array_foreach (cs.found, i, s) {
-			fputs("    ", out);
-			repro_term_puts(out, json_string_value(s));
-			fputc('\n', out);
-		}
-	}
-	rc = 0;
-out:
+	rc = print_recorded(&cs, recorded, out, err);
 	json_decref(cs.found);
 	json_decref(cs.rings);
 	return rc;

@@ -3,6 +3,7 @@
 #endif
 
 #include "fixture.h"
+#include "bundles/tarzst.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -50,6 +51,27 @@ void fx_fill(const char *dir, const char *name)
 		;
 	if (errno != ENOSPC)
 		abort();
+}
+
+void fx_write_bundle(const char *path, const char *const *members)
+{
+	struct repro_err *err = NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct bndl_tarzst *w = fd >= 0 ? bndl_tarzst_open(fd, path, &err) : NULL;
+
+	if (w == NULL)
+		abort();
+	for (size_t i = 0; members[i] != NULL; i += 2) {
+		size_t len = strlen(members[i + 1]);
+
+		if (bndl_tarzst_member(w, members[i], len, 0, &err) < 0 ||
+		    bndl_tarzst_write(w, members[i + 1], len, &err) < 0)
+			abort();
+	}
+	if (bndl_tarzst_close(w, &err) < 0)
+		abort();
+	bndl_tarzst_free(w);
+	close(fd);
 }
 
 char *fx_tmpdir(void)

@@ -16,6 +16,14 @@
 /* Syscall numbers the test renderer knows (x86_64 values; only labels here). */
 enum fx_nr { FX_READ = 0, FX_CONNECT = 42, FX_EXECVE = 59, FX_OPENAT = 257 };
 
+/*
+ * fx_write_bundle - a bundle at path made of members, given as name, text
+ * pairs ended by NULL, in the order given (bundles/members.h's, for a
+ * reader): the synthesised bundles of the judgement tests.  Aborts on
+ * failure.
+ */
+void fx_write_bundle(const char *path, const char *const *members);
+
 /* fx_tmpdir - a new directory under /tmp, for fx_rmtree(); aborts on failure. */
 char *fx_tmpdir(void);
 

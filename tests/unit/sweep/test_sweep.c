@@ -150,6 +150,29 @@ static char *write_doc(json_t *runs, const char *name)
 	return strdup(path);
 }
 
+/* A program's stderr in the JUnit report is text: no control or bidi character gets through. */
+static void test_junit_hostile_stderr(void **state)
+{
+	json_t *runs = json_array();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	json_array_append_new(
+		runs, run("x fault", "vague", "a\x1b[31mred\x7f \xc2\x9b \xe2\x80\xae<b>\nline 2"));
+	assert_int_equal(json_array_size(runs), 1);
+	assert_int_equal(swp_report_junit(runs, 1u << SWP_VAGUE, f), 0);
+	fclose(f);
+	assert_null(strchr(text, '\x1b'));
+	assert_null(strchr(text, '\x7f'));
+	assert_null(strstr(text, "\xc2\x9b"));
+	assert_null(strstr(text, "\xe2\x80\xae"));
+	assert_non_null(strstr(text, "&lt;b&gt;\nline 2")); /* markup escaped, lines kept */
+	free(text);
+	json_decref(runs);
+}
+
 static void test_merge_and_junit(void **state)
 {
 	json_t *a = json_array(), *b = json_array(), *merged, *cmd;
@@ -218,8 +241,8 @@ static int real_run(void *ctx, const struct swp_run_req *req)
 	struct sess_options o = { .argv = argv,
 				  .output = req->bundle,
 				  .spool_parent = dir,
-				  .classes = REC_CLASS_ALL,
-				  .sandbox = LNCH_SANDBOX_AUTO,
+				  .classes = SESS_CLASS_ALL,
+				  .sandbox = SESS_SANDBOX_AUTO,
 				  .wait_all = true,
 				  .time_limit_ns = req->time_limit_ns };
 	struct rpl_rules *rules = NULL;
@@ -325,13 +348,18 @@ static int teardown(void **state)
 	return rmdir(dir) == 0 || errno == ENOENT ? 0 : 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classes),	 cmocka_unit_test(test_first_line),
-		cmocka_unit_test(test_shard),	 cmocka_unit_test(test_merge_and_junit),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_shard),
+		cmocka_unit_test(test_merge_and_junit),
+		cmocka_unit_test(test_junit_hostile_stderr),
 		cmocka_unit_test(test_pipeline),
 	};
 
+	if (argc > 1) /* one case, as its CTest entry runs it */
+		cmocka_set_test_filter(argv[1]);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,391 @@
+/*
+ * Unit tests of the readers' judgement: explain's ranking (docs/explain.md
+ * "Ranking": which failure comes first), diff's most likely cause
+ * (docs/diff.md) and what replay imposes (docs/replay.md), on bundles
+ * synthesised here (fx_write_bundle), each case
+ * one general behaviour, so that a wrong weight fails here and not only on
+ * the corpus.
+ */
+#include "fixture.h"
+#include "replayer/readers/diff.h"
+#include "replayer/readers/explain.h"
+#include "replayer/replay/replay.h"
+
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define APP "/srv/app"
+
+/* A manifest for argv "bash start.sh" that ended with code. */
+static char *manifest(int code)
+{
+	char *m = NULL;
+
+	if (asprintf(&m,
+		     "{\"format\":\"repro-bundle\",\"version\":1,\"tool\":\"repro 0.1.0\","
+		     "\"argv\":[\"bash\",\"start.sh\"],\"cwd\":\"" APP "\","
+		     "\"started_at\":\"2026-12-04T10:00:00Z\",\"duration_ns\":900000000,"
+		     "\"exit\":{\"code\":%d},\"options\":{\"trace\":\"file,network,process\","
+		     "\"net\":\"host\",\"sandbox\":\"none\"},\"counts\":{\"events\":0,\"failed\":0,"
+		     "\"processes\":2},\"incomplete\":false,\"dropped\":null,\"warnings\":[],"
+		     "\"redacted\":[],\"members\":[\"manifest.json\",\"host.json\","
+		     "\"processes.jsonl\",\"events.jsonl\",\"files.jsonl\",\"trace.txt\"]}",
+		     code) < 0)
+		abort();
+	return m;
+}
+
+/* bash (pid 100) starts python3 app.py (pid 101), which ends with child_code. */
+static char *processes(int child_code)
+{
+	char *p = NULL;
+
+	if (asprintf(
+		    &p,
+		    "{\"pid\":100,\"ppid\":0,\"execs\":[{\"t_ns\":1000,\"path\":\"/usr/bin/bash\","
+		    "\"argv\":[\"bash\",\"start.sh\"]}],\"threads\":0,\"start_ns\":0,"
+		    "\"end_ns\":900000000,\"exit\":{\"code\":1}}\n"
+		    "{\"pid\":101,\"ppid\":100,\"execs\":[{\"t_ns\":2000,\"path\":\"/usr/bin/python3\","
+		    "\"argv\":[\"python3\",\"app.py\"]}],\"threads\":0,\"start_ns\":1500,"
+		    "\"end_ns\":800000000,\"exit\":{\"code\":%d}}\n",
+		    child_code) < 0)
+		abort();
+	return p;
+}
+
+static const char host[] = "{\"uid\":995,\"gid\":994,\"groups\":[994],"
+			   "\"capabilities\":{\"effective\":\"\"}}";
+
+/*
+ * Write dir/name, a bundle of events (JSON lines) and files (files.jsonl
+ * lines) whose run and python3 ended with code and child_code.  Returns
+ * its path (the caller frees).
+ */
+static char *write_run(const char *dir, const char *name, const char *events, const char *files,
+		       int code, int child_code)
+{
+	char *m = manifest(code), *p = processes(child_code), *path = NULL;
+	/* name, text pairs in the registry's order (bundles/members.h) */
+	const char *members[] = {
+		"manifest.json",
+		m,
+		"host.json",
+		host,
+		"processes.jsonl",
+		p,
+		"events.jsonl",
+		events,
+		"files.jsonl",
+		files,
+		"trace.txt",
+		"",
+		NULL,
+	};
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		abort();
+	fx_write_bundle(path, members);
+	free(m);
+	free(p);
+	return path;
+}
+
+/*
+ * A bundle of events and files whose run and python3 ended with code and
+ * child_code, explained as JSON: its findings (a new reference).
+ */
+static json_t *explain(const char *events, const char *files, int code, int child_code)
+{
+	char *dir = fx_tmpdir(), *text = NULL;
+	char *path = write_run(dir, "b.repro", events, files, code, child_code);
+	struct rpl_explain_opts o = { .json = true, .bundle_path = path };
+	struct repro_err *err = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	json_t *doc, *findings;
+
+	if (rpl_explain_run(&o, out, &err) < 0)
+		fail_msg("explain: %s", err->msg);
+	fclose(out);
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	findings = json_incref(json_object_get(doc, "findings"));
+	json_decref(doc);
+	fx_rmtree(dir);
+	free(dir);
+	free(path);
+	free(text);
+	return findings;
+}
+/* diff --json of two runs (working a, broken b): its "cause" (a new reference, or NULL). */
+static json_t *diff_cause(const char *a_events, const char *b_events, const char *b_files)
+{
+	char *dir = fx_tmpdir(), *text = NULL;
+	char *a = write_run(dir, "a.repro", a_events, "", 0, 0);
+	char *b = write_run(dir, "b.repro", b_events, b_files, 1, 1);
+	struct rpl_diff_opts o = { .a_path = a, .b_path = b, .json = true };
+	struct repro_err *err = NULL;
+	bool differ = false;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	json_t *doc, *cause;
+
+	if (rpl_diff_run(&o, out, &differ, &err) < 0)
+		fail_msg("diff: %s", err->msg);
+	fclose(out);
+	assert_true(differ);
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	cause = json_incref(json_object_get(doc, "cause"));
+	json_decref(doc);
+	fx_rmtree(dir);
+	free(dir);
+	free(a);
+	free(b);
+	free(text);
+	return cause;
+}
+
+/* Finding i's path (NULL when it has none or there is no finding i). */
+static const char *path_of(json_t *findings, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(findings, i), "path"));
+}
+
+/* An openat event of pid 101 at t_ns on path with flags and errno; op given or left out. */
+static char *open_event(int seq, long long t_ns, const char *path, const char *flags,
+			const char *errname, const char *op)
+{
+	char *e = NULL, opkey[32] = "";
+
+	if (op != NULL)
+		snprintf(opkey, sizeof(opkey), "\"op\":\"%s\",", op);
+	if (asprintf(&e,
+		     "{\"seq\":%d,\"t_ns\":%lld,\"dur_ns\":1000,\"pid\":101,\"tid\":101,"
+		     "\"syscall\":\"openat\",%s\"dirfd\":\"AT_FDCWD\",\"path\":\"%s\","
+		     "\"flags\":\"%s\",\"ret\":-1,\"errno\":\"%s\"}\n",
+		     seq, t_ns, opkey, path, flags, errname) < 0)
+		abort();
+	return e;
+}
+
+/* files.jsonl record of a path whose folder is root's, mode 0755. */
+static char *root_dir_record(const char *path, const char *errname)
+{
+	char *r = NULL;
+
+	if (asprintf(
+		    &r,
+		    "{\"path\":\"%s\",\"ops\":[\"create\"],\"first\":\"%s\",\"last\":\"%s\","
+		    "\"errno\":\"%s\",\"calls\":1,\"meta\":null,\"ancestors\":[{\"path\":\"" APP
+		    "/cache\",\"meta\":{\"type\":\"dir\",\"mode\":\"0755\",\"uid\":0,\"gid\":0}}]}\n",
+		    path, errname, errname, errname) < 0)
+		abort();
+	return r;
+}
+
+static char *concat(const char *a, const char *b)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s", a, b) < 0)
+		abort();
+	return s;
+}
+
+/*
+ * A write the system refused (EACCES on create in a folder owned by root)
+ * comes before a missing file the program looked for after it, although
+ * that one was its last failure: being refused outweighs not finding.
+ */
+static void test_ranking_denied_create_before_missing_file(void **state)
+{
+	char *a = open_event(1, 100000, APP "/cache/model.pth",
+			     "O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC", "EACCES", "create");
+	char *b = open_event(2, 200000, APP "/fallback/model.pth", "O_RDONLY|O_CLOEXEC", "ENOENT",
+			     "read");
+	char *ev = concat(a, b);
+	char *files = root_dir_record(APP "/cache/model.pth", "EACCES");
+	json_t *f = explain(ev, files, 1, 1);
+
+	assert_true(json_array_size(f) >= 2);
+	assert_string_equal(path_of(f, 0), APP "/cache/model.pth");
+	assert_string_equal(path_of(f, 1), APP "/fallback/model.pth");
+	json_decref(f);
+	free(a), free(b), free(ev), free(files);
+}
+
+/*
+ * The same from a bundle written before events carried "op": the op is
+ * taken from the syscall and its flags, and the ranking does not change.
+ */
+static void test_ranking_without_op_key(void **state)
+{
+	char *a = open_event(1, 100000, APP "/cache/model.pth",
+			     "O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC", "EACCES", NULL);
+	char *b = open_event(2, 200000, APP "/fallback/model.pth", "O_RDONLY|O_CLOEXEC", "ENOENT",
+			     NULL);
+	char *ev = concat(a, b);
+	char *files = root_dir_record(APP "/cache/model.pth", "EACCES");
+	json_t *f = explain(ev, files, 1, 1);
+
+	assert_string_equal(path_of(f, 0), APP "/cache/model.pth");
+	/* an open with O_CREAT meant to create, an O_RDONLY one to read */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "op")),
+			    "create");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 1), "op")), "read");
+	json_decref(f);
+	free(a), free(b), free(ev), free(files);
+}
+
+/*
+ * Of two failures of the same kind in a process that failed, the last one
+ * before it ended comes first: what it gave up on, not what it looked for
+ * and did without.
+ */
+static void test_ranking_last_failure_first(void **state)
+{
+	char *a =
+		open_event(1, 100000, APP "/optional.conf", "O_RDONLY|O_CLOEXEC", "ENOENT", "read");
+	char *b = open_event(2, 700000000, APP "/config.yaml", "O_RDONLY|O_CLOEXEC", "ENOENT",
+			     "read");
+	char *ev = concat(a, b);
+	json_t *f = explain(ev, "", 1, 1);
+
+	/* the later failure, right before the process exited 1 */
+	assert_string_equal(path_of(f, 0), APP "/config.yaml");
+	json_decref(f);
+	free(a), free(b), free(ev);
+}
+
+/* Probe noise (a locale catalogue not found) is never a finding, even as the last failure. */
+static void test_ranking_probe_noise_set_aside(void **state)
+{
+	char *a = open_event(1, 100000, APP "/config.yaml", "O_RDONLY|O_CLOEXEC", "ENOENT", "read");
+	char *b = open_event(2, 700000000, "/usr/share/locale/C.UTF-8/LC_MESSAGES/python.mo",
+			     "O_RDONLY", "ENOENT", "read");
+	char *ev = concat(a, b);
+	json_t *f = explain(ev, "", 1, 1);
+
+	assert_int_equal(json_array_size(f), 1);
+	assert_string_equal(path_of(f, 0), APP "/config.yaml");
+	json_decref(f);
+	free(a), free(b), free(ev);
+}
+
+/*
+ * A failure a fault rule imposed comes first, before what it led to: the
+ * cause by construction.
+ */
+static void test_ranking_injected_first(void **state)
+{
+	char *a = open_event(1, 100000, APP "/data.db", "O_RDONLY|O_CLOEXEC", "EIO", "read");
+	char *b = open_event(2, 200000, APP "/cache/model.pth",
+			     "O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC", "EACCES", "create");
+	char *inj = NULL, *ev;
+	json_t *f;
+
+	/* the EIO was imposed by rule 1 */
+	if (asprintf(&inj, "%.*s,\"injected\":true,\"rule\":1}\n", (int)strlen(a) - 2, a) < 0)
+		abort();
+	ev = concat(inj, b);
+	f = explain(ev, "", 1, 1);
+	assert_string_equal(path_of(f, 0), APP "/data.db");
+	json_decref(f);
+	free(a), free(b), free(inj), free(ev);
+}
+
+/* An openat of pid 101 that worked. */
+static char *open_ok(int seq, long long t_ns, const char *path)
+{
+	char *e = NULL;
+
+	if (asprintf(&e,
+		     "{\"seq\":%d,\"t_ns\":%lld,\"dur_ns\":1000,\"pid\":101,\"tid\":101,"
+		     "\"syscall\":\"openat\",\"op\":\"read\",\"dirfd\":\"AT_FDCWD\","
+		     "\"path\":\"%s\",\"flags\":\"O_RDONLY|O_CLOEXEC\",\"ret\":3}\n",
+		     seq, t_ns, path) < 0)
+		abort();
+	return e;
+}
+
+/*
+ * diff: the call that worked in the working run and failed in the broken
+ * one is the cause; a failure both runs share (a probe for an optional
+ * file) is not.
+ */
+static void test_diff_cause_outcome_differs(void **state)
+{
+	char *probe = open_event(1, 100000, APP "/optional.conf", "O_RDONLY", "ENOENT", "read");
+	char *ok = open_ok(2, 200000, APP "/cache/model.pth");
+	char *missing = open_event(2, 200000, APP "/cache/model.pth", "O_RDONLY|O_CLOEXEC",
+				   "ENOENT", "read");
+	char *a = concat(probe, ok), *b = concat(probe, missing);
+	json_t *cause = diff_cause(a, b, "");
+	const char *text = json_string_value(json_object_get(cause, "text"));
+
+	assert_non_null(text);
+	assert_non_null(strstr(text, "model.pth"));
+	assert_null(strstr(text, "optional.conf"));
+	json_decref(cause);
+	free(probe), free(ok), free(missing), free(a), free(b);
+}
+
+/*
+ * replay: the failures that matter are imposed, probe noise is not; a
+ * failure is imposed on the call of the same syscall and path, at the
+ * occurrence it failed at.
+ */
+static void test_replay_plan_imposes_what_matters(void **state)
+{
+	char *a = open_event(1, 100000, "/usr/share/locale/C.UTF-8/LC_MESSAGES/python.mo",
+			     "O_RDONLY", "ENOENT", "read");
+	char *ok = open_ok(2, 150000, APP "/config.yaml");
+	char *b = open_event(3, 700000000, APP "/config.yaml", "O_RDONLY|O_CLOEXEC", "ENOENT",
+			     "read");
+	char *ev1 = concat(a, ok), *ev = concat(ev1, b);
+	char *dir = fx_tmpdir(), *path = write_run(dir, "b.repro", ev, "", 1, 1);
+	struct rpl_replay_opts o = { 0 };
+	struct rpl_replay_plan plan;
+	struct repro_err *err = NULL;
+
+	if (rpl_replay_plan_read(path, &o, &plan, &err) < 0)
+		fail_msg("plan: %s", err->msg);
+	assert_int_equal(plan.n, 1);
+	assert_non_null(strstr(plan.v[0].what, "config.yaml"));
+	assert_int_equal(plan.v[0].nrules, 1);
+	/* the second openat of the path, the one that failed */
+	assert_non_null(strstr(plan.v[0].rules[0], "openat"));
+	assert_non_null(strstr(plan.v[0].rules[0], "error=ENOENT"));
+	assert_non_null(strstr(plan.v[0].rules[0], "when=2"));
+	assert_int_equal(plan.v[0].norigins[0], 1);
+	assert_int_equal(plan.v[0].origins[0][0], 3);
+	rpl_replay_plan_release(&plan);
+	fx_rmtree(dir);
+	free(dir), free(path), free(a), free(ok), free(b), free(ev1), free(ev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranking_denied_create_before_missing_file),
+		cmocka_unit_test(test_ranking_without_op_key),
+		cmocka_unit_test(test_ranking_last_failure_first),
+		cmocka_unit_test(test_ranking_probe_noise_set_aside),
+		cmocka_unit_test(test_ranking_injected_first),
+		cmocka_unit_test(test_diff_cause_outcome_differs),
+		cmocka_unit_test(test_replay_plan_imposes_what_matters),
+	};
+
+	if (argc > 1) /* one case, as its CTest entry runs it */
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -82,9 +82,11 @@ cmd_demo() {
 	bash examples/startup-failure/demo.sh build/cli/repro
 }
 
-# run_ctest DIR: ctest's own output is what CI shows.
+# run_ctest DIR: ctest's own output is what CI shows; tests run side by side
+# (each has its own names, ports and folders; those that cannot share the
+# machine hold a RESOURCE_LOCK).
 run_ctest() {
-	ctest --test-dir "$1" --output-on-failure
+	ctest --test-dir "$1" --output-on-failure -j"$(nproc)"
 }
 
 cmd_test() {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # review_findings.sh REPRO: shapes found failing in the review of 2026-12-01
-# (not registered in CMakeLists.txt; run by hand).  Each check prints ok/FAIL.
+# (int.review_findings).  Each check prints ok/FAIL.
 #   1. a quoted two-word value of --password inside bash -c: the words are
 #      split at blanks outside quotes (docs/bundle-format.md "Redaction of
 #      arguments"), so the whole quoted value must go; the second word stays

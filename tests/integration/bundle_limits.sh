@@ -15,12 +15,12 @@
 #     address-space limit one line naming the memory that ran out
 #   - a 100 KB path: printed cut, with its length
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-limits.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 # one failure line on stderr, starting "repro: " and containing $2, exit status $1
 one_line() { test "$rc" = "$1" && test "$(wc -l <err.txt)" = 1 && grep -q "^repro: .*$2" err.txt; }
 # status and peak RSS (MiB) of one command: "STATUS MIB"

@@ -11,12 +11,13 @@
 #     `repro show` names it.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 variant=${2:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-ctrlc.XXXXXX)
-	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && chmod 755 "$stage" "$stage"/*
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
 	rc=$?
 	rm -rf "$stage"
@@ -26,7 +27,6 @@ work=$(mktemp -d /tmp/repro-ctrlc-w.XXXXXX)
 trap 'pkill -u "$(id -u)" -fx "sleep 3[0-9][78]" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 
 # type LINE at bash -i, Ctrl-C after 1.5 s; print "SECONDS_TO_PROMPT STATUS SURVIVOR(yes/no)"
 ctrl_c() {

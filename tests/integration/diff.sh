@@ -14,14 +14,15 @@
 #  5. bad input: exit 2 and one line.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 variant=${2:-root}
 src=${3:-$(cd "$(dirname "$0")/../.." && pwd)}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-diffu.XXXXXX)
 	mkdir -p "$stage/examples"
-	cp "$repro" "$0" "$stage/" && cp -r "$src/examples/startup-failure" "$stage/examples/"
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && cp -r "$src/examples/startup-failure" "$stage/examples/"
 	chmod -R a+rX "$stage"
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user "$stage"
 	rc=$?
@@ -35,7 +36,6 @@ cp "$repro" "$work/repro" && repro=$work/repro
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 # cause A B: the most likely cause as JSON, into $work/cause.json (and printed)
 cause() {
 	"$repro" diff --json "$1" "$2" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["cause"]))' >"$work/cause.json"
@@ -104,7 +104,7 @@ check "APP_MODE unset: the cause is the environment variable APP_MODE" \
 	names "APP_MODE"
 
 if [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 1
+	ensure_test_user || exit 1
 	chmod 777 data
 	mkdir -m 777 "$work/u"
 	runuser -u repro-test -- env APP_MODE=prod APP_PORT="$port" "$repro" record \

@@ -22,6 +22,7 @@
 #     and the manifest have every exit status, explain begins with
 #     'Incomplete bundle' and gives the status.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 if [ "${2:-}" != inside ]; then
 	[ "$(id -u)" = 0 ] || { echo "needs root (mount): skip"; exit 77; }
@@ -36,7 +37,6 @@ fallback=/tmp/repro-disk-b.$$.repro
 trap 'umount "$work/full" 2>/dev/null; rm -rf "$work" "$fallback"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 py() { /usr/bin/python3 -c "$@"; }
 stats='import os
 for i in range(40000):

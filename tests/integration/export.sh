@@ -11,13 +11,14 @@
 # the bundle itself (refused); bad input: one line, exit 2.
 # "user" runs it as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 variant=${2:-root}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-exportu.XXXXXX)
-	cp "$repro" "$here/export.sh" "$stage/"
+	cp "$repro" "$here/export.sh" "$here/lib.sh" "$stage/"
 	chmod -R a+rX "$stage" && chmod 755 "$stage"
 	runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
 		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
@@ -34,11 +35,6 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 export HOME=$work
 fail=0
-check() { # what command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 
 cat >run.py <<'PY'
 import os, sys, threading, time

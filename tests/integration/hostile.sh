@@ -11,12 +11,12 @@
 #     one line, exit 2; a pipe (<(cat B)) is read like the file
 # (bundle_limits.sh: the read and memory limits, duplicate members, one pass)
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-hostile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 # peak RSS in MiB of one command, and its status: "STATUS MIB"
 peak() {
 	/usr/bin/python3 -c '

@@ -34,13 +34,14 @@
 #  7. a bad rule: one line naming the bad part, exit 2, nothing run.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 variant=${2:-root}
 nb=${3:+$(readlink -f "$3")}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-inject.XXXXXX)
-	cp "$repro" "$0" ${nb:+"$nb"} "$stage/" && chmod 755 "$stage" "$stage"/*
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" ${nb:+"$nb"} "$stage/" && chmod 755 "$stage" "$stage"/*
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
 		${nb:+"$stage/$(basename "$nb")"}
 	rc=$?
@@ -54,11 +55,6 @@ work=$(mktemp -d /tmp/repro-injectt.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { # condition-text command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 member() { tar -xOf "$1" "$2"; }
 
 mkdir -p app/cache_hub app/sub && echo weights >app/cache_hub/model.pth && ln -s cache_hub app/link

@@ -3,6 +3,7 @@
 # bundle; with --io-uring=deny its io_uring_setup fails with ENOSYS (injected,
 # the call does not run) and it falls back to read(2), which is recorded.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 prog=$2/iouring_fallback
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
@@ -11,7 +12,6 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 echo "twelve bytes" > data.txt
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 events() { tar --zstd -xOf "$1" events.jsonl; }
 
 bare=$("$prog" data.txt)

@@ -12,12 +12,12 @@
 #     which root may write to but where nothing can be created): one line
 #     with the 'repro pack' command, which makes the bundle elsewhere.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-arlib.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 
 LD_DEBUG=libs "$repro" --version >/dev/null 2>debug.txt
 check "--version loads no libarchive" test "$(grep -c 'libarchive' debug.txt)" = 0

@@ -30,6 +30,7 @@
 # each run bare and under repro with the same output and exit status.
 # "user" runs repro as the unprivileged user repro-test inside the namespace.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 programs=$2
 variant=${3:-root}
@@ -45,7 +46,7 @@ if [ "${1:-}" != --inner ] && [ -z "${REPRO_NET_INNER:-}" ]; then
 	cp "$repro" "$programs/connect_stalled" "$here"/net/*.py "$stage/"
 	mkdir "$stage/work"
 	if [ "$variant" = user ]; then
-		id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+		ensure_test_user || exit 77
 		chown repro-test: "$stage/work"
 	fi
 	chmod -R a+rX "$stage"

@@ -17,12 +17,13 @@
 # With "user" as root: the same as the unprivileged user repro-test (a user
 # namespace; overlayfs there needs Linux >= 5.11 and the userxattr option).
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 variant=${2:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-overlay-stage.XXXXXX)
-	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && chmod 755 "$stage" "$stage"/*
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
 	rc=$?
 	rm -rf "$stage"
@@ -38,11 +39,6 @@ mkdir tmp out proj home
 # temporary directories (spool, overlay layers) where the test can see them
 export TMPDIR=$work/tmp
 fail=0
-check() { # condition-text command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 jqe() { jq -e "$@" >/dev/null; }
 same() { # file-a file-b
 	cmp -s "$1" "$2" || { echo "--- diff $1 $2:"; diff "$1" "$2"; return 1; }

@@ -5,6 +5,7 @@
 # with stderr on a pseudo-terminal (a "repro: ...: N%" line, then cleared)
 # and once on a pipe (not a byte of it).
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 py=/usr/bin/python3
 [ -x $py ] || { echo "no python3: skip"; exit 77; }
@@ -12,11 +13,6 @@ work=$(mktemp -d /tmp/repro-progress.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { # what command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 # on_tty OUT CMD...: CMD with stdin, stdout and stderr on a pseudo-terminal; all it wrote into OUT
 on_tty() {
 	local out=$1

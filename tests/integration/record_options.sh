@@ -5,6 +5,7 @@
 # the same without a seccomp listener to be had); and one-line errors
 # (exit 2, no bundle) for bad values.  PROGRAMS: tests/programs' build dir.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 programs=$2
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
@@ -12,7 +13,6 @@ work=$(mktemp -d /tmp/repro-opts.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 member() { tar --zstd -xOf "$1" "$2"; }
 py() { /usr/bin/python3 -c "$1"; }
 echo "some content" > data.txt

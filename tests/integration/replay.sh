@@ -30,11 +30,12 @@
 #     search here is named.
 # "user" runs it as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 src=$(readlink -f "$2")
 variant=${3:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-replayu.XXXXXX)
 	mkdir "$stage/src"
 	cp -r "$src/tests" "$src/examples" "$stage/src/"
@@ -58,11 +59,6 @@ trap 'kill $(jobs -p) 2>/dev/null; chmod -R u+w "$work" 2>/dev/null; rm -rf "$wo
 export PATH=/usr/bin:/bin HOME=$work/home LANG=C.UTF-8
 mkdir "$work/home"
 fail=0
-check() { # what command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 
 # 1. curl: refused then, listening now
 port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -190,7 +186,7 @@ assert len(rec) == 3 and imp == rec, (rec, imp)'
 # 3. git under a directory it could not write, writable now
 mkdir ro && chmod 555 ro
 if [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test
+	ensure_test_user
 	chown repro-test: "$work/home"
 	gitcmd=(/usr/sbin/runuser -u repro-test -- /usr/bin/git init -q "$work/ro/repo")
 else

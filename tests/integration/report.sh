@@ -11,6 +11,7 @@
 # browser loads; bad input gets one line and exit 2.
 # "user" runs it as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 src=$(readlink -f "$2")
 artefacts=$3
@@ -18,9 +19,9 @@ variant=${4:-root}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$artefacts"
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-reportu.XXXXXX)
-	cp "$repro" "$here/report.sh" "$stage/"
+	cp "$repro" "$here/report.sh" "$here/lib.sh" "$stage/"
 	mkdir -p "$stage/src/examples" "$stage/out"
 	cp -r "$src/examples/startup-failure" "$stage/src/examples/"
 	chmod -R a+rX "$stage" && chmod 755 "$stage" && chown repro-test "$stage/out"
@@ -36,11 +37,6 @@ fi
 py=/usr/bin/python3
 [ -x $py ] || { echo "no python3: skip"; exit 77; }
 fail=0
-check() { # what command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
 	echo "FAIL: chromium is not installed (./dev.sh deps installs it)"

@@ -10,12 +10,12 @@
 #      manifest must then say incomplete (it says false, dropped null, no
 #      warning) and agree with stderr on the counts
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-review.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 absent() { ! zstd -dc "$1" | grep -q -- "$2"; }
 
 "$repro" record -o q.repro -- bash -c "/bin/true --password 'Zq85aQuoted Zq86bSecond'" >/dev/null 2>&1

@@ -13,6 +13,7 @@
 #     cannot be honoured without namespaces and refuses too.
 # PROGRAMS: tests/programs' build dir (try_syscall, deny_unshare).
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 programs=$2
 variant=${3:-root}
@@ -25,7 +26,7 @@ chmod 755 "$stage"
 cp "$repro" "$programs/try_syscall" "$programs/deny_unshare" "$stage/"
 mkdir "$stage/work"
 if [ "$variant" = user ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	chown repro-test: "$stage/work"
 fi
 chmod -R a+rX "$stage"
@@ -43,7 +44,6 @@ as_variant() {
 	fi
 }
 fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
 sandbox_of() { tar --zstd -xOf "$1" manifest.json | jq -r .options.sandbox; }
 
 # same NAME WRAPPER... -- CMD...: bare and recorded under WRAPPER print and exit the same

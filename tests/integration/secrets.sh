@@ -6,6 +6,7 @@
 # loopback port), so they pass through execve (argv and environment), events
 # and trace.txt.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-secrets.XXXXXX)
@@ -27,11 +28,6 @@ absent_from() {
 	done
 }
 # check WHAT CMD...: CMD succeeds
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 secrets=(s3cr3tA1 s3cr3tB2 s3cr3tC3 s3cr3tD4 s3cr3tE5 s3cr3tF6 s3cr3tG7 sk-s3cr3tH8 s3cr3tI9)
 env AWS_SECRET_ACCESS_KEY=s3cr3tA1 GITHUB_TOKEN=s3cr3tB2 MY_PASSWORD=s3cr3tC3 KEEP_ME=visible \
 	"$repro" record --keep-env KEEP_ME --redact 'sk-[A-Za-z0-9]+' -o "$work/s.repro" -- \

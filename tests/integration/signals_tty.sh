@@ -13,13 +13,14 @@
 #     repro.
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$1
 variant=${2:-root}
 counter=${3:-}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-sig.XXXXXX)
-	cp "$repro" "$0" ${counter:+"$counter"} "$stage/" && chmod 755 "$stage" "$stage"/*
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" ${counter:+"$counter"} "$stage/" && chmod 755 "$stage" "$stage"/*
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
 		${counter:+"$stage/$(basename "$counter")"}
 	rc=$?
@@ -37,11 +38,6 @@ wait_child() {
 		pgrep -P "$1" >/dev/null && { sleep 0.3; return 0; }
 		sleep 0.1
 	done
-}
-check() { # condition-text command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
 }
 json() { tar --zstd -xOf "$1" manifest.json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)$2)"; }
 

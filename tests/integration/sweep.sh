@@ -27,11 +27,12 @@
 #     files; an unwritable --junit is refused before any run.
 # "user" runs it as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 src=$(readlink -f "$2")
 variant=${3:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-sweepu.XXXXXX)
 	mkdir "$stage/src"
 	cp -r "$src/tests" "$src/examples" "$stage/src/"
@@ -53,11 +54,6 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 export PATH=/usr/bin:/bin HOME=$work/home LANG=C.UTF-8 TMPDIR=$work/tmp
 mkdir "$work/home" "$work/app" "$work/www" "$work/tmp"
 fail=0
-check() { # what command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 # gone PATTERN: no process of ours matches PATTERN within 60 s (a killed tree's
 # processes can die seconds after the sweep returned under ASan on a loaded machine)
 gone() {

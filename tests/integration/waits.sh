@@ -15,12 +15,13 @@
 #     section say "for data on a pipe from pid N (sleep 2)".
 # With "user" as root: the same as the unprivileged user repro-test.
 set -u
+. "$(dirname "$0")/lib.sh"
 repro=$(readlink -f "$1")
 variant=${2:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	id repro-test >/dev/null 2>&1 || useradd --system --no-create-home repro-test || exit 77
+	ensure_test_user || exit 77
 	stage=$(mktemp -d /tmp/repro-waits.XXXXXX)
-	cp "$repro" "$0" "$stage/" && chmod 755 "$stage" "$stage"/*
+	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && chmod 755 "$stage" "$stage"/*
 	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
 	rc=$?
 	rm -rf "$stage"
@@ -33,11 +34,6 @@ work=$(mktemp -d /tmp/repro-waitst.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail=0
-check() { # condition-text command...
-	local what=$1
-	shift
-	if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
 has() { grep -qF -- "$2" "$1" || { echo "--- $1:"; cat "$1"; return 1; }; }
 
 # 1. a stall, then a closed connection

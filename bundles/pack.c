@@ -7,7 +7,7 @@
 #include "common/names.h"
 #include "bundles/tarzst.h"
 #include "bundles/json_util.h"
-#include "bundles/pidmap.h"
+#include "common/map.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
@@ -74,7 +74,7 @@ struct pack_state {
 	struct proc *procs;
 	size_t nprocs;
 	size_t cap;
-	struct bndl_pidmap *pids;
+	struct repro_map *pids;
 	struct tmp_member events;
 	struct tmp_member trace;
 	struct tmp_member processes;
@@ -112,7 +112,7 @@ static void pack_state_release(struct pack_state *st)
 	for (size_t i = 0; i < st->nprocs; i++)
 		json_decref(st->procs[i].execs);
 	free(st->procs);
-	bndl_pidmap_free(st->pids);
+	repro_map_free(st->pids);
 	tmp_member_release(&st->events);
 	tmp_member_release(&st->trace);
 	tmp_member_release(&st->processes);
@@ -245,7 +245,7 @@ static struct proc *proc_add(struct pack_state *st, int32_t pid, uint64_t t_ns)
 	}
 	p = &st->procs[st->nprocs];
 	*p = (struct proc){ .pid = pid, .start_ns = t_ns, .execs = json_array() };
-	bndl_pidmap_put(st->pids, pid, st->nprocs);
+	repro_map_put(st->pids, (uint32_t)pid, st->nprocs);
 	st->nprocs++;
 	return p;
 }
@@ -254,7 +254,7 @@ static struct proc *proc_find(struct pack_state *st, int32_t pid)
 {
 	size_t i;
 
-	return bndl_pidmap_get(st->pids, pid, &i) ? &st->procs[i] : NULL;
+	return repro_map_get(st->pids, (uint32_t)pid, &i) ? &st->procs[i] : NULL;
 }
 
 /* The process a record names; one first seen without its PROC_START is added. */
@@ -1111,7 +1111,7 @@ static struct pack_state pack_state_make(const char *spool_dir, const struct bnd
 				    .extra = run->extra_members,
 				    .extra_dir = run->extra_dir != NULL ? run->extra_dir
 									: spool_dir,
-				    .pids = bndl_pidmap_new() };
+				    .pids = repro_map_new() };
 }
 
 /* Render the spool into events.jsonl, trace.txt and processes.jsonl staged in dir. */

@@ -28,6 +28,7 @@
 #define F_WAIT_CHILD REPRO_SYSF_WAIT_CHILD
 #define F_BYTES_OUT REPRO_SYSF_BYTES_OUT
 #define F_BYPASS REPRO_SYSF_BYPASS
+#define F_XATTR REPRO_SYSF_XATTR
 #define A(kind, key)           \
 	{                      \
 		RA_##kind, key \
@@ -140,7 +141,7 @@ static const struct repro_sysent table[] = {
 		 A(ATFLAGS, "flags"))),
 	ROW(fcntl, TD, 0, .wait = REPRO_WAIT_FCNTL),
 	ROW(fdatasync, TD, 0),
-	ROW(fgetxattr, TD, 0),
+	ROW(fgetxattr, TD, 0, .flags = F_XATTR),
 	ROW(file_getattr, TF | TD, T_FILE, .op = REPRO_OP_STAT,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(PTR, NULL), A(SIZE, NULL),
 		 A(ATFLAGS, "flags"))),
@@ -148,13 +149,13 @@ static const struct repro_sysent table[] = {
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(PTR, NULL), A(SIZE, NULL),
 		 A(ATFLAGS, "flags"))),
 	ROW(finit_module, TD, 0),
-	ROW(flistxattr, TD, 0),
+	ROW(flistxattr, TD, 0, .flags = F_XATTR),
 	ROW(flock, TD, 0, .wait = REPRO_WAIT_LOCK),
 	ROW(fork, TP, T_PROC),
-	ROW(fremovexattr, TD, 0),
+	ROW(fremovexattr, TD, 0, .flags = F_XATTR),
 	ROW(fsconfig, TF | TD, T_FILE,
 	    ARGS(A(FD, "fd"), A(INT, "cmd"), A(STR, "key"), A(PTR, NULL), A(INT, "aux"))),
-	ROW(fsetxattr, TD, 0),
+	ROW(fsetxattr, TD, 0, .flags = F_XATTR),
 	ROW(fsmount, TD, 0),
 	ROW(fsopen, TD, 0),
 	ROW(fspick, TF | TD, T_FILE, .op = REPRO_OP_OTHER,
@@ -177,9 +178,9 @@ static const struct repro_sysent table[] = {
 	ROW(getsockopt, TN, T_NET, .flags = F_NETLOG, .net = REPRO_NET_SOCKOPT,
 	    ARGS(A(FD, "fd"), A(SOCKLEVEL, "level"), A(SOCKOPT, "optname"), A(SOCKOPTVAL, "optval"),
 		 A(PTR, NULL))),
-	ROW(getxattr, TF, T_FILE, .op = REPRO_OP_STAT,
+	ROW(getxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(PATH, "path"), A(STR, "name"), A(PTR, NULL), A(SIZE, "size"))),
-	ROW(getxattrat, TF | TD, T_FILE, .op = REPRO_OP_STAT,
+	ROW(getxattrat, TF | TD, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(ATFLAGS, "flags"), A(STR, "name"),
 		 A(PTR, NULL), A(SIZE, NULL))),
 	ROW(inotify_add_watch, TF | TD, T_FILE, .op = REPRO_OP_OTHER,
@@ -198,7 +199,7 @@ static const struct repro_sysent table[] = {
 	ROW(landlock_restrict_self, TD, 0),
 	ROW(lchown, TF, T_FILE, .op = REPRO_OP_CHANGE, .flags = F_NOFOLLOW,
 	    ARGS(A(PATH, "path"), A(ID, "uid"), A(ID, "gid"))),
-	ROW(lgetxattr, TF, T_FILE, .op = REPRO_OP_STAT,
+	ROW(lgetxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(PATH, "path"), A(STR, "name"), A(PTR, NULL), A(SIZE, "size"))),
 	ROW(link, TF, T_FILE, .op = REPRO_OP_LINK, .flags = F_NOFOLLOW,
 	    ARGS(A(PATH, "path"), A(PATH, "newpath"))),
@@ -207,16 +208,17 @@ static const struct repro_sysent table[] = {
 		 A(ATFLAGS, "flags"))),
 	ROW(listen, TN, T_NET, .flags = F_NETLOG, .net = REPRO_NET_LISTEN,
 	    ARGS(A(FD, "fd"), A(INT, "backlog"))),
-	ROW(listxattr, TF, T_FILE, .op = REPRO_OP_STAT,
+	ROW(listxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(PATH, "path"), A(PTR, NULL), A(SIZE, "size"))),
-	ROW(listxattrat, TF | TD, T_FILE, .op = REPRO_OP_STAT,
+	ROW(listxattrat, TF | TD, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(ATFLAGS, "flags"), A(PTR, NULL),
 		 A(SIZE, "size"))),
-	ROW(llistxattr, TF, T_FILE, .op = REPRO_OP_STAT,
+	ROW(llistxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_STAT,
 	    ARGS(A(PATH, "path"), A(PTR, NULL), A(SIZE, "size"))),
-	ROW(lremovexattr, TF, T_FILE, .op = REPRO_OP_CHANGE, ARGS(A(PATH, "path"), A(STR, "name"))),
+	ROW(lremovexattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
+	    ARGS(A(PATH, "path"), A(STR, "name"))),
 	ROW(lseek, TD, 0),
-	ROW(lsetxattr, TF, T_FILE, .op = REPRO_OP_CHANGE,
+	ROW(lsetxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
 	    ARGS(A(PATH, "path"), A(STR, "name"), A(PTR, NULL), A(SIZE, "size"), A(HEX, "flags"))),
 	ROW(lstat, TF, T_FILE, .op = REPRO_OP_STAT, .flags = F_NOFOLLOW | F_BEHALF,
 	    ARGS(A(PATH, "path"), A(PTR, NULL))),
@@ -315,8 +317,9 @@ static const struct repro_sysent table[] = {
 	ROW(recvmsg, TN, T_NET, .flags = F_FAILURE_ONLY | F_NETLOG, .net = REPRO_NET_RECV,
 	    .bytes = REPRO_BYTES_RESULT, .wait = REPRO_WAIT_READ,
 	    ARGS(A(FD, "fd"), A(RMSGHDR, NULL), A(MSGFLAGS, "msg_flags"))),
-	ROW(removexattr, TF, T_FILE, .op = REPRO_OP_CHANGE, ARGS(A(PATH, "path"), A(STR, "name"))),
-	ROW(removexattrat, TF | TD, T_FILE, .op = REPRO_OP_CHANGE,
+	ROW(removexattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
+	    ARGS(A(PATH, "path"), A(STR, "name"))),
+	ROW(removexattrat, TF | TD, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(ATFLAGS, "flags"), A(STR, "name"))),
 	ROW(rename, TF, T_FILE, .op = REPRO_OP_RENAME, .flags = F_NOFOLLOW | F_RESHAPES,
 	    ARGS(A(PATH, "path"), A(PATH, "newpath"))),
@@ -387,9 +390,9 @@ static const struct repro_sysent table[] = {
 	ROW(setuid, 0, T_ALWAYS, .flags = F_CREDS, .taint = REPRO_TAINT_CREDS, ARGS(A(ID, "uid"))),
 	ROW(setuid32, 0, T_ALWAYS, .flags = F_CREDS, .taint = REPRO_TAINT_CREDS,
 	    ARGS(A(ID, "uid"))),
-	ROW(setxattr, TF, T_FILE, .op = REPRO_OP_CHANGE,
+	ROW(setxattr, TF, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
 	    ARGS(A(PATH, "path"), A(STR, "name"), A(PTR, NULL), A(SIZE, "size"), A(HEX, "flags"))),
-	ROW(setxattrat, TF | TD, T_FILE, .op = REPRO_OP_CHANGE,
+	ROW(setxattrat, TF | TD, T_FILE, .flags = F_XATTR, .op = REPRO_OP_CHANGE,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(ATFLAGS, "flags"), A(STR, "name"),
 		 A(PTR, NULL), A(SIZE, NULL))),
 	ROW(shutdown, TN, T_NET, .flags = F_NETLOG, .net = REPRO_NET_OTHER,
@@ -548,7 +551,9 @@ enum repro_sys_op repro_sys_open_op_text(const char *flags)
 		return REPRO_OP_STAT;
 	if (has_flag(flags, "O_CREAT") || has_flag(flags, "O_TMPFILE"))
 		return REPRO_OP_CREATE;
-	if (has_flag(flags, "O_WRONLY") || has_flag(flags, "O_RDWR") || has_flag(flags, "O_TRUNC"))
+	/* access mode 3 (no read, no write: ioctl only) is spelled O_ACCMODE, a write mode */
+	if (has_flag(flags, "O_WRONLY") || has_flag(flags, "O_RDWR") ||
+	    has_flag(flags, "O_ACCMODE") || has_flag(flags, "O_TRUNC"))
 		return REPRO_OP_WRITE;
 	return REPRO_OP_READ;
 }

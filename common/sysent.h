@@ -243,6 +243,8 @@ enum repro_sys_flag {
 	REPRO_SYSF_BYTES_OUT = 1u << 11, /* its bytes go out through args[0] (write, sendto …) */
 	/* sets up I/O that no traced syscall shows (io_uring_setup): always recorded */
 	REPRO_SYSF_BYPASS = 1u << 12,
+	/* acts on extended attributes (getxattr, listxattr, setxattr, removexattr …) */
+	REPRO_SYSF_XATTR = 1u << 13,
 };
 
 /*

@@ -11,7 +11,7 @@ void rec_capture_reset(struct rec_capture *c)
 	pid_t tid = c->tid;
 	char *arena = c->arena;
 	size_t cap = c->cap;
-	struct rec_seen *seen = c->seen;
+	struct repro_map *seen = c->seen;
 	struct rec_socks *socks = c->socks;
 	struct rec_pathcache *paths = c->paths;
 

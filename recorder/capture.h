@@ -11,7 +11,7 @@
 #include "bundles/spool.h"
 #include "launcher/stop.h"
 #include "recorder/pathres.h"
-#include "recorder/seen.h"
+#include "common/map.h"
 #include "recorder/socks.h"
 #include "recorder/systab.h"
 
@@ -41,7 +41,12 @@ struct rec_capture {
 	uint32_t blob_off[BNDL_EVENT_MAX_BLOBS]; /* offsets into arena */
 	char *arena; /* owned */
 	size_t cap, used;
-	struct rec_seen *seen; /* borrowed: paths whose state before the first change is taken */
+	/*
+	 * borrowed: the paths whose state before the first change is taken,
+	 * by repro_map_key_str() (a collision only means a path's earlier
+	 * metadata is not taken again)
+	 */
+	struct repro_map *seen;
 	struct rec_socks *socks; /* borrowed: sockets whose payloads or close are recorded */
 	struct rec_pathcache *paths; /* borrowed, may be NULL: canonical directories */
 };

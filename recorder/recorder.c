@@ -18,7 +18,7 @@ struct rec_recorder {
 	struct bndl_spool *spool; /* borrowed */
 	const struct rec_systab *tab; /* borrowed */
 	struct rec_capture **pages[PAGES];
-	struct rec_seen seen; /* paths whose state before the first change was taken */
+	struct repro_map *seen; /* paths whose state before the first change was taken */
 	struct rec_socks socks; /* sockets whose payloads or close are recorded */
 	struct rec_pathcache paths; /* canonical directories (recorder/pathres.h) */
 	struct rec_output *out; /* owned: what each process said */
@@ -54,7 +54,7 @@ static struct rec_capture *capture_get(struct rec_recorder *r, pid_t tid, bool c
 	if (*slot == NULL && create) {
 		*slot = repro_xcalloc(1, sizeof(**slot));
 		(*slot)->tid = tid;
-		(*slot)->seen = &r->seen;
+		(*slot)->seen = r->seen;
 		(*slot)->socks = &r->socks;
 		(*slot)->paths = &r->paths;
 	}
@@ -173,6 +173,7 @@ struct rec_recorder *rec_recorder_new(struct bndl_spool *spool, const struct rec
 
 	r->spool = spool;
 	r->tab = tab;
+	r->seen = repro_map_new();
 	r->out = rec_output_new();
 	rec_pathcache_init(&r->paths);
 	r->processes = 1;
@@ -544,7 +545,7 @@ void rec_recorder_free(struct rec_recorder *r)
 	repro_err_free(&r->first_err);
 	rec_output_free(r->out);
 	rec_describe_release(&r->describe);
-	rec_seen_release(&r->seen);
+	repro_map_free(r->seen);
 	rec_socks_release(&r->socks);
 	rec_pathcache_release(&r->paths);
 	free(r);

@@ -50,7 +50,9 @@ static bool sel_has(enum calls_sel sel, const struct repro_sysent *s)
 
 	switch (sel) {
 	case SEL_FILE: return false; /* a class, named as one */
-	case SEL_OPEN_ENTER: return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CHDIR;
+	case SEL_OPEN_ENTER: /* creat never reads */
+		return (s->op == REPRO_OP_OPEN && repro_sysent_fixed_oflags(s) == 0) ||
+		       s->op == REPRO_OP_CHDIR;
 	case SEL_READ_BYTES: return file_bytes && !(s->flags & REPRO_SYSF_BYTES_OUT);
 	case SEL_NAMES:
 		return s->op == REPRO_OP_OPEN || s->op == REPRO_OP_CREATE ||

@@ -66,7 +66,7 @@ static void capture_before(struct rec_capture *c, const struct lnch_stop *st, in
 	struct stat sb;
 	void *buf;
 
-	if (!rec_seen_add(c->seen, abs, len))
+	if (!repro_map_put(c->seen, repro_map_key_str(abs, len), 0))
 		return;
 	if (lstat(abs, &sb) < 0) {
 		b.err = errno;

@@ -10,7 +10,7 @@
 #include "replayer/readers/diff.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
-#include "bundles/pidmap.h"
+#include "common/map.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -30,7 +30,7 @@
 
 struct loading {
 	struct df_side *s;
-	struct bndl_pidmap *by_pid;
+	struct repro_map *by_pid;
 	uint32_t *ev_proc; /* per event, its process */
 	XXH3_state_t *hash; /* reused for every event key */
 	size_t ev_cap;
@@ -138,7 +138,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 	p->label = rpl_exec_label(json_object_get(o, "execs"), &s->norm);
 	if (json_is_object(json_object_get(o, "exit")))
 		p->exit = json_deep_copy(json_object_get(o, "exit"));
-	bndl_pidmap_put(ld->by_pid, p->pid, s->nprocs++);
+	repro_map_put(ld->by_pid, (uint32_t)p->pid, s->nprocs++);
 	return 0;
 }
 
@@ -207,8 +207,8 @@ static void link_procs(struct loading *ld)
 	for (size_t i = 0; i < s->nprocs; i++) {
 		size_t k;
 
-		if (s->procs[i].ppid != 0 && bndl_pidmap_get(ld->by_pid, s->procs[i].ppid, &k) &&
-		    k != i)
+		if (s->procs[i].ppid != 0 &&
+		    repro_map_get(ld->by_pid, (uint32_t)s->procs[i].ppid, &k) && k != i)
 			s->procs[i].parent = k;
 	}
 	break_cycles(s);
@@ -331,7 +331,7 @@ static size_t unknown_proc(struct loading *ld, int32_t pid)
 	*p = (struct df_proc){ .pid = pid, .parent = DF_NONE, .partner = DF_NONE, .end_ns = -1 };
 	p->key = repro_xstrdup("(not in processes.jsonl)");
 	p->label = repro_xasprintf("pid %d (not in processes.jsonl)", (int)pid);
-	bndl_pidmap_put(ld->by_pid, pid, s->nprocs);
+	repro_map_put(ld->by_pid, (uint32_t)pid, s->nprocs);
 	return s->nprocs++;
 }
 
@@ -379,7 +379,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 
 	if (sc == NULL || timing_only(sc, e))
 		return 0;
-	if (!bndl_pidmap_get(ld->by_pid, (int32_t)bndl_json_int(ev, "pid", 0), &proc)) {
+	if (!repro_map_get(ld->by_pid, (uint32_t)(int32_t)bndl_json_int(ev, "pid", 0), &proc)) {
 		if (s->nprocs >= MAX_PROCS)
 			return 0;
 		proc = unknown_proc(ld, (int32_t)bndl_json_int(ev, "pid", 0));
@@ -625,7 +625,7 @@ static int on_net(void *ctx, json_t *n, size_t lineno, struct repro_err **err)
 
 int df_side_load(struct df_side *s, struct repro_err **err)
 {
-	struct loading ld = { .s = s, .by_pid = bndl_pidmap_new(), .hash = XXH3_createState() };
+	struct loading ld = { .s = s, .by_pid = repro_map_new(), .hash = XXH3_createState() };
 	int rc = -1;
 
 	s->errnames = json_object();
@@ -662,7 +662,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 out:
 	free(ld.ev_proc);
 	XXH3_freeState(ld.hash);
-	bndl_pidmap_free(ld.by_pid);
+	repro_map_free(ld.by_pid);
 	return rc;
 }
 

@@ -12,7 +12,7 @@
 #include "replayer/readers/show_internal.h"
 #include "replayer/readers/sockidx.h"
 #include "bundles/json_util.h"
-#include "bundles/pidmap.h"
+#include "common/map.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -40,7 +40,7 @@ struct xp_state {
 	const struct rpl_explain_opts *opts;
 	struct xp_proc *procs;
 	size_t nprocs;
-	struct bndl_pidmap *by_pid;
+	struct repro_map *by_pid;
 	struct xp_finding *f;
 	size_t nf, capf, dropped;
 	json_t *index; /* merge key -> finding index + 1 */
@@ -142,7 +142,7 @@ static void state_release(struct xp_state *st)
 		free(st->procs[i].exit_signal);
 	}
 	free(st->procs);
-	bndl_pidmap_free(st->by_pid);
+	repro_map_free(st->by_pid);
 	for (size_t i = 0; i < st->nf; i++) {
 		struct xp_finding *x = &st->f[i];
 
@@ -177,7 +177,7 @@ static const struct xp_proc *proc_of(const struct xp_state *st, int32_t pid)
 {
 	size_t i;
 
-	return bndl_pidmap_get(st->by_pid, pid, &i) ? &st->procs[i] : NULL;
+	return repro_map_get(st->by_pid, (uint32_t)pid, &i) ? &st->procs[i] : NULL;
 }
 
 /* ---- processes.jsonl ---- */
@@ -261,7 +261,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 	if (bndl_json_str(ex, "signal") != NULL)
 		p->exit_signal = repro_xstrdup(bndl_json_str(ex, "signal"));
 	p->failed = p->exit_code != 0 || p->exit_signal != NULL;
-	bndl_pidmap_put(st->by_pid, pid, st->nprocs++);
+	repro_map_put(st->by_pid, (uint32_t)pid, st->nprocs++);
 	return 0;
 }
 
@@ -949,15 +949,15 @@ static bool run_worked(const struct xp_state *st)
 
 /* Under finding x: the last line the process (or the one that started it) said, once per process. */
 static void put_said(const struct xp_state *st, const struct xp_finding *x,
-		     struct bndl_pidmap *quoted, FILE *out)
+		     struct repro_map *quoted, FILE *out)
 {
 	int32_t pid = quoted_pid(st, x->pid);
 	const struct xp_proc *p = proc_of(st, pid);
 	size_t seen;
 
-	if (pid == 0 || bndl_pidmap_get(quoted, pid, &seen))
+	if (pid == 0 || repro_map_get(quoted, (uint32_t)pid, &seen))
 		return;
-	bndl_pidmap_put(quoted, pid, 1);
+	repro_map_put(quoted, (uint32_t)pid, 1);
 	fputs("   ", out);
 	repro_term_puts(out, p != NULL ? p->label : "the program");
 	fputs(" said: `", out);
@@ -1020,7 +1020,7 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 {
 	bool color = st->opts->color;
 
-	cleanup_pidmap struct bndl_pidmap *quoted = bndl_pidmap_new();
+	cleanup_map struct repro_map *quoted = repro_map_new();
 
 	rpl_put_incomplete(out, st->manifest);
 	if (!st->opts->all && run_worked(st)) {
@@ -1124,7 +1124,7 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 	cleanup_reader struct bndl_reader *r = NULL;
 	struct xp_state st = {
 		.opts = opts,
-		.by_pid = bndl_pidmap_new(),
+		.by_pid = repro_map_new(),
 		.index = json_object(),
 		.wanted = json_object(),
 		.facts = { .files = json_object(),

@@ -144,11 +144,9 @@ static bool socket_query(const struct xp_finding *f, const struct xp_noise_ctx *
 static bool xattr_absent(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
 	const struct repro_sysent *s = repro_sysent_find(f->syscall);
-	int ni = s != NULL ? repro_sysent_arg_of(s, RA_STR) : -1;
 
-	/* the calls on an extended attribute by its name: getxattr, setxattr … */
-	return (is(f->errname, "ENODATA") || is(f->errname, "EOPNOTSUPP")) && ni >= 0 &&
-	       is(s->args[ni].key, "name");
+	return (is(f->errname, "ENODATA") || is(f->errname, "EOPNOTSUPP")) && s != NULL &&
+	       (s->flags & REPRO_SYSF_XATTR);
 }
 
 /* ---- a URL taken for a path ---- */

@@ -1,7 +1,7 @@
 #include "replayer/readers/explain_said.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
-#include "bundles/pidmap.h"
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@ struct said {
 struct xp_said_set {
 	struct said *v;
 	size_t n;
-	struct bndl_pidmap *by_pid;
+	struct repro_map *by_pid;
 };
 
 /* output.jsonl keeps 8 KiB of bytes; escaped as \xNN each is 4 characters. */
@@ -28,7 +28,7 @@ struct xp_said_set *xp_said_new(void)
 {
 	struct xp_said_set *s = repro_xcalloc(1, sizeof(*s));
 
-	s->by_pid = bndl_pidmap_new();
+	s->by_pid = repro_map_new();
 	return s;
 }
 
@@ -41,7 +41,7 @@ void xp_said_free(struct xp_said_set *s)
 		free(s->v[i].line);
 	}
 	free(s->v);
-	bndl_pidmap_free(s->by_pid);
+	repro_map_free(s->by_pid);
 	free(s);
 }
 
@@ -99,7 +99,7 @@ int xp_said_on_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	len = json_string_length(text);
 	if (len > TEXT_MAX)
 		len = TEXT_MAX; /* a hostile bundle: the end is what matters */
-	if (bndl_pidmap_get(s->by_pid, pid, &at))
+	if (repro_map_get(s->by_pid, (uint32_t)pid, &at))
 		return 0; /* one line per process; a second is hostile and ignored */
 	s->v = repro_xgrow(s->v, s->n, sizeof(*s->v));
 	d = &s->v[s->n];
@@ -108,7 +108,7 @@ int xp_said_on_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	memcpy(d->text, json_string_value(text) + json_string_length(text) - len, len);
 	d->text[len] = '\0';
 	d->line = last_line(d->text, len);
-	bndl_pidmap_put(s->by_pid, pid, s->n++);
+	repro_map_put(s->by_pid, (uint32_t)pid, s->n++);
 	return 0;
 }
 
@@ -116,7 +116,7 @@ static const struct said *said_of(const struct xp_said_set *s, int32_t pid)
 {
 	size_t i;
 
-	return bndl_pidmap_get(s->by_pid, pid, &i) ? &s->v[i] : NULL;
+	return repro_map_get(s->by_pid, (uint32_t)pid, &i) ? &s->v[i] : NULL;
 }
 
 const char *xp_said_line(const struct xp_said_set *s, int32_t pid)

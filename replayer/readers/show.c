@@ -6,7 +6,7 @@
 #include "bundles/members.h"
 #include "replayer/readers/show_internal.h"
 #include "bundles/json_util.h"
-#include "bundles/pidmap.h"
+#include "common/map.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -48,7 +48,7 @@ struct show_state {
 	size_t n;
 	size_t alloc;
 	size_t nfile; /* entries that come from processes.jsonl */
-	struct bndl_pidmap *live; /* pid -> process, as of the event being read */
+	struct repro_map *live; /* pid -> process, as of the event being read */
 	size_t cursor; /* processes started so far, in file order */
 };
 
@@ -86,7 +86,7 @@ static void show_state_release(struct show_state *st)
 	}
 	free(st->p);
 	json_decref(st->procs);
-	bndl_pidmap_free(st->live);
+	repro_map_free(st->live);
 }
 #define cleanup_show_state __attribute__((cleanup(show_state_release)))
 
@@ -141,7 +141,7 @@ static void link_child(struct show_state *st, size_t parent, size_t child)
  */
 static void build_tree(struct show_state *st)
 {
-	cleanup_pidmap struct bndl_pidmap *seen = bndl_pidmap_new();
+	cleanup_map struct repro_map *seen = repro_map_new();
 	size_t i, parent;
 	json_t *obj;
 
@@ -149,9 +149,9 @@ static void build_tree(struct show_state *st)
 		size_t k = proc_add(st, obj, (int32_t)bndl_json_int(obj, "pid", -1));
 		int64_t ppid = bndl_json_int(obj, "ppid", 0);
 
-		if (ppid != 0 && bndl_pidmap_get(seen, (int32_t)ppid, &parent))
+		if (ppid != 0 && repro_map_get(seen, (uint32_t)(int32_t)ppid, &parent))
 			link_child(st, parent, k);
-		bndl_pidmap_put(seen, st->p[k].pid, k);
+		repro_map_put(seen, (uint32_t)st->p[k].pid, k);
 	}
 	st->nfile = st->n;
 }
@@ -163,10 +163,10 @@ static size_t proc_for_event(struct show_state *st, int32_t pid, int64_t t_ns)
 
 	while (st->cursor < st->nfile &&
 	       bndl_json_int(st->p[st->cursor].obj, "start_ns", 0) <= t_ns) {
-		bndl_pidmap_put(st->live, st->p[st->cursor].pid, st->cursor);
+		repro_map_put(st->live, (uint32_t)st->p[st->cursor].pid, st->cursor);
 		st->cursor++;
 	}
-	if (bndl_pidmap_get(st->live, pid, &k))
+	if (repro_map_get(st->live, (uint32_t)pid, &k))
 		return k;
 	/* an event stamped before its process's start: take the next process with that pid */
 	for (k = st->cursor; k < st->nfile; k++)
@@ -177,7 +177,7 @@ static size_t proc_for_event(struct show_state *st, int32_t pid, int64_t t_ns)
 			return NONE;
 		k = proc_add(st, NULL, pid);
 	}
-	bndl_pidmap_put(st->live, pid, k); /* found once, not searched again */
+	repro_map_put(st->live, (uint32_t)pid, k); /* found once, not searched again */
 	return k;
 }
 
@@ -674,7 +674,7 @@ int rpl_show_run(const struct rpl_show_opts *opts, FILE *out, struct repro_err *
 {
 	cleanup_reader struct bndl_reader *r = NULL;
 	cleanup_show_state struct show_state st = {
-		.opts = opts, .out = out, .procs = json_array(), .live = bndl_pidmap_new()
+		.opts = opts, .out = out, .procs = json_array(), .live = repro_map_new()
 	};
 
 	r = bndl_reader_open_limited(opts->bundle_path, opts->limits, err);

@@ -168,6 +168,8 @@ static void test_sysent_open_op(void **state)
 	assert_int_equal(repro_sys_open_op_text("O_RDONLY|O_CLOEXEC"), REPRO_OP_READ);
 	assert_int_equal(repro_sys_open_op_text("O_WRONLY|O_CREAT|O_TRUNC"), REPRO_OP_CREATE);
 	assert_int_equal(repro_sys_open_op_text("O_RDWR"), REPRO_OP_WRITE);
+	assert_int_equal(repro_sys_open_op_text("O_ACCMODE|O_CLOEXEC"), REPRO_OP_WRITE);
+	assert_int_equal(repro_sys_open_op(O_ACCMODE), REPRO_OP_WRITE);
 	assert_int_equal(repro_sys_open_op_text("O_RDONLY|O_PATH"), REPRO_OP_STAT);
 	assert_int_equal(repro_sys_open_op_text("O_RDONLY|O_CREATX"), REPRO_OP_READ);
 	assert_int_equal(repro_sys_open_op_text(NULL), REPRO_OP_READ);

@@ -54,6 +54,7 @@ static const struct {
 	{ "no_tty", "openat", "/dev/tty", "ENXIO", XP_OP_READ, NULL },
 	{ "socket_query", "getpeername", NULL, "ENOTSOCK", XP_OP_OTHER, NULL },
 	{ "xattr_absent", "lgetxattr", "/srv/a", "ENODATA", XP_OP_FIND, NULL },
+	{ "xattr_absent", "llistxattr", "/srv/a", "EOPNOTSUPP", XP_OP_FIND, "ls" },
 	{ "loader_hwcaps", "openat",
 	  "/root/.pyenv/versions/3.11.7/lib/tls/haswell/libpython3.11.so.1.0", "ENOENT", XP_OP_READ,
 	  NULL },

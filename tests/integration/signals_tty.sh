@@ -95,7 +95,9 @@ check "show says its duration is a lower bound, not 0.00 s" \
 group_kill() { # group_kill CMD...: the program's exit status (its SIGINT count)
 	# a trapped signal can end bash's `wait` early (status 130, POSIX): wait again while the
 	# job runs, and once more after (the job may have ended meanwhile: bash keeps its status)
-	setsid bash -c 'trap true INT; "$@" >group.out & for _ in $(seq 600); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; wait $! 2>/dev/null; r=$?; [ $r -ne 127 ] && rc=$r; echo $rc' group "$@"
+	# group.out is emptied before the start: the child's own ">" comes later, and the
+	# previous run's "ready" would have the group signalled before repro handles SIGINT
+	setsid bash -c 'trap true INT; : >group.out; "$@" >>group.out & for _ in $(seq 600); do grep -q ready group.out 2>/dev/null && break; sleep 0.05; done; kill -INT 0; wait $!; rc=$?; while kill -0 $! 2>/dev/null; do wait $!; rc=$?; done; wait $! 2>/dev/null; r=$?; [ $r -ne 127 ] && rc=$r; echo $rc' group "$@"
 }
 if [ -n "$counter" ]; then
 	for run in 1 2 3; do

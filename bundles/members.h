@@ -28,7 +28,7 @@ enum bndl_producer {
 	BNDL_BY_PACK, /* bndl_pack(), from the spool's records (manifest, processes, events …) */
 	/*
 	 * the session, after the run, as a file in the spool directory that
-	 * pack copies in (session/pack.c: host facts, files, network, waits,
+	 * pack copies in (session/bundle_out.c: host facts, files, network, waits,
 	 * overlay)
 	 */
 	BNDL_BY_SESSION,

@@ -10,7 +10,7 @@
 #include "cli/run.h"
 #include "cli/signals.h"
 #include "common/fdutil.h"
-#include "sweep/sweep.h"
+#include "replayer/sweep/sweep.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"

@@ -1,21 +1,17 @@
 /*
  * `repro sweep` (docs/sweep.md): options, then a working run (or --from
- * BUNDLE), the plan of faults (sweep/sweep.h), one run per fault in child
- * processes (each a cli_run() with one fault rule and an overlay), and the
- * table, --json or --junit.  --merge reads shards' --json instead.
+ * BUNDLE), the plan of faults, one run per fault in child processes
+ * (replayer/sweep/sweep.h), and the table, --json or --junit.  --merge
+ * reads shards' --json instead.
  */
 #include "cli/commands.h"
-#include "common/names.h"
-#include "cli/run.h"
 #include "cli/signals.h"
-#include "bundles/reader.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
 #include "common/term.h"
 #include "common/xalloc.h"
-#include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
-#include "sweep/sweep.h"
+#include "replayer/sweep/sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +22,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The per-run timeout when none is given: 3 x the working run's, at least this (ns). */
-#define MIN_TIMEOUT_NS (10ull * 1000000000ull)
 
 static const char usage_text[] =
 	"usage: repro sweep [OPTIONS] -- CMD [ARG...]\n"
@@ -98,51 +91,6 @@ static void sweep_opts_release(struct sweep_opts *o)
 }
 #define cleanup_sweep_opts __attribute__((cleanup(sweep_opts_release)))
 
-/* A comma list of --only's areas as SWP_* bits. */
-static int parse_areas(const char *text, unsigned *out, struct repro_err **err)
-{
-	cleanup_free char *copy = repro_xstrdup(text);
-	char *save = NULL;
-
-	*out = 0;
-	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "file") == 0)
-			*out |= SWP_FILE;
-		else if (strcmp(w, "exec") == 0)
-			*out |= SWP_EXEC;
-		else if (strcmp(w, "network") == 0)
-			*out |= SWP_NETWORK;
-		else if (strcmp(w, "dns") == 0)
-			*out |= SWP_DNS;
-		else
-			return repro_err_set(err, EINVAL,
-					     "sweep --only: unknown area '%s' (want file, exec, "
-					     "network or dns)",
-					     w);
-	}
-	return *out != 0 ? 0 : repro_err_set(err, EINVAL, "sweep --only: no area given");
-}
-
-static int parse_classes(const char *text, unsigned *out, struct repro_err **err)
-{
-	cleanup_free char *copy = repro_xstrdup(text);
-	char *save = NULL;
-
-	*out = 0;
-	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
-		int c = swp_class_parse(w);
-
-		if (c < 0)
-			return repro_err_set(err, EINVAL,
-					     "sweep --fail-on: unknown class '%s' (want clean, "
-					     "vague, silent, crashed, hung, carried-on, "
-					     "not-reached, error)",
-					     w);
-		*out |= 1u << c;
-	}
-	return 0;
-}
-
 static char **split_list(const char *text)
 {
 	cleanup_free char *copy = repro_xstrdup(text);
@@ -172,29 +120,11 @@ static int parse_uint(const char *what, const char *text, unsigned lo, unsigned 
 	return 0;
 }
 
-static int parse_shard(struct sweep_opts *o, const char *text, struct repro_err **err)
-{
-	unsigned k = 0, n = 0;
-	size_t dk = strspn(text, "0123456789");
-	const char *slash = text + dk;
-	size_t dn = *slash == '/' ? strspn(slash + 1, "0123456789") : 0;
-
-	if (dk == 0 || dk > 4 || *slash != '/' || dn == 0 || dn > 4 || slash[1 + dn] != '\0' ||
-	    sscanf(text, "%u/%u", &k, &n) != 2 || n == 0 || k == 0 || k > n)
-		return repro_err_set(
-			err, EINVAL,
-			"sweep --shard: expected K/N with 1 <= K <= N <= 9999, got '%s'", text);
-	o->shard_k = k;
-	o->shard_n = n;
-	o->shard_text = text;
-	return 0;
-}
-
 static int parse_opt(struct sweep_opts *o, int c, struct repro_err **err)
 {
 	switch (c) {
 	case 'f': o->from = optarg; return 0;
-	case 'o': return parse_areas(optarg, &o->areas, err);
+	case 'o': return swp_areas_parse(optarg, &o->areas, err);
 	case 'y': o->include_system = true; return 0;
 	case 'F':
 		o->faults = split_list(optarg);
@@ -210,7 +140,9 @@ static int parse_opt(struct sweep_opts *o, int c, struct repro_err **err)
 					     optarg);
 		return 0;
 	case 'j': return parse_uint("--jobs", optarg, 1, &o->jobs, err);
-	case 's': return parse_shard(o, optarg, err);
+	case 's':
+		o->shard_text = optarg;
+		return swp_shard_parse(optarg, &o->shard_k, &o->shard_n, err);
 	case 'n':
 		if (strcmp(optarg, "none") != 0 && strcmp(optarg, "host") != 0)
 			return repro_err_set(err, EINVAL,
@@ -227,7 +159,7 @@ static int parse_opt(struct sweep_opts *o, int c, struct repro_err **err)
 	case 'J': o->json = true; return 0;
 	case 'u': o->junit = optarg; return 0;
 	case 'k': o->keep = optarg; return 0;
-	case 'x': return parse_classes(optarg, &o->fail_on, err);
+	case 'x': return swp_classes_parse(optarg, &o->fail_on, err);
 	case 'm': o->merge = true; return 0;
 	default: return repro_err_set(err, EINVAL, "sweep: unexpected option");
 	}
@@ -293,76 +225,6 @@ static int parse_args(int argc, char **argv, struct sweep_opts *o, struct repro_
 	return 0;
 }
 
-/* What each run is: the command, its network. */
-struct runner_ctx {
-	char *const *argv;
-	bool net_none;
-	const char *const *overlay; /* NULL-terminated, or NULL: the defaults */
-};
-
-/* repro's own notices of a run (processes left running …) are not the program's words. */
-static void quiet_notice(void *ctx, const char *line)
-{
-	(void)ctx;
-	(void)line;
-}
-
-/* In a child of the sweep: one recording with one fault rule (or none). */
-static int run_child(void *vctx, const struct swp_run_req *req)
-{
-	const struct runner_ctx *c = vctx;
-	struct sess_options sess = {
-		.argv = c->argv,
-		.output = req->bundle,
-		.classes = SESS_CLASS_ALL,
-		.net_none = c->net_none,
-		.sandbox = SESS_SANDBOX_AUTO,
-		.spool_parent = req->dir,
-		/* a start-up script's exit ends the run: daemons it left are killed */
-		.wait_all = false,
-		.hash_max = 64ull << 20,
-		.is_overlay = true,
-		.overlay_paths = c->overlay,
-		.time_limit_ns = req->time_limit_ns,
-		.notice = quiet_notice
-	};
-	struct sess_result res = { 0 };
-	struct repro_err *err = NULL;
-	struct rpl_rules *rules = NULL;
-	char *msg = NULL;
-
-	while (c->overlay != NULL && c->overlay[sess.noverlay_paths] != NULL)
-		sess.noverlay_paths++;
-	if (req->rule != NULL) { /* '\n'-separated rules (sweep/sweep.h) */
-		cleanup_free char *copy = repro_xstrdup(req->rule);
-		char *save = NULL;
-
-		rules = rpl_rules_new();
-		for (char *r = strtok_r(copy, "\n", &save); r != NULL;
-		     r = strtok_r(NULL, "\n", &save))
-			if (rpl_rules_add(rules, r, &err) < 0)
-				goto out;
-		if (rpl_inject_check(rules, &err) < 0)
-			goto out;
-	}
-	if (cli_run(&sess, NULL, rules, false, &res, &err) < 0)
-		goto out;
-	if (res.exec_errnum != 0) /* what a shell says when the command cannot be run */
-		fprintf(stderr, "repro: %s: %s\n", c->argv[0], strerror(res.exec_errnum));
-	(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
-			       res.duration_ns, res.bundle_path, NULL);
-out:
-	if (err != NULL) {
-		msg = repro_err_format(err);
-		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, msg);
-	}
-	free(msg);
-	repro_err_free(&err);
-	rpl_rules_free(rules);
-	sess_result_release(&res);
-	return 0;
-}
-
 /* The working run's writes outside the overlay reached the host, and every run's will: say so. */
 static void warn_outside(const char *bundle)
 {
@@ -379,65 +241,6 @@ static void warn_outside(const char *bundle)
 	}
 	free(first);
 	repro_err_free(&err);
-}
-
-/* How the working run ended, in words: "exit 3", "killed by SIGSEGV". */
-static void end_words(const struct swp_outcome *out, char *buf, size_t cap)
-{
-	if (out->has_exit && WIFSIGNALED(out->wait_status)) {
-		char sig[32];
-
-		snprintf(buf, cap, "killed by %s",
-			 repro_signal_name(WTERMSIG(out->wait_status), sig, sizeof(sig)));
-	} else {
-		snprintf(buf, cap, "exit %d", out->has_exit ? WEXITSTATUS(out->wait_status) : -1);
-	}
-}
-
-/*
- * The working run: recorded into work/baseline.repro (or --keep's), its
- * duration out.  When it fails, its bundle is kept where the message says
- * (*kept set).
- */
-static int baseline(const struct sweep_opts *o, const struct swp_runner *runner, const char *work,
-		    char **bundle, uint64_t *dur, bool *kept, struct repro_err **err)
-{
-	cleanup_free char *dir = repro_xasprintf("%s/baseline", work);
-	struct swp_run_req req = { .dir = dir, .time_limit_ns = o->timeout_ns };
-	struct swp_outcome out;
-	cleanup_free char *first = NULL;
-	char how[64];
-	int rc = -1;
-
-	*bundle = o->keep != NULL ? repro_xasprintf("%s/000-baseline.repro", o->keep)
-				  : repro_xasprintf("%s/baseline.repro", work);
-	req.bundle = *bundle;
-	if (swp_run_one(runner, &req, &out, cli_signals_stop_requested, NULL, err) < 0)
-		return -1;
-	first = swp_first_line(out.stderr_text);
-	end_words(&out, how, sizeof(how));
-	if (out.error != NULL)
-		repro_err_set(err, 0, "sweep: the working run could not be recorded: %s",
-			      out.error);
-	else if (out.timed_out)
-		repro_err_set(err, 0,
-			      "sweep: the working run was still running after --timeout (its "
-			      "recording: %s); give a longer one",
-			      *bundle);
-	else if (!out.has_exit || !WIFEXITED(out.wait_status) || WEXITSTATUS(out.wait_status) != 0)
-		repro_err_set(err, 0,
-			      "sweep: the working run failed (%s%s%s); sweep a command that "
-			      "works ('repro explain %s' says why it did not)",
-			      how, *first ? ": " : "", first, *bundle);
-	else
-		rc = 0;
-	*kept = rc < 0 && out.error == NULL;
-	if (rc == 0)
-		warn_outside(*bundle);
-	*dur = out.duration_ns;
-	swp_outcome_release(&out);
-	repro_remove_tree(dir);
-	return rc;
 }
 
 /* The report: the table or --json on stdout, --junit to its file; the exit status. */
@@ -494,27 +297,6 @@ static char *work_dir(struct repro_err **err)
 	return dir;
 }
 
-/*
- * --from's run: how long it took (manifest "duration_ns"), or UINT64_MAX
- * with *err; *net_none set when it ran with --net=none (options.net).
- */
-static uint64_t recorded_run(const char *bundle, bool *net_none, struct repro_err **err)
-{
-	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
-	json_t *m;
-	const char *net;
-	json_int_t ns;
-
-	if (r == NULL)
-		return repro_err_wrap(err, "sweep --from"), UINT64_MAX;
-	m = bndl_reader_manifest(r);
-	ns = json_integer_value(json_object_get(m, "duration_ns"));
-	net = json_string_value(json_object_get(json_object_get(m, "options"), "net"));
-	if (net != NULL && strcmp(net, "none") == 0)
-		*net_none = true;
-	return ns > 0 ? (uint64_t)ns : 0;
-}
-
 /* The points left out, in one line on stderr: paths a rule cannot name, names made anew. */
 static void say_left_out(const struct swp_plan *plan)
 {
@@ -534,10 +316,10 @@ static void say_left_out(const struct swp_plan *plan)
  * Runs that bind a port of the host's network would take each other's:
  * one at a time then (--net none gives each its own network instead).
  */
-static unsigned jobs_for(const struct sweep_opts *o, const struct runner_ctx *rc,
+static unsigned jobs_for(const struct sweep_opts *o, const struct swp_command *c,
 			 const struct swp_plan *plan)
 {
-	if (o->jobs <= 1 || rc->net_none || plan->listens == NULL)
+	if (o->jobs <= 1 || c->net_none || plan->listens == NULL)
 		return o->jobs;
 	fputs("repro: sweep: the working run binds ", stderr);
 	repro_term_write(stderr, plan->listens, strlen(plan->listens), false, false);
@@ -550,10 +332,14 @@ static unsigned jobs_for(const struct sweep_opts *o, const struct runner_ctx *rc
 static int sweep(const struct sweep_opts *o, const char *work, bool *keep_work,
 		 struct repro_err **err)
 {
-	struct runner_ctx rc = { .argv = o->argv,
+	struct swp_command c = { .argv = o->argv,
 				 .net_none = o->net_none,
 				 .overlay = (const char *const *)o->overlay };
-	struct swp_runner runner = { .run = run_child, .ctx = &rc };
+	struct swp_runner runner = swp_command_runner(&c);
+	struct swp_baseline_opts bo = { .work_dir = work,
+					.keep_dir = o->keep,
+					.timeout_ns = o->timeout_ns,
+					.should_stop = cli_signals_stop_requested };
 	struct swp_plan_opts po = { .areas = o->areas,
 				    .include_system = o->include_system,
 				    .faults = (const char *const *)o->faults };
@@ -565,25 +351,22 @@ static int sweep(const struct sweep_opts *o, const char *work, bool *keep_work,
 	struct swp_plan plan;
 	cleanup_free char *bundle = NULL;
 	uint64_t dur = 0;
-	bool ignored = false;
+	bool from_net_none = false;
 	json_t *runs = NULL, *command;
 	int status;
 
-	if (o->from == NULL && baseline(o, &runner, work, &bundle, &dur, keep_work, err) < 0)
+	if (o->from == NULL && swp_baseline(&runner, &bo, &bundle, &dur, keep_work, err) < 0)
 		return -1;
-	if (o->from != NULL && (dur = recorded_run(o->from, o->net_given ? &ignored : &rc.net_none,
-						   err)) == UINT64_MAX)
+	if (o->from == NULL)
+		warn_outside(bundle);
+	if (o->from != NULL && (dur = swp_recorded_run(o->from, &from_net_none, err)) == UINT64_MAX)
 		return -1;
-	so.time_limit_ns = o->timeout_ns != 0	      ? o->timeout_ns
-			   : 3 * dur > MIN_TIMEOUT_NS ? 3 * dur
-						      : MIN_TIMEOUT_NS;
-	/* ETIMEDOUT comes after a third of the run's time, as a slow firewall's would */
-	po.connect_delay_ns = so.time_limit_ns / 3 < 10000000000ull ? so.time_limit_ns / 3
-								    : 10000000000ull;
+	c.net_none = o->net_given ? o->net_none : o->net_none || from_net_none;
+	swp_limits(o->timeout_ns, dur, &so.time_limit_ns, &po.connect_delay_ns);
 	if (swp_plan_read(o->from != NULL ? o->from : bundle, &po, &plan, err) < 0)
 		return -1;
 	say_left_out(&plan);
-	so.jobs = jobs_for(o, &rc, &plan);
+	so.jobs = jobs_for(o, &c, &plan);
 	if (o->shard_n > 1)
 		swp_plan_shard(&plan, o->shard_k, o->shard_n);
 	if (bundle != NULL && o->keep == NULL)

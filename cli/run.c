@@ -3,8 +3,7 @@
 #include "cli/signals.h"
 #include "common/cleanup.h"
 #include "common/progress.h"
-#include "replayer/policies/deny.h"
-#include "replayer/policies/inject.h"
+#include "replayer/run/run.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,33 +46,11 @@ static void forward_signals(void *ctx, pid_t pid)
 int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
 	    bool deny_io_uring, struct sess_result *res, struct repro_err **err)
 {
-	struct rpl_deny *deny = NULL; /* --io-uring=deny */
-	cleanup_free int *trap = NULL;
-	struct rpl_inject *inject = NULL; /* --inject */
-	struct sess_policy policies[3];
-	size_t npolicies = 0, ntrap = 0;
+	struct rpl_run_opts o = {
+		.sess = sess, .first = first, .rules = rules, .deny_io_uring = deny_io_uring
+	};
 	int rc;
 
-	if (first != NULL)
-		policies[npolicies++] = *first;
-
-	if (rules != NULL) {
-		trap = rpl_inject_trap(rules, &ntrap);
-		inject = rpl_inject_new(rules);
-		policies[npolicies++] = (struct sess_policy){ .ops = rpl_inject_ops(),
-							      .ctx = inject,
-							      .trap_nrs = trap,
-							      .ntrap = ntrap,
-							      .report = rpl_inject_report };
-	}
-	if (deny_io_uring) {
-		deny = rpl_deny_bypass_new(ENOSYS, err);
-		if (deny == NULL) {
-			rpl_inject_free(inject);
-			return -1;
-		}
-		policies[npolicies++] = (struct sess_policy){ .ops = rpl_deny_ops(), .ctx = deny };
-	}
 	sess->should_stop = cli_signals_stop_requested;
 	sess->on_program = forward_signals;
 	/* a caller with notices of its own (a sweep's quiet runs) gets no progress line either */
@@ -83,9 +60,7 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 			sess->progress = cli_pack_progress();
 	}
 	cli_signals_install();
-	rc = sess_run(sess, policies, npolicies, res, err);
+	rc = rpl_run(&o, res, err);
 	cli_pack_progress_end();
-	rpl_deny_free(deny);
-	rpl_inject_free(inject);
 	return rc;
 }

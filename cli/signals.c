@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t forward_pid;
@@ -80,28 +79,6 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
-static void on_tick(int sig)
-{
-	(void)sig; /* only here to interrupt waitpid (see lnch_loop_new) */
-}
-
-/* A 250 ms tick while recording (zero interval: stopped). */
-static void set_tick(bool on)
-{
-	struct itimerval it = { .it_interval = { 0, on ? 250000 : 0 },
-				.it_value = { 0, on ? 250000 : 0 } };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on ? on_tick : SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	if (on)
-		sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
-	if (!on)
-		sigaction(SIGALRM, &sa, NULL);
-}
-
 void cli_signals_install(void)
 {
 	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
@@ -118,7 +95,6 @@ void cli_signals_install(void)
 void cli_signals_forward_to(pid_t pid)
 {
 	forward_pid = pid;
-	set_tick(pid != 0);
 	if (pid > 0 && pending_sig != 0) {
 		kill(pid, pending_sig);
 		pending_sig = 0;

@@ -21,9 +21,8 @@
 void cli_signals_install(void);
 
 /*
- * cli_signals_forward_to - pass signals to pid, and
- * start a 250 ms SIGALRM tick that lets the ptrace loop flush while the
- * program is quiet; pid 0 stops passing signals and the tick.
+ * cli_signals_forward_to - pass signals to pid; pid 0 stops passing
+ * them.
  */
 void cli_signals_forward_to(pid_t pid);
 

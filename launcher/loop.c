@@ -865,10 +865,54 @@ static void on_gone(struct lnch_loop *loop, pid_t tid, int status)
 	}
 }
 
+/* The loop's tick (ns): waitpid(2) returns EINTR this often, for the waits, a stop and a limit. */
+#define LNCH_TICK_NS 250000000L
+/* The signal of the loop's tick, to the loop's thread only (SIGEV_THREAD_ID). */
+#define LNCH_TICK_SIG (SIGRTMIN + 2)
+
+static void on_tick_sig(int sig)
+{
+	(void)sig; /* only interrupts the loop's waitpid */
+}
+
+/*
+ * Start the loop's tick: a POSIX timer (CLOCK_MONOTONIC) that sends
+ * LNCH_TICK_SIG to this thread every LNCH_TICK_NS, its handler doing
+ * nothing and without SA_RESTART, so that the loop samples the waits
+ * (launcher/waits.h), polls should_stop and checks the time limit while no
+ * tracee stops.  Returns whether it runs (false: no timer, the loop then
+ * wakes at stops and other signals only).
+ */
+static bool tick_start(timer_t *t)
+{
+	struct sigaction sa = { .sa_handler = on_tick_sig }; /* no SA_RESTART: EINTR */
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = LNCH_TICK_SIG };
+	struct itimerspec its = { .it_value = { 0, LNCH_TICK_NS },
+				  .it_interval = { 0, LNCH_TICK_NS } };
+	sigset_t s;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(LNCH_TICK_SIG, &sa, NULL) < 0)
+		return false;
+	sigemptyset(&s);
+	sigaddset(&s, LNCH_TICK_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, t) < 0)
+		return false;
+	if (timer_settime(*t, 0, &its, NULL) < 0) {
+		timer_delete(*t);
+		return false;
+	}
+	return true;
+}
+
 int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err)
 {
 	struct lnch_task *first = lnch_tasks_put(&loop->tasks, loop->child->pid);
 	struct lnch_notifier notifier;
+	timer_t tick;
+	bool ticking;
 	int rc = 0;
 
 	first->pid = loop->child->pid;
@@ -879,6 +923,7 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 		rc = repro_err_set(err, errno, "cannot start the seccomp notification thread");
 		kill(loop->child->pid, SIGKILL);
 	}
+	ticking = tick_start(&tick);
 	while (loop->tasks.count > 0) {
 		int status = 0;
 		pid_t tid = waitpid(-1, &status, __WALL);
@@ -940,6 +985,8 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 		lnch_holds_release_due(loop);
 		pthread_mutex_unlock(&loop->mu);
 	}
+	if (ticking)
+		timer_delete(tick);
 	lnch_notifier_stop(&notifier);
 	*res = loop->res;
 	return rc;

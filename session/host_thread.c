@@ -29,7 +29,7 @@ static int host_dump(const struct sess_state *s, const char *dir, struct repro_e
 /*
  * Gather host.json and write it into the spool, for a `repro pack` after a
  * killed recording.  A full disk is no error: the pack takes the facts
- * from memory (session/pack.c).
+ * from memory (session/bundle_out.c).
  */
 static int write_host(struct sess_state *s, struct repro_err **err)
 {

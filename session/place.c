@@ -63,7 +63,7 @@ bool sess_same_fs(const char *a, const char *b)
  * directory) and the temporary name must fit.  No probe file is made: a
  * new inode costs up to 0.5 ms on ext4 (docs/performance.md); where the
  * check passes and the pack still cannot write, the spool is kept and the
- * error gives the `repro pack` command (session/pack.c).
+ * error gives the `repro pack` command (session/bundle_out.c).
  */
 int sess_check_output(const char *out, struct repro_err **err)
 {

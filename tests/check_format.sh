@@ -3,7 +3,7 @@
 # Fix with: clang-format -i $(git ls-files '*.c' '*.h')
 cd "$(dirname "$0")/.." || exit 2
 command -v clang-format >/dev/null || { echo "clang-format not installed: skip"; exit 77; }
-files=$(find common launcher recorder bundles session replayer sweep cli tests -name '*.[ch]' | sort)
+files=$(find common launcher recorder bundles session replayer cli tests -name '*.[ch]' | sort)
 if clang-format --dry-run -Werror $files; then
 	echo "format ok ($(echo "$files" | wc -l) files)"
 else

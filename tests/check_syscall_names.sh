@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 2
 names=$(sed -n 's/^\tROW(\([a-z0-9_]*\),.*/\1/p' common/sysent.c | sort -u)
 [ "$(echo "$names" | wc -l)" -gt 200 ] || { echo "cannot read the table's names"; exit 2; }
 alt=$(echo "$names" | paste -sd'|')
-files=$(find common launcher recorder bundles session replayer sweep cli -name '*.[ch]' |
+files=$(find common launcher recorder bundles session replayer cli -name '*.[ch]' |
 	grep -v '^common/sysent\.c$\|^recorder/sys/' | sort)
 # a call's name compared with a syscall name: strcmp(sc, "connect"), is(f->syscall, "rmdir") …
 cmp="(strn?cmp|[^a-z_]is|[^a-z_]has)[[:space:]]*\\([^,;]*(sc|syscall|call|name)[^,;]*,[[:space:]]*\"($alt)\""

@@ -1,15 +1,17 @@
 /*
  * Unit tests of sweep/sweep.h: the classes of outcomes made by hand, the
  * first stderr line, shards, --merge and JUnit of documents made by hand,
- * and the whole pipeline on a real program without the cli: a working run
- * of `sh -c 'cat app.conf'` through sess_run(), its plan, and a sweep whose
- * runner is sess_run() with the fault rule as a policy.
+ * the words of its options, the whole pipeline on a real program without
+ * the cli (a working run of `sh -c 'cat app.conf'` through the command
+ * runner, its plan, a sweep of it), and the runner, scheduler and classes
+ * with a stand-in for the recording.
  */
+#include "common/fdutil.h"
 #include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
 #include "session/session.h"
-#include "sweep/sweep.h"
+#include "replayer/sweep/sweep.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -232,52 +234,12 @@ static void test_merge_and_junit(void **state)
 
 /* ---- the pipeline on a real program ---- */
 
-static char dir[] = "/tmp/repro-test-sweep.XXXXXX";
+static char dir[] = "/tmp/repro-test-sweep.XXXXXX"; /* the program's, its cwd */
+/* the runs' own directories: outside the overlaid cwd, as a sweep's are in $TMPDIR */
+static char runs_dir[] = "/tmp/repro-test-sweep-runs.XXXXXX";
 
-/* The runner: sess_run() of `sh -c 'cat app.conf'` in dir with req's rule as a policy. */
-static int real_run(void *ctx, const struct swp_run_req *req)
-{
-	static char *const argv[] = { "/bin/sh", "-c", "cat app.conf", NULL };
-	struct sess_options o = { .argv = argv,
-				  .output = req->bundle,
-				  .spool_parent = dir,
-				  .classes = SESS_CLASS_ALL,
-				  .sandbox = SESS_SANDBOX_AUTO,
-				  .wait_all = true,
-				  .time_limit_ns = req->time_limit_ns };
-	struct rpl_rules *rules = NULL;
-	struct rpl_inject *in = NULL;
-	struct sess_policy pol = { 0 };
-	struct sess_result res = { 0 };
-	struct repro_err *err = NULL;
-	int *trap = NULL;
-	size_t ntrap = 0;
-
-	(void)ctx;
-	if (req->rule != NULL) {
-		rules = rpl_rules_new();
-		if (rpl_rules_add(rules, req->rule, &err) < 0)
-			return 3;
-		trap = rpl_inject_trap(rules, &ntrap);
-		in = rpl_inject_new(rules);
-		pol = (struct sess_policy){ .ops = rpl_inject_ops(),
-					    .ctx = in,
-					    .trap_nrs = trap,
-					    .ntrap = ntrap,
-					    .report = rpl_inject_report };
-	}
-	if (sess_run(&o, &pol, req->rule != NULL ? 1 : 0, &res, &err) < 0)
-		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, "sess_run failed");
-	else
-		(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
-				       res.duration_ns, res.bundle_path, NULL);
-	sess_result_release(&res);
-	repro_err_free(&err);
-	rpl_inject_free(in);
-	rpl_rules_free(rules);
-	free(trap);
-	return 0;
-}
+/* The command of the pipeline: `sh -c 'cat app.conf'` in dir. */
+static char *const cat_argv[] = { "/bin/sh", "-c", "cat app.conf", NULL };
 
 static const char *class_in(json_t *runs, const char *id)
 {
@@ -292,20 +254,23 @@ static const char *class_in(json_t *runs, const char *id)
 
 static void test_pipeline(void **state)
 {
-	struct swp_runner runner = { .run = real_run };
+	struct swp_command c = { .argv = cat_argv };
+	struct swp_runner runner = swp_command_runner(&c);
 	char base_dir[96], bundle[96], conf[96], id[160];
 	struct swp_run_req req = { .dir = base_dir, .bundle = bundle };
 	struct swp_outcome out;
 	struct swp_plan plan;
 	struct swp_plan_opts po = { .areas = SWP_FILE };
-	struct swp_sweep_opts so = { .jobs = 2, .time_limit_ns = 20000000000ull, .work_dir = dir };
+	struct swp_sweep_opts so = { .jobs = 2,
+				     .time_limit_ns = 20000000000ull,
+				     .work_dir = runs_dir };
 	struct repro_err *err = NULL;
 	json_t *runs = NULL;
 	FILE *f;
 
 	(void)state;
-	snprintf(base_dir, sizeof(base_dir), "%s/base", dir);
-	snprintf(bundle, sizeof(bundle), "%s/base.repro", dir);
+	snprintf(base_dir, sizeof(base_dir), "%s/base", runs_dir);
+	snprintf(bundle, sizeof(bundle), "%s/base.repro", runs_dir);
 	snprintf(conf, sizeof(conf), "%s/app.conf", dir);
 	f = fopen(conf, "w");
 	assert_non_null(f);
@@ -334,10 +299,99 @@ static void test_pipeline(void **state)
 	rmdir(base_dir);
 }
 
+/* ---- the runner with a stand-in for the recording ---- */
+
+/*
+ * The stand-in: no process is made; the "program" fails with exit 1 and
+ * says which rule it met, as a program that names its file would, when
+ * a rule is given, and exits 0 without one (the working run).
+ */
+static int fake_run(void *ctx, const struct rpl_run_opts *o, struct sess_result *res,
+		    struct repro_err **err)
+{
+	(void)ctx;
+	(void)err;
+	res->has_exit = true;
+	res->duration_ns = 1000000;
+	if (o->rules != NULL && rpl_rules_count(o->rules) > 0) {
+		fprintf(stderr, "app: cannot read %s: No such file or directory\n",
+			strstr(o->sess->argv[2], "app.conf") != NULL ? "app.conf" : "?");
+		res->wait_status = 1 << 8;
+	}
+	return 0;
+}
+
+static void test_fake_runner(void **state)
+{
+	struct rpl_runner fake = { .run = fake_run };
+	struct swp_command c = { .argv = cat_argv, .runner = &fake };
+	struct swp_runner runner = swp_command_runner(&c);
+	struct swp_baseline_opts bo = { .work_dir = runs_dir };
+	struct swp_fault faults[2] = {
+		{ .id = "ENOENT read app.conf",
+		  .rule = "openat:error=ENOENT:path=*/app.conf",
+		  .target = "/srv/app.conf",
+		  .fault = "ENOENT",
+		  .area = SWP_FILE,
+		  .errnum = ENOENT },
+		{ .id = "bad rule",
+		  .rule = "openat:error=NOSUCHERRNO",
+		  .target = "/srv/x",
+		  .fault = "EIO",
+		  .area = SWP_FILE,
+		  .errnum = EIO },
+	};
+	struct swp_plan plan = { .v = faults, .n = 2, .npoints = 2 };
+	struct swp_sweep_opts so = { .jobs = 2,
+				     .time_limit_ns = 20000000000ull,
+				     .work_dir = runs_dir };
+	struct repro_err *err = NULL;
+	char *bundle = NULL;
+	uint64_t dur = 0;
+	bool kept = true;
+	json_t *runs = NULL;
+
+	(void)state;
+	assert_int_equal(swp_baseline(&runner, &bo, &bundle, &dur, &kept, &err), 0);
+	assert_int_equal(dur, 1000000);
+	assert_false(kept);
+	free(bundle);
+	assert_int_equal(swp_sweep_run(&plan, &runner, &so, &runs, &err), 0);
+	assert_int_equal(json_array_size(runs), 2);
+	assert_string_equal(class_in(runs, "ENOENT read app.conf"), "clean");
+	/* a rule the runner refuses is the run's error, repro's trouble: not the program's */
+	assert_string_equal(class_in(runs, "bad rule"), "error");
+	json_decref(runs);
+}
+
+/* The words of a sweep's options: areas, classes, shards. */
+static void test_words(void **state)
+{
+	struct repro_err *err = NULL;
+	unsigned bits = 0, k = 0, n = 0;
+
+	(void)state;
+	assert_int_equal(swp_areas_parse("file,dns", &bits, &err), 0);
+	assert_int_equal(bits, SWP_FILE | SWP_DNS);
+	assert_int_equal(swp_areas_parse("file,disk", &bits, &err), -1);
+	assert_non_null(strstr(err->msg, "unknown area 'disk'"));
+	repro_err_free(&err);
+	assert_int_equal(swp_classes_parse("crashed,hung", &bits, &err), 0);
+	assert_int_equal(bits, 1u << SWP_CRASHED | 1u << SWP_HUNG);
+	assert_int_equal(swp_classes_parse("crashed,slow", &bits, &err), -1);
+	repro_err_free(&err);
+	assert_int_equal(swp_shard_parse("2/3", &k, &n, &err), 0);
+	assert_int_equal(k * 10 + n, 23);
+	assert_int_equal(swp_shard_parse("4/3", &k, &n, &err), -1);
+	repro_err_free(&err);
+	assert_int_equal(swp_shard_parse("1/3x", &k, &n, &err), -1);
+	repro_err_free(&err);
+}
+
 static int setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(dir) == NULL || chdir(dir) < 0)
+	if (mkdtemp(dir) == NULL || mkdtemp(runs_dir) == NULL || chdir(dir) < 0)
 		return -1;
 	return 0;
 }
@@ -345,7 +399,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return rmdir(dir) == 0 || errno == ENOENT ? 0 : 0;
+	repro_remove_tree(runs_dir);
+	repro_remove_tree(dir);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -357,6 +413,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge_and_junit),
 		cmocka_unit_test(test_junit_hostile_stderr),
 		cmocka_unit_test(test_pipeline),
+		cmocka_unit_test(test_fake_runner),
+		cmocka_unit_test(test_words),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */

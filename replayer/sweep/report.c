@@ -1,5 +1,5 @@
-/* What a sweep reports: the table, the JSON document, JUnit XML, merged shards (sweep/sweep.h). */
-#include "sweep/sweep.h"
+/* What a sweep reports: the table, the JSON document, JUnit XML, merged shards (replayer/sweep/sweep.h). */
+#include "replayer/sweep/sweep.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"

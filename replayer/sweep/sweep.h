@@ -1,16 +1,18 @@
-#ifndef REPRO_SWEEP_SWEEP_H
-#define REPRO_SWEEP_SWEEP_H
+#ifndef REPRO_REPLAYER_SWEEP_SWEEP_H
+#define REPRO_REPLAYER_SWEEP_SWEEP_H
 
 /*
  * `repro sweep` (docs/sweep.md): the fault points of a working run, one
  * run per fault with a fault rule (docs/faults.md), each run classified
  * against the working one, and the table, JSON and JUnit that report
- * them.  The runs themselves are the caller's (a struct swp_runner): this
- * module plans, schedules them in child processes, reads what they left
- * and reports.
+ * them.  A run is a struct swp_runner: swp_command_runner() records the
+ * command through replayer/run/ (a caller may give a stand-in), and this
+ * module plans, schedules the runs in child processes, reads what they
+ * left and reports.
  */
 
 #include "common/err.h"
+#include "replayer/run/run.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -233,5 +235,78 @@ json_t *swp_merge(const char *const *paths, size_t n, json_t **command, size_t *
 
 /* swp_fails - whether some run's class is in fail_on (bits 1 << enum swp_class). */
 bool swp_fails(json_t *runs, unsigned fail_on);
+
+/*
+ * swp_record_run - in a runner's child process: run o through runner
+ * (NULL: rpl_run()) and write req->dir's result (swp_write_result(); an
+ * error as its line).  A command that cannot be executed is said on the
+ * run's stderr as a shell says it ("repro: CMD: No such file or
+ * directory").  Returns 0 (the child's exit status).
+ */
+int swp_record_run(const struct rpl_runner *runner, const struct rpl_run_opts *o,
+		   const struct swp_run_req *req);
+
+/* What each run of a sweep records.  Everything borrowed for the sweep's life. */
+struct swp_command {
+	char *const *argv; /* the command, NULL-terminated */
+	bool net_none; /* each run in a network namespace of its own (--net none) */
+	const char *const *overlay; /* NULL-terminated, or NULL: the overlay's defaults */
+	const struct rpl_runner *runner; /* NULL: rpl_run() */
+};
+
+/*
+ * swp_command_runner - the runner of c (borrowed: it must outlive the
+ * runner): each run one recording of c->argv in an overlay, with the
+ * request's '\n'-separated rules checked by rpl_inject_check() (a bad one
+ * is the run's error), its exit ending the run (daemons it left are
+ * killed), repro's own notices silent.
+ */
+struct swp_runner swp_command_runner(const struct swp_command *c);
+
+struct swp_baseline_opts {
+	const char *work_dir; /* borrowed: its sub-directory "baseline" is the run's */
+	const char *keep_dir; /* borrowed, or NULL: the bundle goes into work_dir */
+	uint64_t timeout_ns; /* 0: none */
+	bool (*should_stop)(void *ctx); /* may be NULL: as swp_run_one() */
+	void *stop_ctx;
+};
+
+/*
+ * swp_baseline - the working run through runner: recorded into
+ * o->keep_dir/000-baseline.repro or o->work_dir/baseline.repro (*bundle, a
+ * new string, set in every case), its duration in *duration_ns.  Returns
+ * 0 when it exited 0, or -1 with *err: it could not be recorded, it was
+ * still running after o->timeout_ns, it failed (the message gives its exit,
+ * its first stderr line and the `repro explain` that says why), EINTR;
+ * *kept says whether *bundle stays for the user.
+ */
+int swp_baseline(const struct swp_runner *runner, const struct swp_baseline_opts *o, char **bundle,
+		 uint64_t *duration_ns, bool *kept, struct repro_err **err);
+
+/*
+ * swp_recorded_run - --from's run: its duration (manifest "duration_ns",
+ * 0 when absent), *net_none set when it ran with --net=none (manifest
+ * options.net); UINT64_MAX with *err (the reader's errors, "sweep --from").
+ */
+uint64_t swp_recorded_run(const char *bundle, bool *net_none, struct repro_err **err);
+
+/*
+ * swp_limits - each run's time limit: timeout_ns when given, else three
+ * times the working run's (working_ns), at least 10 s; and the delay of an
+ * ETIMEDOUT connect, a third of the limit (as a slow firewall's), at most
+ * 10 s.  All in ns.
+ */
+void swp_limits(uint64_t timeout_ns, uint64_t working_ns, uint64_t *time_limit_ns,
+		uint64_t *connect_delay_ns);
+
+/*
+ * swp_areas_parse, swp_classes_parse, swp_shard_parse - a sweep's words:
+ * a comma list of areas (file, exec, network, dns) as SWP_* bits, of
+ * classes (swp_class_name()) as 1 << class bits, "K/N" (1 <= K <= N <=
+ * 9999).  Return 0, or -1 with *err (EINVAL, one line naming the word).
+ */
+int swp_areas_parse(const char *text, unsigned *out, struct repro_err **err);
+int swp_classes_parse(const char *text, unsigned *out, struct repro_err **err);
+int swp_shard_parse(const char *text, unsigned *k, unsigned *n, struct repro_err **err);
 
 #endif

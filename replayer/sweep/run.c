@@ -1,5 +1,5 @@
-/* Running a sweep's faults in child processes, a few at a time (sweep/sweep.h). */
-#include "sweep/sweep.h"
+/* Running a sweep's faults in child processes, a few at a time (replayer/sweep/sweep.h). */
+#include "replayer/sweep/sweep.h"
 #include "common/names.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"

@@ -1,5 +1,5 @@
-/* How a run behaved under its fault (sweep/sweep.h, docs/sweep.md "Classes"). */
-#include "sweep/sweep.h"
+/* How a run behaved under its fault (replayer/sweep/sweep.h, docs/sweep.md "Classes"). */
+#include "replayer/sweep/sweep.h"
 #include "common/term.h"
 #include "common/xalloc.h"
 

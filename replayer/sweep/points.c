@@ -1,5 +1,5 @@
-/* A sweep's fault points and the faults on each (sweep/sweep.h, docs/sweep.md "Faults"). */
-#include "sweep/sweep.h"
+/* A sweep's fault points and the faults on each (replayer/sweep/sweep.h, docs/sweep.md "Faults"). */
+#include "replayer/sweep/sweep.h"
 #include "bundles/members.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"

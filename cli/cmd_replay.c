@@ -4,19 +4,13 @@
  * itself recorded, then a summary: reproduced or not, which failures were
  * imposed and which never came up.
  */
-#include "bundles/reader.h"
-#include "common/names.h"
 #include "cli/commands.h"
 #include "cli/run.h"
-#include "cli/signals.h"
-#include "common/fdutil.h"
-#include "replayer/sweep/sweep.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
-#include "replayer/readers/diff.h"
 #include "replayer/readers/normalize.h"
 #include "replayer/replay/replay.h"
 
@@ -105,30 +99,6 @@ static void replay_opts_release(struct replay_opts *o)
 }
 #define cleanup_replay_opts __attribute__((cleanup(replay_opts_release)))
 
-static int parse_kinds(const char *text, unsigned *out, struct repro_err **err)
-{
-	cleanup_free char *copy = repro_xstrdup(text);
-	char *save = NULL;
-
-	*out = 0;
-	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
-		if (strcmp(w, "file") == 0)
-			*out |= RPL_REPLAY_FILE;
-		else if (strcmp(w, "exec") == 0)
-			*out |= RPL_REPLAY_EXEC;
-		else if (strcmp(w, "network") == 0)
-			*out |= RPL_REPLAY_NETWORK;
-		else if (strcmp(w, "dns") == 0)
-			*out |= RPL_REPLAY_DNS;
-		else
-			return repro_err_set(err, EINVAL,
-					     "replay --only: unknown kind '%s' (want file, exec, "
-					     "network or dns)",
-					     w);
-	}
-	return *out != 0 ? 0 : repro_err_set(err, EINVAL, "replay --only: nothing given");
-}
-
 static int add_map(struct replay_opts *o, const char *text, struct repro_err **err)
 {
 	char *copy;
@@ -153,7 +123,7 @@ static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
 	case 'c': o->cwd = optarg; return 0;
 	case 'm': return add_map(o, optarg, err);
 	case 'f': o->fast = true; return 0;
-	case 'O': return parse_kinds(optarg, &o->kinds, err);
+	case 'O': return rpl_replay_kinds_parse(optarg, &o->kinds, err);
 	case 'I':
 		if (o->extra == NULL)
 			o->extra = rpl_rules_new();
@@ -236,33 +206,10 @@ static const char *jstr(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* Whether argv0 would be found here: a path that exists, or a name in PATH. */
-static bool found_here(const char *argv0, const char *cwd)
-{
-	const char *path = getenv("PATH");
-	cleanup_free char *copy = NULL;
-	char *save = NULL;
-
-	if (strchr(argv0, '/') != NULL) {
-		cleanup_free char *p = argv0[0] == '/' ? repro_xstrdup(argv0)
-						       : repro_xasprintf("%s/%s", cwd, argv0);
-
-		return access(p, F_OK) == 0;
-	}
-	copy = repro_xstrdup(path != NULL ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(copy, ":", &save); d != NULL; d = strtok_r(NULL, ":", &save)) {
-		cleanup_free char *p = repro_xasprintf("%s/%s", *d ? d : ".", argv0);
-
-		if (access(p, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* The differences that matter between the recording's machine and this one, in one block. */
-static void environment_block(const struct rpl_replay_plan *p, const char *cwd, char *const *argv)
+static void environment_block(const struct rpl_replay_result *r)
 {
-	json_t *h = p->host;
+	json_t *h = r->plan.host;
 	struct utsname u;
 	long long uid = json_integer_value(json_object_get(h, "uid"));
 	const char *rel = jstr(json_object_get(h, "kernel"), "release");
@@ -271,11 +218,11 @@ static void environment_block(const struct rpl_replay_plan *p, const char *cwd, 
 		fprintf(stderr, "repro: replay: recorded as uid %lld, replayed as uid %d\n", uid,
 			(int)getuid());
 	}
-	if (strcmp(cwd, p->cwd) != 0) {
+	if (strcmp(r->cwd, r->plan.cwd) != 0) {
 		fputs("repro: replay: recorded in ", stderr);
-		repro_term_write(stderr, p->cwd, strlen(p->cwd), false, false);
+		repro_term_write(stderr, r->plan.cwd, strlen(r->plan.cwd), false, false);
 		fputs(", replayed in ", stderr);
-		repro_term_write(stderr, cwd, strlen(cwd), false, false);
+		repro_term_write(stderr, r->cwd, strlen(r->cwd), false, false);
 		fputc('\n', stderr);
 	}
 	if (rel != NULL && uname(&u) == 0 && strcmp(rel, u.release) != 0) {
@@ -285,239 +232,21 @@ static void environment_block(const struct rpl_replay_plan *p, const char *cwd, 
 	}
 }
 
-/* The recorded working directory as --map names it here, or as it was (a new string). */
-static char *mapped_cwd(const struct replay_opts *o, const char *recorded)
+/* Before the run: how this machine differs, and what is imposed (not with -q). */
+static int before_run(void *ctx, const struct rpl_replay_result *r, struct repro_err **err)
 {
-	struct rpl_norm n = { .nmaps = 0 };
-	char *mapped;
+	const struct replay_opts *o = ctx;
 
-	for (size_t k = 0; k < o->nmaps && k < RPL_NORM_MAX_MAPS; k++) {
-		n.map_from[k] = o->map_from[k];
-		n.map_to[k] = o->map_to[k];
-		n.nmaps++;
-	}
-	mapped = rpl_norm_map(&n, recorded);
-	return mapped != NULL ? mapped : repro_xstrdup(recorded);
-}
-
-/* Where the replay's bundle goes by default: BUNDLE without .repro, then .replay.repro. */
-static char *default_output(const char *bundle)
-{
-	size_t n = strlen(bundle);
-
-	if (n > 6 && strcmp(bundle + n - 6, ".repro") == 0)
-		n -= 6;
-	return repro_xasprintf("%.*s.replay.repro", (int)n, bundle);
-}
-
-/* The rules of the replay: each imposition's (origin: its recorded event), then --inject's. */
-static int build_rules(const struct replay_opts *o, const struct rpl_replay_plan *p,
-		       struct rpl_rules **out, size_t **first_rule, struct repro_err **err)
-{
-	struct rpl_rules *r = rpl_rules_new();
-
-	*first_rule = repro_xcalloc(p->n + 1, sizeof(**first_rule));
-	for (size_t i = 0; i < p->n && !o->no_impose; i++) {
-		(*first_rule)[i] = rpl_rules_count(r);
-		for (size_t k = 0; k < p->v[i].nrules; k++) {
-			if (rpl_rules_add(r, p->v[i].rules[k], err) < 0) {
-				rpl_rules_free(r);
-				return repro_err_wrap(err, "replay: imposing '%s'", p->v[i].what);
-			}
-			rpl_rules_set_origins(r, rpl_rules_count(r) - 1, p->v[i].origins[k],
-					      p->v[i].norigins[k]);
-		}
-	}
-	(*first_rule)[p->n] = rpl_rules_count(r);
-	for (size_t i = 0; o->extra != NULL && i < rpl_rules_count(o->extra); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-
-		rpl_rules_describe(o->extra, i, f);
-		fclose(f);
-		if (rpl_rules_add(r, text, err) < 0) {
-			free(text);
-			rpl_rules_free(r);
-			return -1;
-		}
-		free(text);
-	}
-	*out = r;
-	return 0;
-}
-
-/* "exit 1", "killed by SIGKILL" of a manifest's exit (a hostile bundle's words checked). */
-static void exit_words(json_t *e, char *buf, size_t cap)
-{
-	const char *sig = jstr(e, "signal");
-
-	if (json_object_get(e, "code") != NULL)
-		snprintf(buf, cap, "exit %lld",
-			 (long long)json_integer_value(json_object_get(e, "code")));
-	else if (sig != NULL && sig[0] != '\0' &&
-		 strspn(sig, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-") == strlen(sig) &&
-		 strlen(sig) < 24)
-		snprintf(buf, cap, "killed by %s", sig);
-	else if (sig != NULL)
-		snprintf(buf, cap, "killed by a signal");
-	else
-		snprintf(buf, cap, "no exit seen");
-}
-
-/*
- * The summary: reproduced (the recorded exit, every failure imposed, none
- * other), or how it went otherwise; which recorded failures never came up.
- */
-static void summary(const struct replay_opts *o, const struct rpl_replay_plan *p,
-		    const struct rpl_rules *r, const size_t *first_rule,
-		    const struct sess_result *res, size_t ndiv)
-{
-	json_t *here = NULL;
-	char rec[64], now[64];
-	size_t imposed = 0;
-	bool same;
-
-	if (res->has_exit && WIFSIGNALED(res->wait_status)) {
-		char sig[32];
-
-		here = json_pack("{s:s}", "signal",
-				 repro_signal_name(WTERMSIG(res->wait_status), sig, sizeof(sig)));
-	} else if (res->has_exit) {
-		here = json_pack("{s:i}", "code", WEXITSTATUS(res->wait_status));
-	} else {
-		here = json_null();
-	}
-	exit_words(p->exit, rec, sizeof(rec));
-	exit_words(here, now, sizeof(now));
-	same = json_equal(here, p->exit);
-	for (size_t i = 0; i < p->n && !o->no_impose; i++) {
-		uint64_t fired = 0;
-
-		for (size_t k = first_rule[i]; k < first_rule[i + 1]; k++)
-			fired += rpl_rules_fired(r, k);
-		imposed += fired > 0;
-		if (fired == 0 && !o->quiet) {
-			fputs("repro: replay: not imposed, the call never came here: ", stderr);
-			repro_term_puts(stderr, p->v[i].what);
-			fputc('\n', stderr);
-		}
-	}
-	if (res->ended_by_policy)
-		fputs("repro: replay: stopped at the first divergence (--strict)", stderr);
-	else if (same && (o->no_impose || imposed == p->n) && ndiv == 0)
-		fprintf(stderr, "repro: replay: reproduced: %s as recorded", now);
-	else if (same)
-		fprintf(stderr, "repro: replay: %s as recorded, but another way", now);
-	else
-		fprintf(stderr, "repro: replay: not reproduced: %s (recorded: %s)", now, rec);
-	if (o->no_impose)
-		fputs(", nothing recorded imposed", stderr);
-	else
-		fprintf(stderr, ", %zu of %zu failure%s imposed", imposed, p->n,
-			p->n == 1 ? "" : "s");
-	if (ndiv > 0)
-		fprintf(stderr, ", %zu divergence%s", ndiv, ndiv == 1 ? "" : "s");
-	fputc('\n', stderr);
-	json_decref(here);
-}
-
-/*
- * The failures of the replay that the recording did not have, one line
- * each (not with -q), but those the watch said as they happened.
- */
-static size_t say_divergences(const struct replay_opts *o, const struct rpl_replay_opts *ro,
-			      const struct rpl_watch *w, const char *recorded, const char *replayed,
-			      size_t *shown)
-{
-	struct repro_err *err = NULL;
-	json_t *d = NULL, *e;
-	size_t i, n;
-
-	if (rpl_replay_divergences(recorded, replayed, ro, &d, &err) < 0) {
-		char *msg = repro_err_format(err);
-
-		fprintf(stderr, "repro: replay: divergences not known: %s\n", msg);
-		free(msg);
-		repro_err_free(&err);
+	(void)err;
+	if (o->quiet)
 		return 0;
-	}
-	n = 0;
-	json_array_foreach (d, i, e) {
-		const char *what = json_string_value(json_object_get(e, "what"));
-		const char *proc = json_string_value(json_object_get(e, "process"));
-
-		if (rpl_watch_reported(w, jstr(e, "syscall"), jstr(e, "path"), jstr(e, "errno")))
-			continue;
-		n++;
-		if (o->quiet)
-			continue;
-		(*shown)++;
-		fputs("repro: replay: diverged: failed here, not in the recording: ", stderr);
-		repro_term_write(stderr, what, strlen(what), false, false);
-		if (proc != NULL) {
-			fputs(" (", stderr);
-			repro_term_write(stderr, proc, strlen(proc), false, false);
-			fputc(')', stderr);
-		}
+	environment_block(r);
+	for (size_t k = 0; k < r->plan.n && !o->no_impose; k++) {
+		fputs("repro: replay: imposing ", stderr);
+		repro_term_puts(stderr, r->plan.v[k].what);
 		fputc('\n', stderr);
 	}
-	json_decref(d);
-	return n;
-}
-
-/* Most process differences said after a replay. */
-#define PROCESS_DIVERGENCES_MAX 5
-
-/*
- * The processes of the replay against the recording's, aligned by exec
- * lineage as repro diff aligns them (docs/diff.md): one that ran on one
- * side only, one whose exec lineage went on otherwise, a child that ended
- * otherwise (score 50 and up; the first process's own exit is the
- * summary's).  One line each, at most PROCESS_DIVERGENCES_MAX (not with
- * -q, counted in *shown); returns how many there are.
- */
-static size_t say_process_divergences(const struct replay_opts *o, const char *recorded,
-				      const char *replayed, size_t *shown)
-{
-	struct rpl_diff_opts d = { .a_path = recorded, .b_path = replayed, .json = true };
-	struct repro_err *err = NULL;
-	cleanup_free char *text = NULL;
-	size_t len = 0, i, n = 0;
-	json_t *doc, *e;
-	FILE *f;
-	bool differ = false;
-
-	for (size_t k = 0; k < o->nmaps && k < RPL_NORM_MAX_MAPS; k++) {
-		d.map_from[k] = o->map_from[k];
-		d.map_to[k] = o->map_to[k];
-		d.nmaps++;
-	}
-	f = open_memstream(&text, &len);
-	if (f == NULL)
-		return 0;
-	if (rpl_diff_run(&d, f, &differ, &err) < 0) {
-		char *msg = repro_err_format(err);
-
-		fprintf(stderr, "repro: replay: processes not compared: %s\n", msg);
-		free(msg);
-		repro_err_free(&err);
-	}
-	fclose(f);
-	doc = text != NULL ? json_loads(text, 0, NULL) : NULL;
-	json_array_foreach (json_object_get(doc, "differences"), i, e) {
-		if (jstr(e, "section") == NULL || strcmp(jstr(e, "section"), "process") != 0 ||
-		    json_number_value(json_object_get(e, "score")) < 50)
-			continue;
-		if (n++ < PROCESS_DIVERGENCES_MAX && !o->quiet) {
-			(*shown)++;
-			fputs("repro: replay: diverged: ", stderr);
-			repro_term_puts(stderr, jstr(e, "text"));
-			fputs(" (A: the recording, B: the replay)\n", stderr);
-		}
-	}
-	json_decref(doc);
-	return n;
+	return 0;
 }
 
 /* A divergence as it happens (replayer/replay/watch.c), not with -q. */
@@ -532,321 +261,188 @@ static void say_live(void *ctx, const char *line)
 	fputc('\n', stderr);
 }
 
-/* --strict ended the run: where, and the calls before it on both sides. */
-static void say_strict_stop(struct rpl_watch *w, const char *bundle)
+/* Most process differences said after a replay. */
+#define PROCESS_DIVERGENCES_MAX 5
+
+/* The divergences found after the run, one line each (not with -q); how many were said. */
+static size_t say_divergences(const struct replay_opts *o, const struct rpl_replay_result *r)
 {
-	struct repro_err *err = NULL;
+	size_t i, shown = 0;
+	json_t *e;
 
-	fputs("repro: replay: --strict: stopped at the first divergence: ", stderr);
-	repro_term_puts(stderr, rpl_watch_stop_what(w) + strlen("diverged: "));
-	fputc('\n', stderr);
-	if (rpl_watch_context(w, bundle, stderr, &err) < 0) {
-		char *msg = repro_err_format(err);
+	if (r->failed_here_error != NULL)
+		fprintf(stderr, "repro: replay: divergences not known: %s\n", r->failed_here_error);
+	if (r->process_diffs_error != NULL)
+		fprintf(stderr, "repro: replay: processes not compared: %s\n",
+			r->process_diffs_error);
+	if (o->quiet)
+		return 0;
+	json_array_foreach (r->failed_here, i, e) {
+		const char *what = jstr(e, "what"), *proc = jstr(e, "process");
 
-		fprintf(stderr, "repro: replay: the recording's side not known: %s\n", msg);
-		free(msg);
-		repro_err_free(&err);
-	}
-}
-
-/* The options of the replay's run: the recorded command (or CMD) as repro record runs it. */
-static struct sess_options run_options(const struct replay_opts *o, const struct rpl_replay_plan *p,
-				       char **argv, const char *output)
-{
-	return (struct sess_options){
-		.argv = o->cmd != NULL ? o->cmd : argv,
-		.output = output,
-		.classes = SESS_CLASS_ALL,
-		.net_none = p->net_none,
-		.sandbox = SESS_SANDBOX_AUTO,
-		.wait_all = true,
-		.hash_max = 64ull << 20,
-		/* the replayed failure must not clobber this machine's files */
-		.is_overlay = !o->no_overlay,
-		.keep_overlay = o->keep_overlay
-	};
-}
-
-/* One trial of --minimize, in a child (sweep/sweep.h's runner): the replay with these rules. */
-struct trial_ctx {
-	char *const *argv;
-	const struct rpl_replay_plan *plan;
-	const struct replay_opts *o;
-	const bool *keep; /* which impositions the trial keeps */
-};
-
-static void quiet_notice(void *ctx, const char *line)
-{
-	(void)ctx;
-	(void)line;
-}
-
-static int trial_child(void *vctx, const struct swp_run_req *req)
-{
-	const struct trial_ctx *t = vctx;
-	struct sess_options sess = run_options(t->o, t->plan, (char **)t->argv, req->bundle);
-	struct rpl_rules *rules = rpl_rules_new();
-	struct sess_result res = { 0 };
-	struct repro_err *err = NULL;
-	char *msg = NULL;
-
-	sess.is_overlay = true; /* a trial never writes to this machine */
-	sess.spool_parent = req->dir;
-	sess.time_limit_ns = req->time_limit_ns;
-	sess.notice = quiet_notice;
-	for (size_t i = 0; i < t->plan->n; i++)
-		for (size_t k = 0; t->keep[i] && k < t->plan->v[i].nrules; k++)
-			if (rpl_rules_add(rules, t->plan->v[i].rules[k], &err) < 0)
-				goto out;
-	for (size_t i = 0; t->o->extra != NULL && i < rpl_rules_count(t->o->extra); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-
-		rpl_rules_describe(t->o->extra, i, f);
-		fclose(f);
-		if (rpl_rules_add(rules, text, &err) < 0) {
-			free(text);
-			goto out;
+		shown++;
+		fputs("repro: replay: diverged: failed here, not in the recording: ", stderr);
+		repro_term_write(stderr, what, strlen(what), false, false);
+		if (proc != NULL) {
+			fputs(" (", stderr);
+			repro_term_write(stderr, proc, strlen(proc), false, false);
+			fputc(')', stderr);
 		}
-		free(text);
+		fputc('\n', stderr);
 	}
-	if (cli_run(&sess, NULL, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res, &err) == 0)
-		(void)swp_write_result(req->dir, res.has_exit, res.wait_status, res.timed_out,
-				       res.duration_ns, res.bundle_path, NULL);
-out:
-	if (err != NULL) {
-		msg = repro_err_format(err);
-		(void)swp_write_result(req->dir, false, 0, false, 0, NULL, msg);
+	json_array_foreach (r->process_diffs, i, e) {
+		if (i >= PROCESS_DIVERGENCES_MAX)
+			break;
+		shown++;
+		fputs("repro: replay: diverged: ", stderr);
+		repro_term_puts(stderr, json_string_value(e));
+		fputs(" (A: the recording, B: the replay)\n", stderr);
 	}
-	free(msg);
-	repro_err_free(&err);
-	rpl_rules_free(rules);
-	sess_result_release(&res);
-	return 0;
+	return shown;
 }
 
-/* Whether a trial ended with the recorded exit. */
-static bool same_exit(const struct swp_outcome *out, json_t *recorded)
+/* The summary: the verdict, the failures imposed, the divergences. */
+static void summary(const struct replay_opts *o, const struct rpl_replay_result *r)
 {
-	json_t *code = json_object_get(recorded, "code");
-	const char *sig = json_string_value(json_object_get(recorded, "signal"));
-
-	if (!out->ran || out->error != NULL || !out->has_exit || out->timed_out)
-		return false;
-	if (code != NULL)
-		return WIFEXITED(out->wait_status) &&
-		       WEXITSTATUS(out->wait_status) == json_integer_value(code);
-	if (sig != NULL && WIFSIGNALED(out->wait_status)) {
-		return repro_signal_parse(sig) == WTERMSIG(out->wait_status);
-	}
-	return false;
-}
-
-/* One trial with the impositions keep says; whether it gave the recorded exit. */
-static int try_set(struct trial_ctx *t, const char *work, size_t step, bool *same,
-		   struct repro_err **err)
-{
-	struct swp_runner runner = { .run = trial_child, .ctx = t };
-	cleanup_free char *dir = repro_xasprintf("%s/%03zu", work, step);
-	cleanup_free char *bundle = repro_xasprintf("%s/trial.repro", dir);
-	uint64_t limit = 3 * t->plan->duration_ns;
-	struct swp_run_req req = { .rule = "",
-				   .dir = dir,
-				   .bundle = bundle,
-				   .time_limit_ns = limit > 10000000000ull ? limit
-									   : 10000000000ull };
-	struct swp_outcome out;
-
-	if (swp_run_one(&runner, &req, &out, cli_signals_stop_requested, NULL, err) < 0)
-		return -1;
-	*same = same_exit(&out, t->plan->exit);
-	swp_outcome_release(&out);
-	repro_remove_tree(dir);
-	return 0;
-}
-
-/*
- * --minimize: the full set of impositions, then each one left out in turn
- * and dropped when the recorded exit stays (a 1-minimal set in n + 1
- * trials, each a replay in an overlay).  0 when the full set reproduces,
- * 1 when it does not, -1 with *err.
- */
-static int minimize(const struct replay_opts *o, const struct rpl_replay_plan *plan,
-		    char *const *argv, struct repro_err **err)
-{
-	cleanup_free bool *keep = repro_xcalloc(plan->n + 1, sizeof(*keep));
-	struct trial_ctx t = { .argv = argv, .plan = plan, .o = o, .keep = keep };
-	const char *tmp = getenv("TMPDIR");
-	cleanup_free char *work =
-		repro_xasprintf("%s/repro-minimize.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-	char rec[64];
-	bool same = false;
-	size_t kept = plan->n;
-	int rc = -1;
-
-	exit_words(plan->exit, rec, sizeof(rec));
-	if (plan->n == 0 || o->no_impose) {
-		fputs("repro: replay: minimize: no recorded failure to impose\n", stderr);
-		return 1;
-	}
-	if (mkdtemp(work) == NULL)
-		return repro_err_set(err, errno, "replay --minimize: cannot make '%s'", work);
-	cli_signals_install();
-	for (size_t i = 0; i < plan->n; i++)
-		keep[i] = true;
-	if (try_set(&t, work, 0, &same, err) < 0)
-		goto done;
-	if (!same) {
-		fprintf(stderr,
-			"repro: replay: minimize: the %zu recorded failure%s together do not give "
-			"%s here: nothing to minimize\n",
-			plan->n, plan->n == 1 ? "" : "s", rec);
-		rc = 1;
-		goto done;
-	}
-	for (size_t i = 0; i < plan->n; i++) {
-		keep[i] = false;
-		if (try_set(&t, work, i + 1, &same, err) < 0)
-			goto done;
-		keep[i] = !same;
-		kept -= same;
-		fprintf(stderr, "repro: replay: minimize: without ");
-		repro_term_write(stderr, plan->v[i].what, strlen(plan->v[i].what), false, false);
-		fprintf(stderr, same ? ": still %s, not needed\n" : ": another exit, needed\n",
-			rec);
-	}
-	fprintf(stderr, "repro: replay: minimize: %zu of %zu recorded failure%s give %s:", kept,
-		plan->n, plan->n == 1 ? "" : "s", rec);
-	for (size_t i = 0, shown = 0; i < plan->n; i++)
-		if (keep[i]) {
-			fputs(shown++ > 0 ? "; " : " ", stderr);
-			repro_term_write(stderr, plan->v[i].what, strlen(plan->v[i].what), false,
-					 false);
+	for (size_t i = 0; i < r->plan.n && !o->no_impose && !o->quiet; i++)
+		if (r->fired[i] == 0) {
+			fputs("repro: replay: not imposed, the call never came here: ", stderr);
+			repro_term_puts(stderr, r->plan.v[i].what);
+			fputc('\n', stderr);
 		}
+	if (r->verdict == RPL_REPLAY_STOPPED)
+		fputs("repro: replay: stopped at the first divergence (--strict)", stderr);
+	else if (r->verdict == RPL_REPLAY_REPRODUCED)
+		fprintf(stderr, "repro: replay: reproduced: %s as recorded", r->exit_here);
+	else if (r->verdict == RPL_REPLAY_OTHER_WAY)
+		fprintf(stderr, "repro: replay: %s as recorded, but another way", r->exit_here);
+	else
+		fprintf(stderr, "repro: replay: not reproduced: %s (recorded: %s)", r->exit_here,
+			r->exit_recorded);
+	if (o->no_impose)
+		fputs(", nothing recorded imposed", stderr);
+	else
+		fprintf(stderr, ", %zu of %zu failure%s imposed", r->imposed, r->plan.n,
+			r->plan.n == 1 ? "" : "s");
+	if (r->ndivergences > 0)
+		fprintf(stderr, ", %zu divergence%s", r->ndivergences,
+			r->ndivergences == 1 ? "" : "s");
 	fputc('\n', stderr);
-	rc = 0;
-done:
-	repro_remove_tree(work);
-	return rc;
+}
+
+/* What the run came to, on stderr: the divergences, the summary, where it was recorded. */
+static void say_result(const struct replay_opts *o, const struct rpl_replay_result *r)
+{
+	size_t shown;
+
+	if (r->res.exec_errnum != 0)
+		fprintf(stderr, "repro: cannot execute '%s': %s\n", r->argv[0],
+			strerror(r->res.exec_errnum));
+	if (r->strict_what != NULL) {
+		fputs("repro: replay: --strict: stopped at the first divergence: ", stderr);
+		repro_term_puts(stderr, r->strict_what);
+		fputc('\n', stderr);
+		fputs(r->strict_context != NULL ? r->strict_context : "", stderr);
+		if (r->strict_context_error != NULL)
+			fprintf(stderr, "repro: replay: the recording's side not known: %s\n",
+				r->strict_context_error);
+	}
+	shown = (o->quiet ? 0 : r->live_said) + say_divergences(o, r);
+	if (!o->quiet && r->ndivergences > shown && r->res.bundle_path != NULL) {
+		fprintf(stderr, "repro: replay: %zu more divergence%s not shown: repro diff ",
+			r->ndivergences - shown, r->ndivergences - shown == 1 ? "" : "s");
+		repro_term_puts(stderr, r->bundle);
+		fputc(' ', stderr);
+		repro_term_puts(stderr, r->res.bundle_path);
+		fputs(" lists them\n", stderr);
+	}
+	summary(o, r);
+	if (r->res.bundle_path != NULL && !o->quiet)
+		fprintf(stderr, "repro: replay: recorded into '%s'\n", r->res.bundle_path);
+}
+
+/* The library's options of the replay o asks for, with the cli's callbacks. */
+static struct rpl_replay_run_opts run_opts(struct replay_opts *o, const struct sess_options *hooks)
+{
+	return (struct rpl_replay_run_opts){ .bundle = o->bundle,
+					     .output = o->output,
+					     .cwd = o->cwd,
+					     .map_from = o->map_from,
+					     .map_to = o->map_to,
+					     .nmaps = o->nmaps,
+					     .kinds = o->kinds,
+					     .fast = o->fast,
+					     .no_impose = o->no_impose,
+					     .strict = o->strict,
+					     .no_overlay = o->no_overlay,
+					     .keep_overlay = o->keep_overlay,
+					     .extra = o->extra,
+					     .cmd = o->cmd,
+					     .home_here = getenv("HOME"),
+					     .hooks = hooks,
+					     .say = say_live,
+					     .before = before_run,
+					     .ctx = o };
 }
 
 static int replay(struct replay_opts *o, struct repro_err **err)
 {
-	struct rpl_replay_plan plan;
-	struct rpl_replay_opts ro = { .kinds = o->kinds,
-				      .fast = o->fast,
-				      .home_here = getenv("HOME"),
-				      .map_from = o->map_from,
-				      .map_to = o->map_to,
-				      .nmaps = o->nmaps };
-	cleanup_free char *output = NULL, *cwd = NULL, *bundle = NULL;
-	char here[PATH_MAX];
-	cleanup_free size_t *first_rule = NULL;
-	struct rpl_rules *rules = NULL;
-	struct rpl_watch *watch = NULL;
-	struct sess_policy watch_pol;
-	struct sess_result res = { 0 };
-	struct sess_options sess;
-	size_t ndiv, shown;
-	char **argv = NULL;
-	size_t i;
-	json_t *a;
-	int rc = -1;
+	struct sess_options hooks = cli_session_hooks();
+	struct rpl_replay_run_opts ro = run_opts(o, &hooks);
+	struct rpl_replay_result r;
+	int rc = rpl_replay_run(&ro, &r, err);
 
-	/* the bundle and the output are named from where repro was started, not from cwd */
-	bundle = realpath(o->bundle, NULL);
-	if (bundle == NULL)
-		return repro_err_set(err, errno, "cannot open bundle '%s'", o->bundle);
-	if (o->output != NULL)
-		output = o->output[0] == '/' || getcwd(here, sizeof(here)) == NULL
-				 ? repro_xstrdup(o->output)
-				 : repro_xasprintf("%s/%s", here, o->output);
-	else
-		output = default_output(bundle);
-	ro.cwd_here = o->cwd; /* NULL: the recorded one */
-	if (rpl_replay_plan_read(bundle, &ro, &plan, err) < 0)
-		return -1;
-	if (o->cwd == NULL && !plan.has_cwd) {
-		repro_err_set(err, EPROTO,
-			      "replay: the bundle records no working directory (give --cwd DIR)");
-		goto out;
+	cli_pack_progress_end();
+	if (rc == 0) {
+		say_result(o, &r);
+		rc = r.status;
 	}
-	cwd = o->cwd != NULL ? repro_xstrdup(o->cwd) : mapped_cwd(o, plan.cwd);
-	if (chdir(cwd) < 0) {
-		repro_err_set(err, errno,
-			      o->cwd != NULL ? "replay --cwd: cannot enter '%s'"
-					     : "replay: the recorded working directory '%s' is not "
-					       "here (give --cwd DIR)",
-			      cwd);
-		goto out;
+	rpl_replay_result_release(&r);
+	return rc;
+}
+
+/* A trial of --minimize done: whether failure i is needed. */
+static void say_step(void *ctx, const struct rpl_replay_result *r, size_t i, bool needed)
+{
+	(void)ctx;
+	fputs("repro: replay: minimize: without ", stderr);
+	repro_term_write(stderr, r->plan.v[i].what, strlen(r->plan.v[i].what), false, false);
+	fprintf(stderr, needed ? ": another exit, needed\n" : ": still %s, not needed\n",
+		r->exit_recorded);
+}
+
+/* --minimize: 0 when the full set reproduces (the needed ones said), 1 when not, -1. */
+static int minimize(struct replay_opts *o, struct repro_err **err)
+{
+	struct sess_options hooks = cli_session_hooks();
+	struct rpl_replay_run_opts ro = run_opts(o, &hooks);
+	struct rpl_replay_minimized m;
+	struct rpl_replay_result r;
+	int rc = rpl_replay_minimize(&ro, say_step, &r, &m, err);
+
+	if (rc == 0 && (r.plan.n == 0 || o->no_impose)) {
+		fputs("repro: replay: minimize: no recorded failure to impose\n", stderr);
+		rc = 1;
+	} else if (rc == 0 && m.full_set_differs) {
+		fprintf(stderr,
+			"repro: replay: minimize: the %zu recorded failure%s together do not give "
+			"%s here: nothing to minimize\n",
+			r.plan.n, r.plan.n == 1 ? "" : "s", r.exit_recorded);
+		rc = 1;
+	} else if (rc == 0) {
+		fprintf(stderr,
+			"repro: replay: minimize: %zu of %zu recorded failure%s give %s:", m.kept,
+			r.plan.n, r.plan.n == 1 ? "" : "s", r.exit_recorded);
+		for (size_t i = 0, shown = 0; i < r.plan.n; i++)
+			if (m.needed[i]) {
+				fputs(shown++ > 0 ? "; " : " ", stderr);
+				repro_term_write(stderr, r.plan.v[i].what, strlen(r.plan.v[i].what),
+						 false, false);
+			}
+		fputc('\n', stderr);
 	}
-	argv = repro_xcalloc(json_array_size(plan.argv) + 1, sizeof(*argv));
-	json_array_foreach (plan.argv, i, a)
-		argv[i] = (char *)json_string_value(a);
-	if (!found_here(o->cmd != NULL ? o->cmd[0] : argv[0], cwd)) {
-		repro_err_set(err, ENOENT,
-			      "replay: the command '%s' is not here (install it, or give -- CMD "
-			      "to run instead)",
-			      o->cmd != NULL ? o->cmd[0] : argv[0]);
-		goto out;
-	}
-	if (o->minimize) {
-		rc = minimize(o, &plan, o->cmd != NULL ? o->cmd : argv, err);
-		goto out;
-	}
-	if (build_rules(o, &plan, &rules, &first_rule, err) < 0)
-		goto out;
-	if (!o->quiet) {
-		environment_block(&plan, cwd, o->cmd != NULL ? o->cmd : argv);
-		for (size_t k = 0; k < plan.n && !o->no_impose; k++) {
-			fputs("repro: replay: imposing ", stderr);
-			repro_term_puts(stderr, plan.v[k].what);
-			fputc('\n', stderr);
-		}
-	}
-	ro.cwd_here = cwd;
-	watch = rpl_watch_new(bundle, &ro, o->strict, say_live, o, err);
-	if (watch == NULL)
-		goto out;
-	watch_pol = (struct sess_policy){ .ops = rpl_watch_ops(), .ctx = watch };
-	sess = run_options(o, &plan, argv, output);
-	sess.ptrace_only = true; /* the watch sees results on the ptrace path only */
-	if (cli_run(&sess, &watch_pol, rpl_rules_count(rules) > 0 ? rules : NULL, false, &res,
-		    err) < 0)
-		goto out;
-	if (res.exec_errnum != 0)
-		fprintf(stderr, "repro: cannot execute '%s': %s\n", sess.argv[0],
-			strerror(res.exec_errnum));
-	if (rpl_watch_stopped(watch))
-		say_strict_stop(watch, bundle);
-	shown = o->quiet ? 0 : rpl_watch_said(watch);
-	ndiv = res.bundle_path != NULL
-		       ? say_divergences(o, &ro, watch, bundle, res.bundle_path, &shown)
-		       : 0;
-	ndiv += rpl_watch_divergences(watch);
-	if (res.bundle_path != NULL && !res.ended_by_policy) /* --strict cut the run short */
-		ndiv += say_process_divergences(o, bundle, res.bundle_path, &shown);
-	if (!o->quiet && ndiv > shown && res.bundle_path != NULL) {
-		fprintf(stderr, "repro: replay: %zu more divergence%s not shown: repro diff ",
-			ndiv - shown, ndiv - shown == 1 ? "" : "s");
-		repro_term_puts(stderr, bundle);
-		fputc(' ', stderr);
-		repro_term_puts(stderr, res.bundle_path);
-		fputs(" lists them\n", stderr);
-	}
-	summary(o, &plan, rules, first_rule, &res, ndiv);
-	if (res.bundle_path != NULL && !o->quiet)
-		fprintf(stderr, "repro: replay: recorded into '%s'\n", res.bundle_path);
-	rc = !res.has_exit		    ? 1
-	     : WIFSIGNALED(res.wait_status) ? 128 + WTERMSIG(res.wait_status)
-					    : WEXITSTATUS(res.wait_status);
-out:
-	sess_result_release(&res);
-	rpl_watch_free(watch);
-	rpl_rules_free(rules);
-	free(argv);
-	rpl_replay_plan_release(&plan);
+	rpl_replay_minimized_release(&m);
+	rpl_replay_result_release(&r);
 	return rc;
 }
 
@@ -906,5 +502,7 @@ int cmd_replay(int argc, char **argv, struct repro_err **err)
 		return repro_err_set(err, EINVAL,
 				     "replay: --probe-network, --json and --include-system go with "
 				     "--simulate");
-	return o.simulate ? simulate(&o, err) : replay(&o, err);
+	if (o.simulate)
+		return simulate(&o, err);
+	return o.minimize ? minimize(&o, err) : replay(&o, err);
 }

@@ -43,23 +43,32 @@ static void forward_signals(void *ctx, pid_t pid)
 	cli_signals_forward_to(pid);
 }
 
+struct sess_options cli_session_hooks(void)
+{
+	cli_signals_install();
+	return (struct sess_options){ .should_stop = cli_signals_stop_requested,
+				      .on_program = forward_signals,
+				      .notice = print_notice,
+				      .progress = cli_pack_progress() };
+}
+
 int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
 	    bool deny_io_uring, struct sess_result *res, struct repro_err **err)
 {
+	struct sess_options hooks = cli_session_hooks();
 	struct rpl_run_opts o = {
 		.sess = sess, .first = first, .rules = rules, .deny_io_uring = deny_io_uring
 	};
 	int rc;
 
-	sess->should_stop = cli_signals_stop_requested;
-	sess->on_program = forward_signals;
+	sess->should_stop = hooks.should_stop;
+	sess->on_program = hooks.on_program;
 	/* a caller with notices of its own (a sweep's quiet runs) gets no progress line either */
 	if (sess->notice == NULL) {
-		sess->notice = print_notice;
+		sess->notice = hooks.notice;
 		if (sess->progress.fn == NULL)
-			sess->progress = cli_pack_progress();
+			sess->progress = hooks.progress;
 	}
-	cli_signals_install();
 	rc = rpl_run(&o, res, err);
 	cli_pack_progress_end();
 	return rc;

@@ -26,6 +26,15 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 	    bool deny_io_uring, struct sess_result *res, struct repro_err **err);
 
 /*
+ * cli_session_hooks - the cli's callbacks of a run (its should_stop and
+ * on_program pass signals on to the program, notices go to stderr as
+ * "repro: …", packing's progress line), in an otherwise empty struct for
+ * a library call that takes them (struct rpl_replay_run_opts.hooks).
+ * Installs the cli's signal handlers.
+ */
+struct sess_options cli_session_hooks(void);
+
+/*
  * cli_pack_progress - where packing says how far it is: a progress line
  * "repro: packing the bundle: 45% (120 MiB of 270 MiB)" on stderr when it
  * is a terminal (common/progress.h), once packing takes half a second.

@@ -1,9 +1,11 @@
 #include "replayer/policies/rules_internal.h"
+#include "common/cleanup.h"
 #include "common/names.h"
 #include "common/sysent.h"
 #include "common/xalloc.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <seccomp.h>
@@ -374,4 +376,22 @@ void rpl_rules_describe(const struct rpl_rules *r, size_t i, FILE *f)
 	describe_outcome(rule, f);
 	describe_filters(rule, f);
 	describe_when(rule, f);
+}
+
+int rpl_rules_append(struct rpl_rules *r, const struct rpl_rules *from, struct repro_err **err)
+{
+	for (size_t i = 0; from != NULL && i < rpl_rules_count(from); i++) {
+		cleanup_free char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (f == NULL)
+			return repro_err_set(err, errno, "cannot copy rule %zu", i + 1);
+		rpl_rules_describe(from, i, f);
+		if (fclose(f) != 0)
+			return repro_err_set(err, errno, "cannot copy rule %zu", i + 1);
+		if (rpl_rules_add(r, text, err) < 0)
+			return -1;
+	}
+	return 0;
 }

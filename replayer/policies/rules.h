@@ -152,6 +152,13 @@ uint64_t rpl_rules_fired(const struct rpl_rules *r, size_t i);
 void rpl_rules_describe(const struct rpl_rules *r, size_t i, FILE *f);
 
 /*
+ * rpl_rules_append - add the rules of from (borrowed) to r, each as
+ * rpl_rules_describe() writes it.  Returns 0, or -1 with *err (as
+ * rpl_rules_add(); never for rules from rpl_rules_add()).  Linear in from.
+ */
+int rpl_rules_append(struct rpl_rules *r, const struct rpl_rules *from, struct repro_err **err);
+
+/*
  * rpl_rules_parse_duration - s as nanoseconds: a decimal number ("1.5",
  * "250") and a unit: ns, us, ms, s, m (minutes) or h.  With bare_is_us a
  * number without unit is microseconds, as strace's delay_enter= takes it.

@@ -853,9 +853,10 @@ static void put_text(struct diff *d, FILE *out)
 	put_not_compared(d, out);
 }
 
-static int put_json(struct diff *d, FILE *out, struct repro_err **err)
+/* The --json document (docs/diff.md "JSON"): a new object. */
+static json_t *doc_json(struct diff *d)
 {
-	cleanup_json json_t *doc = json_object();
+	json_t *doc = json_object();
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < d->items.n; i++) {
@@ -880,6 +881,13 @@ static int put_json(struct diff *d, FILE *out, struct repro_err **err)
 	json_object_set_new(doc, "content_not_compared",
 			    json_pack("{s:I,s:O}", "count", (json_int_t)d->not_compared, "paths",
 				      d->not_compared_paths));
+	return doc;
+}
+
+static int put_json(struct diff *d, FILE *out, struct repro_err **err)
+{
+	cleanup_json json_t *doc = doc_json(d);
+
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
@@ -933,7 +941,9 @@ static int compare(struct diff *d, struct repro_err **err)
 	return 0;
 }
 
-int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, struct repro_err **err)
+/* The comparison of opts' bundles, to out or as the document in *doc (not NULL). */
+static int diff(const struct rpl_diff_opts *opts, FILE *out, json_t **doc, bool *differ,
+		struct repro_err **err)
 {
 	struct diff d = { .opts = opts,
 			  .a = { .path = opts->a_path },
@@ -957,7 +967,10 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 	d.b.files_ctx = &d;
 	if (df_side_load(&d.a, err) == 0 && df_side_load(&d.b, err) == 0 && compare(&d, err) == 0) {
 		*differ = d.items.n > 0;
-		if (opts->json) {
+		if (doc != NULL) {
+			*doc = doc_json(&d);
+			rc = 0;
+		} else if (opts->json) {
 			rc = put_json(&d, out, err);
 		} else {
 			put_text(&d, out);
@@ -969,4 +982,16 @@ int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, stru
 	}
 	diff_release(&d);
 	return rc;
+}
+
+int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, struct repro_err **err)
+{
+	return diff(opts, out, NULL, differ, err);
+}
+
+int rpl_diff_doc(const struct rpl_diff_opts *opts, json_t **doc, bool *differ,
+		 struct repro_err **err)
+{
+	*doc = NULL;
+	return diff(opts, NULL, doc, differ, err);
 }

@@ -12,6 +12,7 @@
 #include "replayer/readers/normalize.h"
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stdio.h>
 
 struct rpl_diff_opts {
@@ -39,5 +40,14 @@ struct rpl_diff_opts {
  * or malformed: the reader's message names which; a write error on out).
  */
 int rpl_diff_run(const struct rpl_diff_opts *opts, FILE *out, bool *differ, struct repro_err **err);
+
+/*
+ * rpl_diff_doc - the comparison as data: the document rpl_diff_run()
+ * writes with opts->json (docs/diff.md "JSON"; opts->json itself not
+ * looked at), as a new object in *doc (the caller owns it; NULL on
+ * error).  Same costs and errors, but no write error.
+ */
+int rpl_diff_doc(const struct rpl_diff_opts *opts, json_t **doc, bool *differ,
+		 struct repro_err **err);
 
 #endif

@@ -1064,11 +1064,13 @@ static void put_text(const struct xp_state *st, struct xp_finding **ranked, size
 		fprintf(out, "\n... %zu more (repro explain --all)\n", real - shown);
 }
 
-static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
-		    size_t noise, FILE *out, struct repro_err **err)
+/* The --json document (docs/explain.md "JSON"): a new object. */
+static json_t *doc_json(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
+			size_t noise)
 {
-	cleanup_json json_t *doc = json_object();
+	json_t *doc = json_object();
 	json_t *arr = json_array();
+
 	json_object_set_new(doc, "run",
 			    json_pack("{s:O?,s:O?,s:O?,s:b,s:O?}", "argv",
 				      json_object_get(st->manifest, "argv"), "exit",
@@ -1088,13 +1090,22 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 			    json_pack("{s:I,s:I,s:I}", "kernel_walk", (json_int_t)st->unseen[0],
 				      "credentials_changed", (json_int_t)st->unseen[1], "other",
 				      (json_int_t)st->unseen[2]));
+	return doc;
+}
+
+static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_t shown,
+		    size_t noise, FILE *out, struct repro_err **err)
+{
+	cleanup_json json_t *doc = doc_json(st, ranked, shown, noise);
+
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
 
-static int report(struct xp_state *st, FILE *out, struct repro_err **err)
+/* The ranked findings to out (text, or JSON with opts->json), or as the JSON document in *doc. */
+static int report(struct xp_state *st, FILE *out, json_t **doc, struct repro_err **err)
 {
 	cleanup_free struct xp_finding **ranked = repro_xcalloc(st->nf + 1, sizeof(*ranked));
 	size_t noise = 0, shown;
@@ -1111,6 +1122,10 @@ static int report(struct xp_state *st, FILE *out, struct repro_err **err)
 		xp_facts_ready(&st->facts, ranked[i]);
 		xp_reason_build(ranked[i], proc_of(st, ranked[i]->pid), &st->facts);
 	}
+	if (doc != NULL) {
+		*doc = doc_json(st, ranked, shown, noise);
+		return 0;
+	}
 	if (st->opts->json)
 		return put_json(st, ranked, shown, noise, out, err);
 	put_text(st, ranked, shown, st->nf - noise, noise, out);
@@ -1119,7 +1134,9 @@ static int report(struct xp_state *st, FILE *out, struct repro_err **err)
 	return 0;
 }
 
-int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err)
+/* The findings of opts' bundle, to out or as the document in *doc (report()). */
+static int explain(const struct rpl_explain_opts *opts, FILE *out, json_t **doc,
+		   struct repro_err **err)
 {
 	cleanup_reader struct bndl_reader *r = NULL;
 	struct xp_state st = {
@@ -1151,9 +1168,20 @@ int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro
 		if (load(&st, r, err) == 0) {
 			classify(&st);
 			score(&st);
-			rc = report(&st, out, err);
+			rc = report(&st, out, doc, err);
 		}
 	}
 	state_release(&st);
 	return rc;
+}
+
+int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err)
+{
+	return explain(opts, out, NULL, err);
+}
+
+int rpl_explain_findings(const struct rpl_explain_opts *opts, json_t **doc, struct repro_err **err)
+{
+	*doc = NULL;
+	return explain(opts, NULL, doc, err);
 }

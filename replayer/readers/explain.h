@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 #include <stdio.h>
 
 /* Findings shown unless all: the first RPL_EXPLAIN_TOP by rank. */
@@ -38,6 +39,14 @@ struct rpl_explain_opts {
  * member and line) or a write error on out.
  */
 int rpl_explain_run(const struct rpl_explain_opts *opts, FILE *out, struct repro_err **err);
+
+/*
+ * rpl_explain_findings - the findings as data: the document
+ * rpl_explain_run() writes with opts->json (opts->json itself not looked
+ * at), as a new object in *doc (the caller owns it; NULL on error).  Same
+ * costs and errors, but no write error.
+ */
+int rpl_explain_findings(const struct rpl_explain_opts *opts, json_t **doc, struct repro_err **err);
 
 /*
  * rpl_explain_system_path - whether absolute path (borrowed) is the

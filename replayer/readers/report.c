@@ -73,23 +73,9 @@ char *rpt_call_words(json_t *ev, bool target_only)
 static int read_explain(struct rpt_side *s, const struct bndl_limits *limits,
 			struct repro_err **err)
 {
-	struct rpl_explain_opts eo = { .bundle_path = s->path, .limits = limits, .json = true };
-	cleanup_free char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int rc;
+	struct rpl_explain_opts eo = { .bundle_path = s->path, .limits = limits };
 
-	if (f == NULL)
-		return repro_err_set(err, errno, "report: open_memstream");
-	rc = rpl_explain_run(&eo, f, err);
-	if (fclose(f) != 0 && rc == 0)
-		return repro_err_set(err, ENOMEM, "report: out of memory");
-	if (rc < 0)
-		return -1;
-	s->explain = json_loadb(text, len, 0, NULL);
-	if (!json_is_object(s->explain))
-		s->explain_error = repro_xstrdup("explain's JSON could not be read back");
-	return 0;
+	return rpl_explain_findings(&eo, &s->explain, err);
 }
 
 /* The events each finding names as evidence (RPT_EVIDENCE each), to keep when they pass. */
@@ -508,7 +494,6 @@ void rpt_side_free(struct rpt_side *s)
 	json_decref(s->manifest);
 	json_decref(s->host);
 	json_decref(s->explain);
-	free(s->explain_error);
 	json_decref(s->evidence);
 	json_decref(s->by_pid);
 	json_decref(s->failed);
@@ -522,35 +507,16 @@ void rpt_side_free(struct rpt_side *s)
 /* diff's JSON for a against b, or NULL with *why. */
 static json_t *read_diff(const struct rpl_report_opts *opts, char **why)
 {
-	struct rpl_diff_opts d = {
-		.a_path = opts->a_path, .b_path = opts->b_path, .limits = opts->limits, .json = true
-	};
-	cleanup_free char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct rpl_diff_opts d = { .a_path = opts->a_path,
+				   .b_path = opts->b_path,
+				   .limits = opts->limits };
 	struct repro_err *e = NULL;
 	bool differ = false;
-	json_t *doc;
-	int rc;
+	json_t *doc = NULL;
 
-	if (f == NULL) {
-		*why = repro_xasprintf("open_memstream: %s", strerror(errno));
-		return NULL;
-	}
-	rc = rpl_diff_run(&d, f, &differ, &e);
-	if (fclose(f) != 0 && rc == 0) {
-		*why = repro_xstrdup("out of memory");
-		return NULL;
-	}
-	if (rc < 0) {
+	if (rpl_diff_doc(&d, &doc, &differ, &e) < 0) {
 		*why = repro_xstrdup(e != NULL ? e->msg : "diff failed");
 		repro_err_free(&e);
-		return NULL;
-	}
-	doc = json_loadb(text, len, 0, NULL);
-	if (!json_is_object(doc)) {
-		json_decref(doc);
-		*why = repro_xstrdup("diff's JSON could not be read back");
 		return NULL;
 	}
 	return doc;

@@ -271,12 +271,6 @@ static void findings(FILE *o, const struct rpt_side *s)
 	size_t i;
 
 	fputs("<h2>Findings</h2>\n", o);
-	if (s->explain == NULL) {
-		fputs("<p class=\"bad\">explain could not read the bundle: ", o);
-		text(o, s->explain_error);
-		fputs("</p>\n", o);
-		return;
-	}
 	if (json_array_size(all) == 0) {
 		fputs("<p>No failure that matters was found.</p>\n", o);
 		return;

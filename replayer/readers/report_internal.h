@@ -46,7 +46,6 @@ struct rpt_side {
 	const char *path; /* borrowed: the bundle */
 	json_t *manifest, *host; /* owned references; host NULL when absent */
 	json_t *explain; /* owned: explain's JSON ({"run","findings",…}), NULL when it failed */
-	char *explain_error; /* owned: why explain gave nothing, or NULL */
 	json_t *evidence; /* owned: "SEQ" -> the event (or null until it is read) */
 	struct rpt_proc *procs;
 	size_t nprocs, procs_cap;

@@ -282,22 +282,11 @@ static void plan_dns(struct rpl_replay_plan *p, json_t *f)
 
 json_t *rpl_replay_findings(const char *bundle, json_t **run, struct repro_err **err)
 {
-	struct rpl_explain_opts eo = { .bundle_path = bundle, .json = true, .all = true };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	json_t *doc, *fs;
+	struct rpl_explain_opts eo = { .bundle_path = bundle, .all = true };
+	json_t *doc = NULL, *fs;
 
-	if (f == NULL)
-		return repro_err_set(err, errno, "replay: open_memstream"), NULL;
-	if (rpl_explain_run(&eo, f, err) < 0) {
-		fclose(f);
-		free(text);
+	if (rpl_explain_findings(&eo, &doc, err) < 0)
 		return NULL;
-	}
-	fclose(f);
-	doc = json_loads(text, 0, NULL);
-	free(text);
 	fs = json_incref(json_object_get(doc, "findings"));
 	*run = json_incref(json_object_get(doc, "run"));
 	json_decref(doc);
@@ -420,4 +409,32 @@ void rpl_replay_plan_release(struct rpl_replay_plan *p)
 	json_decref(p->exit);
 	json_decref(p->host);
 	memset(p, 0, sizeof(*p));
+}
+
+int rpl_replay_kinds_parse(const char *text, unsigned *out, struct repro_err **err)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} kinds[] = { { "file", RPL_REPLAY_FILE },
+		      { "exec", RPL_REPLAY_EXEC },
+		      { "network", RPL_REPLAY_NETWORK },
+		      { "dns", RPL_REPLAY_DNS } };
+	cleanup_free char *copy = repro_xstrdup(text);
+	char *save = NULL;
+	size_t k;
+
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (strcmp(w, kinds[k].name) == 0)
+				break;
+		if (k == sizeof(kinds) / sizeof(kinds[0]))
+			return repro_err_set(err, EINVAL,
+					     "replay --only: unknown kind '%s' (want file, exec, "
+					     "network or dns)",
+					     w);
+		*out |= kinds[k].bit;
+	}
+	return *out != 0 ? 0 : repro_err_set(err, EINVAL, "replay --only: nothing given");
 }

@@ -12,6 +12,8 @@
 
 #include "common/err.h"
 #include "launcher/policy.h"
+#include "replayer/policies/rules.h"
+#include "replayer/run/run.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -52,6 +54,13 @@ struct rpl_replay_plan {
 	bool net_none; /* recorded with --net=none (manifest options.net) */
 	uint64_t duration_ns; /* the recorded run's (manifest) */
 };
+
+/*
+ * rpl_replay_kinds_parse - --only's comma list (file, exec, network, dns)
+ * as RPL_REPLAY_* bits in *out.  Returns 0, or -1 with *err (EINVAL, one
+ * line naming the word).
+ */
+int rpl_replay_kinds_parse(const char *text, unsigned *out, struct repro_err **err);
 
 struct rpl_replay_opts {
 	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
@@ -174,5 +183,119 @@ int rpl_watch_context(struct rpl_watch *w, const char *recorded, FILE *out, stru
  */
 bool rpl_watch_reported(const struct rpl_watch *w, const char *syscall, const char *path,
 			const char *errname);
+
+struct rpl_replay_result;
+
+/* What `repro replay` runs and how (docs/replay.md).  Everything borrowed. */
+struct rpl_replay_run_opts {
+	const char *bundle; /* the recording */
+	const char
+		*output; /* the replay's bundle, or NULL: BUNDLE without .repro + .replay.repro */
+	const char *cwd; /* --cwd, or NULL: the recorded working directory, --map applied */
+	const char *const *map_from, *const *map_to; /* --map OLD=NEW pairs */
+	size_t nmaps;
+	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
+	bool fast, no_impose, strict;
+	bool no_overlay; /* writes reach this machine (else under cwd and HOME: an overlay) */
+	const char *keep_overlay; /* or NULL */
+	const struct rpl_rules *extra; /* --inject's rules, or NULL */
+	char *const *cmd; /* run this instead of the recorded command, or NULL */
+	const char *home_here; /* HOME here, or NULL */
+	const struct rpl_runner *runner; /* NULL: rpl_run() */
+	/* may be NULL: its should_stop, on_program, progress, notice and cb_ctx go to the run */
+	const struct sess_options *hooks;
+	/* may be NULL: each divergence as it happens (rpl_watch_new()'s say), with ctx */
+	void (*say)(void *ctx, const char *line);
+	/*
+	 * may be NULL: called once the replay is ready to run (r's plan, cwd
+	 * and argv set, the working directory entered) and before anything
+	 * runs: to show what will run; non-zero refuses the run (that value,
+	 * -1 with *err set, is rpl_replay_run()'s)
+	 */
+	int (*before)(void *ctx, const struct rpl_replay_result *r, struct repro_err **err);
+	void *ctx;
+};
+
+/* How a replay went, judged by rpl_replay_run(). */
+enum rpl_replay_verdict {
+	RPL_REPLAY_REPRODUCED, /* the recorded exit, every failure imposed, no divergence */
+	RPL_REPLAY_OTHER_WAY, /* the recorded exit, but a failure not imposed or a divergence */
+	RPL_REPLAY_NOT_REPRODUCED, /* another exit */
+	RPL_REPLAY_STOPPED, /* --strict ended the run at the first divergence */
+};
+
+/* What a replay came to.  Release with rpl_replay_result_release(). */
+struct rpl_replay_result {
+	char *bundle; /* owned: the recording's absolute path */
+	char *output; /* owned: where the replay's bundle goes */
+	struct rpl_replay_plan plan; /* owned */
+	char *cwd; /* owned: where it ran */
+	char **argv; /* owned array (strings borrowed): what ran, NULL-terminated */
+	struct rpl_rules *rules; /* owned: the impositions' rules, then --inject's */
+	size_t *first_rule; /* owned: imposition i's rules are [first_rule[i], first_rule[i+1]) */
+	uint64_t *fired; /* owned: per imposition, how often its rules fired */
+	size_t imposed; /* impositions whose rules fired */
+	struct sess_result res; /* owned: the run's */
+	bool ran; /* res is filled */
+	/* the failures here the recording did not have: {"what","process"} (watch's aside) */
+	json_t *failed_here; /* owned array */
+	char *failed_here_error; /* owned: why they are not known, or NULL */
+	json_t *process_diffs; /* owned array of strings: processes that differ (repro diff) */
+	char *process_diffs_error; /* owned: why they are not known, or NULL */
+	size_t live; /* divergences the watch saw as they happened */
+	size_t live_said; /* of them, those given to say */
+	char *strict_what; /* owned: the divergence --strict stopped at, or NULL */
+	char *strict_context; /* owned: the last calls on both sides, made safe, or NULL */
+	char *strict_context_error; /* owned: why the recording's side is not known, or NULL */
+	size_t ndivergences; /* live + failed_here + process_diffs */
+	enum rpl_replay_verdict verdict;
+	char exit_recorded[64], exit_here[64]; /* "exit 1", "killed by SIGSEGV", "no exit seen" */
+	int status; /* repro's exit status: the program's, 128+N for signal N, 1 without exit */
+};
+void rpl_replay_result_release(struct rpl_replay_result *r);
+
+/*
+ * rpl_replay_run - the replay of o->bundle: its plan read (o's kinds,
+ * fast, --map, the cwd and HOME here), the working directory entered
+ * (chdir(2): the process's own), the command checked to be here, o->before
+ * asked, then one run through o->runner with the impositions' rules and
+ * --inject's, a watch (rpl_watch_new()) and the overlay; then the
+ * divergences (rpl_replay_divergences(), the processes as repro diff aligns
+ * them, score 50 and up) and the verdict, into *out.  Returns 0 (whatever
+ * the program did), o->before's refusal, or -1 with *err: the bundle
+ * cannot be read (the reader's errors), it records no working directory
+ * and no --cwd is given (EPROTO), the directory or the command is not here
+ * (errno, ENOENT), the run could not be made (rpl_run()'s errors).
+ * *out is filled as far as it got in every case.  Linear in the bundle's
+ * events, plus the run.
+ */
+int rpl_replay_run(const struct rpl_replay_run_opts *o, struct rpl_replay_result *out,
+		   struct repro_err **err);
+
+/* What --minimize found. */
+struct rpl_replay_minimized {
+	bool full_set_differs; /* every failure imposed did not give the recorded exit */
+	bool *needed; /* owned: per imposition of the plan, whether leaving it out changed the exit */
+	size_t kept; /* how many are needed */
+};
+
+/*
+ * rpl_replay_minimize - the fewest recorded failures that still give the
+ * recorded exit: the full set of impositions, then each one left out in
+ * turn and dropped when the recorded exit stays (a 1-minimal set in n + 1
+ * trials, each a replay through o->runner in an overlay, in a child
+ * process of its own under $TMPDIR, stopped by o->hooks' should_stop).
+ * step (may be NULL) is told after each trial of imposition i whether it
+ * is needed.  r is prepared as rpl_replay_run() prepares it (not run);
+ * *m filled (release with rpl_replay_minimized_release()).  Returns 0, or
+ * -1 with *err: as rpl_replay_run() before its run, a directory that
+ * cannot be made, EINTR.  Time: n + 1 runs.
+ */
+int rpl_replay_minimize(const struct rpl_replay_run_opts *o,
+			void (*step)(void *ctx, const struct rpl_replay_result *r, size_t i,
+				     bool needed),
+			struct rpl_replay_result *r, struct rpl_replay_minimized *m,
+			struct repro_err **err);
+void rpl_replay_minimized_release(struct rpl_replay_minimized *m);
 
 #endif

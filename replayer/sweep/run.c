@@ -206,26 +206,16 @@ static char *keep_name(const char *keep_dir, size_t i, const char *id)
 /* explain's first finding of a bundle, as one sentence (a new string), or NULL. */
 static char *first_finding(const char *bundle)
 {
-	struct rpl_explain_opts eo = { .bundle_path = bundle, .json = true };
+	struct rpl_explain_opts eo = { .bundle_path = bundle };
 	struct repro_err *err = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	json_t *doc;
+	json_t *doc = NULL;
 	const char *s;
 	char *out = NULL;
 
-	if (f == NULL)
-		return NULL;
-	if (rpl_explain_run(&eo, f, &err) < 0) {
+	if (rpl_explain_findings(&eo, &doc, &err) < 0) {
 		repro_err_free(&err);
-		fclose(f);
-		free(text);
 		return NULL;
 	}
-	fclose(f);
-	doc = json_loads(text, 0, NULL);
-	free(text);
 	s = json_string_value(
 		json_object_get(json_array_get(json_object_get(doc, "findings"), 0), "sentence"));
 	if (s != NULL)

@@ -1,7 +1,8 @@
 /*
  * Unit tests of the readers' judgement: explain's ranking (docs/explain.md
  * "Ranking": which failure comes first), diff's most likely cause
- * (docs/diff.md) and what replay imposes (docs/replay.md), on bundles
+ * (docs/diff.md), what replay imposes and its verdict (docs/replay.md,
+ * with a stand-in for the run), on bundles
  * synthesised here (fx_write_bundle), each case
  * one general behaviour, so that a wrong weight fails here and not only on
  * the corpus.
@@ -10,6 +11,9 @@
 #include "replayer/readers/diff.h"
 #include "replayer/readers/explain.h"
 #include "replayer/replay/replay.h"
+#include "replayer/policies/rules.h"
+
+#include <errno.h>
 
 #include <jansson.h>
 #include <setjmp.h>
@@ -65,14 +69,15 @@ static const char host[] = "{\"uid\":995,\"gid\":994,\"groups\":[994],"
 			   "\"capabilities\":{\"effective\":\"\"}}";
 
 /*
- * Write dir/name, a bundle of events (JSON lines) and files (files.jsonl
+ * write_at: a bundle at path; write_run: dir/name (returned, the caller
+ * frees).  Of events (JSON lines) and files (files.jsonl
  * lines) whose run and python3 ended with code and child_code.  Returns
  * its path (the caller frees).
  */
-static char *write_run(const char *dir, const char *name, const char *events, const char *files,
-		       int code, int child_code)
+static void write_at(const char *path, const char *events, const char *files, int code,
+		     int child_code)
 {
-	char *m = manifest(code), *p = processes(child_code), *path = NULL;
+	char *m = manifest(code), *p = processes(child_code);
 	/* name, text pairs in the registry's order (bundles/members.h) */
 	const char *members[] = {
 		"manifest.json",
@@ -90,11 +95,19 @@ static char *write_run(const char *dir, const char *name, const char *events, co
 		NULL,
 	};
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		abort();
 	fx_write_bundle(path, members);
 	free(m);
 	free(p);
+}
+
+static char *write_run(const char *dir, const char *name, const char *events, const char *files,
+		       int code, int child_code)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		abort();
+	write_at(path, events, files, code, child_code);
 	return path;
 }
 
@@ -373,6 +386,217 @@ static void test_replay_plan_imposes_what_matters(void **state)
 	free(dir), free(path), free(a), free(ok), free(b), free(ev1), free(ev);
 }
 
+/* ---- replay's run and verdict, with a stand-in for the run ---- */
+
+/*
+ * The stand-in of a replay's run: no process; its "program" opens the
+ * files calls names under dir, in order, each call put to the replay's
+ * fault rules as the injection policy puts it, and exits 1 when a rule
+ * fired on the file needs names, else with otherwise; the replay's bundle
+ * holds events (the calls as a recording would show them).
+ */
+struct stand_in {
+	const char *dir;
+	const char *calls[4];
+	const char *needs;
+	int otherwise;
+	const char *events;
+	int runs; /* how many runs were made */
+};
+
+static int stand_in_run(void *ctx, const struct rpl_run_opts *o, struct sess_result *res,
+			struct repro_err **err)
+{
+	struct stand_in *s = ctx;
+	int code = s->otherwise;
+
+	(void)err;
+	s->runs++;
+	for (size_t i = 0; i < 4 && s->calls[i] != NULL; i++) {
+		char *path = NULL;
+		struct lnch_call c = { .syscall = "openat", .nr = FX_OPENAT };
+		struct rpl_rule_verdict v;
+
+		if (asprintf(&path, "%s/%s", s->dir, s->calls[i]) < 0)
+			abort();
+		c.path = path;
+		if (o->rules != NULL && rpl_rules_match(o->rules, &c, &v) == 1 &&
+		    strcmp(s->calls[i], s->needs) == 0)
+			code = 1;
+		free(path);
+	}
+	write_at(o->sess->output, s->events, "", code, code);
+	res->has_exit = true;
+	res->wait_status = code << 8;
+	res->bundle_path = strdup(o->sess->output);
+	return 0;
+}
+
+/* The recording of the replay tests: config.yaml read once, then missing (exit 1). */
+static char *recorded_events(void)
+{
+	char *ok = open_ok(1, 150000, APP "/config.yaml");
+	char *bad = open_event(2, 700000000, APP "/config.yaml", "O_RDONLY|O_CLOEXEC", "ENOENT",
+			       "read");
+	char *ev = concat(ok, bad);
+
+	free(ok), free(bad);
+	return ev;
+}
+
+/* Replay the recording of events in a new directory (its --cwd) with stand-in s. */
+static int replay_with(struct stand_in *s, const char *events, struct rpl_replay_result *r,
+		       char **dir)
+{
+	struct rpl_runner runner = { .run = stand_in_run, .ctx = s };
+	struct repro_err *err = NULL;
+	char *rec;
+	int rc;
+
+	*dir = fx_tmpdir();
+	s->dir = *dir;
+	rec = write_run(*dir, "rec.repro", events, "", 1, 1);
+	rc = rpl_replay_run(
+		&(struct rpl_replay_run_opts){ .bundle = rec, .cwd = *dir, .runner = &runner }, r,
+		&err);
+	if (rc < 0)
+		fail_msg("replay: %s", err->msg);
+	free(rec);
+	return rc;
+}
+
+/* The recorded failure imposed on the same call, the recorded exit: reproduced. */
+static void test_replay_reproduced(void **state)
+{
+	char *ev = recorded_events(), *dir;
+	struct stand_in s = { .calls = { "config.yaml", "config.yaml" },
+			      .needs = "config.yaml",
+			      .events = ev };
+	struct rpl_replay_result r;
+
+	(void)state;
+	replay_with(&s, ev, &r, &dir);
+	assert_int_equal(s.runs, 1);
+	assert_int_equal(r.plan.n, 1);
+	assert_int_equal(r.fired[0], 1); /* the second open, as recorded (when=2) */
+	assert_int_equal(r.imposed, 1);
+	assert_int_equal(r.ndivergences, 0);
+	assert_int_equal(r.verdict, RPL_REPLAY_REPRODUCED);
+	assert_string_equal(r.exit_here, "exit 1");
+	assert_int_equal(r.status, 1);
+	rpl_replay_result_release(&r);
+	fx_rmtree(dir);
+	free(dir), free(ev);
+}
+
+/* The call never came, the program worked: not reproduced, the failure not imposed. */
+static void test_replay_not_reproduced(void **state)
+{
+	char *ev = recorded_events(), *ok = open_ok(1, 150000, APP "/config.yaml"), *dir;
+	struct stand_in s = { .calls = { "config.yaml" }, .needs = "config.yaml", .events = ok };
+	struct rpl_replay_result r;
+
+	(void)state;
+	replay_with(&s, ev, &r, &dir);
+	assert_int_equal(r.fired[0], 0);
+	assert_int_equal(r.imposed, 0);
+	assert_int_equal(r.verdict, RPL_REPLAY_NOT_REPRODUCED);
+	assert_string_equal(r.exit_here, "exit 0");
+	assert_string_equal(r.exit_recorded, "exit 1");
+	assert_int_equal(r.status, 0);
+	rpl_replay_result_release(&r);
+	fx_rmtree(dir);
+	free(dir), free(ev), free(ok);
+}
+
+/*
+ * The recorded exit, but through a failure the recording did not have and
+ * without the recorded one: "another way", the new failure named.
+ */
+static void test_replay_other_way(void **state)
+{
+	char *ev = recorded_events(), *dir;
+	char *other = open_event(1, 150000, APP "/other.yaml", "O_RDONLY", "ENOENT", "read");
+	struct stand_in s = { .needs = "config.yaml", .otherwise = 1, .events = other };
+	struct rpl_replay_result r;
+
+	(void)state;
+	replay_with(&s, ev, &r, &dir);
+	assert_int_equal(r.imposed, 0);
+	assert_int_equal(r.verdict, RPL_REPLAY_OTHER_WAY);
+	assert_int_equal(json_array_size(r.failed_here), 1);
+	assert_non_null(
+		strstr(json_string_value(json_object_get(json_array_get(r.failed_here, 0), "what")),
+		       "other.yaml"));
+	rpl_replay_result_release(&r);
+	fx_rmtree(dir);
+	free(dir), free(ev), free(other);
+}
+
+static int refuse(void *ctx, const struct rpl_replay_result *r, struct repro_err **err)
+{
+	(void)ctx;
+	assert_non_null(r->argv[0]);
+	return repro_err_set(err, EPERM, "refused");
+}
+
+/* A refusal before the run: nothing runs. */
+static void test_replay_refused_runs_nothing(void **state)
+{
+	char *ev = recorded_events(), *dir = fx_tmpdir();
+	char *rec = write_run(dir, "rec.repro", ev, "", 1, 1);
+	struct stand_in s = { .dir = dir, .needs = "config.yaml", .events = ev };
+	struct rpl_runner runner = { .run = stand_in_run, .ctx = &s };
+	struct repro_err *err = NULL;
+	struct rpl_replay_result r;
+
+	(void)state;
+	assert_int_equal(rpl_replay_run(&(struct rpl_replay_run_opts){ .bundle = rec,
+								       .cwd = dir,
+								       .runner = &runner,
+								       .before = refuse },
+					&r, &err),
+			 -1);
+	assert_int_equal(s.runs, 0);
+	assert_false(r.ran);
+	repro_err_free(&err);
+	rpl_replay_result_release(&r);
+	fx_rmtree(dir);
+	free(dir), free(ev), free(rec);
+}
+
+/* --minimize keeps the failure the exit needs and drops the one it does not. */
+static void test_replay_minimize(void **state)
+{
+	char *rec_ev = recorded_events();
+	char *db = open_event(3, 800000000, APP "/data.db", "O_RDWR|O_CREAT", "EACCES", "create");
+	char *ev = concat(rec_ev, db), *dir = fx_tmpdir();
+	char *rec = write_run(dir, "rec.repro", ev, "", 1, 1);
+	struct stand_in s = { .dir = dir,
+			      .calls = { "config.yaml", "config.yaml", "data.db" },
+			      .needs = "config.yaml",
+			      .events = ev };
+	struct rpl_runner runner = { .run = stand_in_run, .ctx = &s };
+	struct repro_err *err = NULL;
+	struct rpl_replay_minimized m;
+	struct rpl_replay_result r;
+
+	(void)state;
+	if (rpl_replay_minimize(
+		    &(struct rpl_replay_run_opts){ .bundle = rec, .cwd = dir, .runner = &runner },
+		    NULL, &r, &m, &err) < 0)
+		fail_msg("minimize: %s", err->msg);
+	assert_int_equal(r.plan.n, 2);
+	assert_false(m.full_set_differs);
+	assert_int_equal(m.kept, 1);
+	for (size_t i = 0; i < r.plan.n; i++)
+		assert_int_equal(m.needed[i], strstr(r.plan.v[i].what, "config.yaml") != NULL);
+	rpl_replay_minimized_release(&m);
+	rpl_replay_result_release(&r);
+	fx_rmtree(dir);
+	free(dir), free(ev), free(rec), free(rec_ev), free(db);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +607,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ranking_injected_first),
 		cmocka_unit_test(test_diff_cause_outcome_differs),
 		cmocka_unit_test(test_replay_plan_imposes_what_matters),
+		cmocka_unit_test(test_replay_reproduced),
+		cmocka_unit_test(test_replay_not_reproduced),
+		cmocka_unit_test(test_replay_other_way),
+		cmocka_unit_test(test_replay_refused_runs_nothing),
+		cmocka_unit_test(test_replay_minimize),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */

@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/reading.h"
 #include "common/progress.h"
 #include "common/err.h"
@@ -10,25 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static const char diff_usage[] =
-	"usage: repro diff [--json] [--map OLD=NEW]... A B\n"
-	"\n"
-	"Compare two recordings of the same startup (A usually from a machine where\n"
-	"it works, B from one where it fails) and say first what most likely\n"
-	"explains the difference: host facts (ids, capabilities, environment,\n"
-	"limits, DNS configuration, mounts), processes that ran on one side only or\n"
-	"ended otherwise, the first call whose outcome differs in each pair of\n"
-	"processes aligned by exec lineage, touched files that differ, network\n"
-	"outcomes.  Pids, times, fd numbers, temp names, the home and working\n"
-	"directories are normalised away.\n"
-	"\n"
-	"  --json            print the differences as JSON\n"
-	"  --map OLD=NEW     paths under OLD in A are under NEW in B (repeatable)\n" CLI_READING_USAGE
-	"  -h, --help        show this help\n"
-	"\n"
-	"Exit status: 0 the same, 1 different, 2 trouble (like diff(1)).\n"
-	"The manual: man repro-diff (repro-diff(1)).\n";
 
 static const struct option diff_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -65,7 +47,7 @@ static int parse_diff_args(int argc, char **argv, struct rpl_diff_opts *opts,
 		case ':':
 			return repro_err_set(err, EINVAL, "diff: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(diff_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("diff"), stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "diff", c, optarg, err)) < 0 ||
 			    (rc == 0 && (rc = cli_color_option(color, "diff", c, optarg, err)) < 0))

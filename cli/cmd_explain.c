@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/reading.h"
 #include "common/err.h"
 #include "replayer/readers/explain.h"
@@ -9,22 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static const char explain_usage[] =
-	"usage: repro explain [--json] [--all] BUNDLE\n"
-	"\n"
-	"Say why a recorded run failed: the failures that matter, ranked, each in\n"
-	"one sentence with the facts of the bundle that explain it (which path\n"
-	"component is missing, which directory denies access to which uid, a\n"
-	"read-only or noexec mount, a refused or timed-out connect, a failed DNS\n"
-	"lookup) and the events it rests on.  Probe noise (library, module and\n"
-	"locale search paths; names found later elsewhere) is counted, not shown.\n"
-	"\n"
-	"  --json    print the findings as JSON, with evidence references\n"
-	"  --all     every finding, probe noise included (marked)\n" CLI_READING_USAGE
-	"  -h, --help  show this help\n"
-	"\n"
-	"The manual: man repro-explain (repro-explain(1)).\n";
 
 static const struct option explain_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -50,7 +35,7 @@ static int parse_explain_args(int argc, char **argv, struct rpl_explain_opts *op
 		case ':':
 			return repro_err_set(err, EINVAL, "explain: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(explain_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("explain"), stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "explain", c, optarg, err)) < 0 ||
 			    (rc == 0 &&

@@ -4,6 +4,7 @@
  * (replayer/readers/export.h).
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/output.h"
 #include "cli/reading.h"
 #include "common/cleanup.h"
@@ -14,26 +15,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char export_usage[] =
-	"usage: repro export [--format=chrome-trace] [-o FILE] BUNDLE\n"
-	"\n"
-	"Write BUNDLE as a timeline in the Trace Event Format (JSON), which Perfetto\n"
-	"UI (https://ui.perfetto.dev: Open trace file) and chrome://tracing (Load)\n"
-	"open: one track per process and thread, each recorded call a slice as long\n"
-	"as it took (failed, injected and imposed calls in categories of their own,\n"
-	"with path, address, result and errno as arguments), execs and exits as\n"
-	"instants, long waits as slices.  Times are microseconds since the\n"
-	"program's start.\n"
-	"\n"
-	"  --format FORMAT   chrome-trace (the default and, for now, the only one)\n"
-	"  -o, --output FILE write to FILE (replaced whole, only once complete)\n"
-	"                    instead of standard output\n"
-	"  --max-read SIZE   read at most SIZE uncompressed bytes (default 4G)\n"
-	"  --max-memory SIZE hold at most SIZE of parsed JSON (default 1G)\n"
-	"  -h, --help        show this help\n"
-	"\n"
-	"The manual: man repro-export (repro-export(1)).\n";
 
 enum { OPT_FORMAT = 0x300 };
 
@@ -66,7 +47,7 @@ static int parse_export_args(int argc, char **argv, struct rpl_export_opts *opts
 		case ':':
 			return repro_err_set(err, EINVAL, "export: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(export_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("export"), stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "export", c, optarg, err)) < 0)
 				return -1;

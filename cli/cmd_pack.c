@@ -3,6 +3,7 @@
  * as its run would have (sess_pack_spool(), session/session.h).
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/run.h"
 #include "common/err.h"
 #include "session/session.h"
@@ -10,23 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-
-static const char pack_usage[] =
-	"usage: repro pack SPOOLDIR -o FILE\n"
-	"\n"
-	"Pack the spool left behind by a recording that was interrupted, or that\n"
-	"found no room for its bundle, into the bundle FILE.  The spool is\n"
-	"$TMPDIR/repro-BUNDLE.XXXXXX/ (/tmp without TMPDIR), BUNDLE the file name\n"
-	"of the bundle the recording was writing.  The manifest's exit is the one\n"
-	"the spool recorded (none when the program's end was not recorded), its\n"
-	"warnings say the bundle was packed later and what the spool lost.  The\n"
-	"spool directory is removed once FILE is written; exit status 0, or 2\n"
-	"when the spool cannot be read or FILE cannot be written.\n"
-	"\n"
-	"  -o, --output FILE   the bundle to write (required)\n"
-	"  -h, --help          show this help\n"
-	"\n"
-	"The manual: man repro-pack (repro-pack(1)).\n";
 
 static const struct option pack_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -52,7 +36,7 @@ static int parse_pack_args(int argc, char **argv, struct pack_opts *opts, struct
 		case ':':
 			return repro_err_set(err, EINVAL, "pack: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(pack_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("pack"), stdout); return 1;
 		default:
 			return repro_err_set(err, 0,
 					     "pack: bad option '%s' (see 'repro pack --help')",

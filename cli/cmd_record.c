@@ -6,6 +6,7 @@
  * becomes repro's exit status.
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/reading.h"
 #include "cli/run.h"
 #include "common/cleanup.h"
@@ -39,69 +40,6 @@ struct record_opts {
 	char *ovl_text[MAX_LIST]; /* owned: copies of the --overlay values, split at ',' */
 	size_t novl_text;
 };
-
-static const char usage_text[] =
-	"usage: repro record [OPTIONS] -- CMD [ARG...]\n"
-	"\n"
-	"Run CMD as it would run without repro, recording its file, network and\n"
-	"process syscalls into a bundle.  repro exits with CMD's exit status\n"
-	"(128+N when a signal N killed it).\n"
-	"\n"
-	"  -o, --output FILE     bundle to write (default: CMD-YYYYmmdd-HHMMSS.repro)\n"
-	"      --trace CLASSES   comma list of file, network, process (default: all)\n"
-	"      --net MODE        host (default) or none: a network namespace with\n"
-	"                        only loopback, so nothing leaves the machine\n"
-	"      --sandbox MODE    auto (default): a private mount namespace (and a user\n"
-	"                        namespace unless repro runs as root), or none where\n"
-	"                        the kernel refuses them, said in one line; require:\n"
-	"                        refuse to run without them; none: no namespaces\n"
-	"      --no-sandbox      the same as --sandbox=none\n"
-	"      --ptrace-only     stop at every traced call with ptrace, also where repro\n"
-	"                        would answer stat/access/readlink calls itself through\n"
-	"                        seccomp user notification (slower)\n"
-	"      --wait MODE       all (default): record until every process CMD started\n"
-	"                        has ended; main: stop when CMD ends, killing the rest\n"
-	"      --keep-env NAME   keep the value of environment variable NAME (a glob;\n"
-	"                        repeatable); names with TOKEN, SECRET, PASSWORD, KEY,\n"
-	"                        AUTH, COOKIE, SESSION… are redacted all the same\n"
-	"      --redact REGEX    also redact what matches REGEX in arguments (repeatable)\n"
-	"      --redact-hostname replace the host name in host.json\n"
-	"      --hash-max SIZE   hash touched files up to SIZE (default 64M; 0: none)\n"
-	"      --hash-secrets    hash also files under 256 bytes, owner-only files and\n"
-	"                        key, token and credential files (a guess at their\n"
-	"                        content can be checked against the hash)\n"
-	"      --io-uring MODE   allow (default; the bundle warns when a program uses it)\n"
-	"                        or deny: io_uring_setup fails with ENOSYS, so programs\n"
-	"                        fall back to syscalls that repro sees\n"
-	"      --inject RULE     fail matching calls as RULE says (repeatable; first\n"
-	"                        match wins): SET:error=ERRNO[:retval=N][:when=N|N+|N..M|N+S]\n"
-	"                        [:delay_enter=DUR][:delay_exit=DUR][:delay=DUR][:signal=SIG]\n"
-	"                        [:path=GLOB][:addr=IP[:PORT]][:port=N][:type=stream|dgram]\n"
-	"                        [:host=NAME][:exe=GLOB][:prob=P][:after=BYTES], SET a\n"
-	"                        syscall, a comma list, !SET or %file, %network, %process,\n"
-	"                        %net, %desc; also connect:blackhole[:…] and\n"
-	"                        dns:error=NXDOMAIN|SERVFAIL|TIMEOUT:host=NAME; path= is\n"
-	"                        matched against the resolved absolute path; when=\n"
-	"                        counts the calls that match the whole rule, across the\n"
-	"                        whole run (strace counts per syscall and process);\n"
-	"                        -e inject=RULE and -e fault=RULE (ENOSYS) are the same.\n"
-	"                        Examples: 'openat:error=EACCES:path=*/cache_hub/*',\n"
-	"                        'connect:error=ETIMEDOUT:port=443:delay=5s',\n"
-	"                        'write:error=ENOSPC:path=*/settings.conf:after=4k',\n"
-	"                        'dns:error=NXDOMAIN:host=cdn.example.com' (docs/faults.md)\n"
-	"      --seed N          seed of the prob= draws (default 0: the same faults\n"
-	"                        every run)\n"
-	"      --overlay[=PATHS] a throwaway filesystem: CMD's writes under each of\n"
-	"                        PATHS (comma list; default: the working directory\n"
-	"                        and $HOME) go to an overlay in a temporary directory,\n"
-	"                        listed in the bundle's overlay.jsonl; the host is\n"
-	"                        left unchanged (needs the sandbox)\n"
-	"      --keep-overlay DIR  keep the overlay's upper layers in DIR (one\n"
-	"                        directory per PATH) instead of removing them\n"
-	"  -v, --verbose         say where the bundle went and where the time went\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"The manual: man repro-record (repro-record(1)).\n";
 
 /* --inject RULE, or strace's -e inject=RULE / -e fault=RULE: one more rule, parsed now. */
 static int add_rule(struct record_opts *o, int c, const char *text, struct repro_err **err)
@@ -267,7 +205,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:e:vh", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(usage_text, stdout);
+			fputs(cli_usage("record"), stdout);
 			return 1;
 		}
 		if (c == '?')

@@ -5,6 +5,7 @@
  * imposed and which never came up.
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/run.h"
 #include "common/cleanup.h"
 #include "common/term.h"
@@ -26,57 +27,6 @@
 #include <unistd.h>
 
 #define MAX_LIST 64
-
-static const char usage_text[] =
-	"usage: repro replay [OPTIONS] BUNDLE [-- CMD [ARG...]]\n"
-	"       repro replay --simulate [--probe-network] [--json] [--cwd DIR] [--map OLD=NEW] BUNDLE\n"
-	"\n"
-	"Re-run the command BUNDLE recorded, here, with the recorded failures that\n"
-	"matter (those repro explain reports, probes aside) imposed again: the same\n"
-	"call on the same path fails with the same errno at the same occurrences,\n"
-	"the same connect is refused or times out after the recorded time, the same\n"
-	"name does not resolve.  Everything else runs for real.  The replay is\n"
-	"recorded, and a summary says whether it reproduced the recorded exit.\n"
-	"\n"
-	"options:\n"
-	"  -o, --output FILE     the replay's bundle (default: BUNDLE's name with\n"
-	"                        .replay.repro, next to it)\n"
-	"      --cwd DIR         run in DIR (default: the recorded working directory,\n"
-	"                        where --map puts it)\n"
-	"      --map OLD=NEW     the recorded paths under OLD are under NEW here\n"
-	"                        (repeatable)\n"
-	"      --fast            recorded delays (a connect that timed out after 30 s)\n"
-	"                        last at most 100 ms\n"
-	"      --only KINDS      impose only these: file, exec, network, dns (comma list)\n"
-	"      --inject RULE     also this fault rule (repro record --inject's syntax;\n"
-	"                        repeatable)\n"
-	"      --no-impose       impose nothing recorded: only the --inject rules\n"
-	"      --no-overlay      let the replay write to this machine (by default its\n"
-	"                        writes under the working directory and $HOME go to a\n"
-	"                        throwaway overlay, as repro record --overlay)\n"
-	"      --keep-overlay DIR  keep the overlay's upper layers in DIR\n"
-	"      --strict          stop at the first divergence (a call that worked in the\n"
-	"                        recording fails here, or one it never made), with the\n"
-	"                        last calls of that process here and in the recording\n"
-	"  -q, --quiet           no environment block, impositions or divergences as\n"
-	"                        they happen; the summary only\n"
-	"      --minimize        find the fewest recorded failures that still give the\n"
-	"                        recorded exit (one replay per failure, each in an\n"
-	"                        overlay): a failure dropped that keeps the exit is not\n"
-	"                        needed; exit 0 when the full set reproduces, 1 when not\n"
-	"      --simulate        run nothing: check the bundle's facts against this host\n"
-	"                        (each path of the program's: exists, type, mode, owner,\n"
-	"                        size, content; each name: resolves); exit 0 when they\n"
-	"                        match, 1 when they differ\n"
-	"      --probe-network   with --simulate: also connect to each recorded TCP\n"
-	"                        destination (at most 1 s each)\n"
-	"      --include-system  with --simulate: the system's paths too (/usr, /etc …)\n"
-	"      --json            with --simulate: the differences as JSON\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"CMD, when given, runs instead of the recorded command.  The exit status is\n"
-	"the program's, as for repro record.\n"
-	"The manual: man repro-replay (repro-replay(1)).\n";
 
 struct replay_opts {
 	const char *bundle, *output, *cwd;
@@ -172,7 +122,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(usage_text, stdout);
+			fputs(cli_usage("replay"), stdout);
 			return 1;
 		}
 		if (c == '?')

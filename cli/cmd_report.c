@@ -3,6 +3,7 @@
  * of a run, or of two side by side (replayer/readers/report.h).
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/output.h"
 #include "cli/reading.h"
 #include "common/cleanup.h"
@@ -17,29 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char report_usage[] =
-	"usage: repro report [-o FILE] BUNDLE\n"
-	"       repro report [-o FILE] A B\n"
-	"\n"
-	"Write one self-contained HTML page to attach to a bug report: the run,\n"
-	"explain's findings with their evidence, a timeline (a lane per process:\n"
-	"its execs, its failed calls, the injected or imposed ones in their own\n"
-	"colour, its long waits, its exit), the process tree, the failed calls,\n"
-	"paths and network attempts, the long waits and the host.  With two\n"
-	"bundles, what diff finds comes first and the runs stand side by side.\n"
-	"The page loads nothing and runs no script; everything from the bundle\n"
-	"is shown as text.\n"
-	"\n"
-	"  -o, --output FILE write to FILE (replaced whole, only once complete;\n"
-	"                    - for standard output; default: BUNDLE's name with\n"
-	"                    .html for .repro, or A-vs-B.html, in the current\n"
-	"                    directory)\n"
-	"  --max-read SIZE   read at most SIZE uncompressed bytes (default 4G)\n"
-	"  --max-memory SIZE hold at most SIZE of parsed JSON (default 1G)\n"
-	"  -h, --help        show this help\n"
-	"\n"
-	"The manual: man repro-report (repro-report(1)).\n";
 
 static const struct option report_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -63,7 +41,7 @@ static int parse_report_args(int argc, char **argv, struct rpl_report_opts *opts
 		case ':':
 			return repro_err_set(err, EINVAL, "report: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(report_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("report"), stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "report", c, optarg, err)) < 0)
 				return -1;

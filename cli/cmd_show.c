@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/reading.h"
 #include "common/err.h"
 #include "replayer/readers/show.h"
@@ -9,23 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static const char show_usage[] =
-	"usage: repro show [--json | --trace | --files | --net | --host] [--all] BUNDLE\n"
-	"\n"
-	"Show a recorded run: the command and its exit, the process tree, the\n"
-	"failed calls of each process (the last 10 per process, newest first), and\n"
-	"the failed network attempts and paths with what explains them.\n"
-	"\n"
-	"  --json    print JSON instead (with a view: that member as JSON)\n"
-	"  --trace   print the strace-style trace of every call\n"
-	"  --files   every path the run touched, its result and metadata\n"
-	"  --net     every network attempt and its outcome\n"
-	"  --host    the machine the run happened on\n"
-	"  --all     list every failed call, not only the last 10 per process\n" CLI_READING_USAGE
-	"  -h, --help  show this help\n"
-	"\n"
-	"The manual: man repro-show (repro-show(1)).\n";
 
 static const struct option show_options[] = {
 	{ "json", no_argument, NULL, 'j' },
@@ -61,7 +45,7 @@ static int parse_show_args(int argc, char **argv, struct rpl_show_opts *opts,
 		case ':':
 			return repro_err_set(err, EINVAL, "show: option '%s' needs a value",
 					     argv[optind - 1]);
-		case 'h': fputs(show_usage, stdout); return 1;
+		case 'h': fputs(cli_usage("show"), stdout); return 1;
 		default:
 			if ((rc = cli_reading_option(lim, "show", c, optarg, err)) < 0 ||
 			    (rc == 0 && (rc = cli_color_option(color, "show", c, optarg, err)) < 0))

@@ -5,6 +5,7 @@
  * reads shards' --json instead.
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/signals.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
@@ -22,49 +23,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char usage_text[] =
-	"usage: repro sweep [OPTIONS] -- CMD [ARG...]\n"
-	"       repro sweep --merge A.json B.json ... [--json] [--junit FILE] [--fail-on CLASSES]\n"
-	"\n"
-	"Run CMD once as it is, list what it depends on (the paths it used, the\n"
-	"addresses it connected to, the names it resolved), then run it once per\n"
-	"fault on each of those, each run in a throwaway overlay of the working\n"
-	"directory and $HOME, and say how CMD behaved: clean (it failed and its\n"
-	"stderr names the cause), vague, silent, crashed, hung, carried-on (exit 0\n"
-	"despite the fault), not-reached (the fault never happened).\n"
-	"\n"
-	"options:\n"
-	"      --from BUNDLE     take the points from BUNDLE instead of a working run\n"
-	"      --only AREAS      file, exec, network, dns (comma list; default all)\n"
-	"      --include-system  also the system's paths (/usr, /etc, /proc, shared\n"
-	"                        libraries, locale data …)\n"
-	"      --faults LIST     only these faults: ENOENT, EACCES, EIO, ENOSPC, EROFS,\n"
-	"                        ENOSPC-after-4KiB, ECONNREFUSED, ETIMEDOUT, blackhole,\n"
-	"                        reset-after-1KiB, EADDRINUSE, NXDOMAIN, TIMEOUT\n"
-	"                        (comma list)\n"
-	"      --timeout DUR     per run (default: 3 x the working run, at least 10s);\n"
-	"                        a run still going then is killed, whole tree, and hung\n"
-	"      --jobs N          runs at a time (default: the number of CPUs)\n"
-	"      --shard K/N       only the K-th of N slices of the faults (the same\n"
-	"                        slices on every machine for the same points)\n"
-	"      --net none|host   every run in a network namespace with only loopback,\n"
-	"                        or in the host's (default: the working run's)\n"
-	"      --overlay PATHS   the directories whose writes each run throws away\n"
-	"                        (comma list; default: the working directory and\n"
-	"                        $HOME); writes elsewhere reach the host\n"
-	"      --json            the sweep as JSON on stdout instead of the table\n"
-	"      --junit FILE      also JUnit XML: one test case per fault\n"
-	"      --keep DIR        keep each run's bundle in DIR (named after its fault)\n"
-	"      --fail-on CLASSES exit 1 when a run is in CLASSES (comma list; default\n"
-	"                        crashed,hung)\n"
-	"      --merge FILE...   merge shards' --json documents into one report\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Exit status: 0, 1 when a run's class is in --fail-on, 2 on bad options,\n"
-	"when the working run fails or a run could not be made, 130 when\n"
-	"interrupted (every run is killed).  Example: repro sweep -- bash start_app.sh\n"
-	"The manual: man repro-sweep (repro-sweep(1)).\n";
 
 struct sweep_opts {
 	const char *from, *junit, *keep, *shard_text;
@@ -197,7 +155,7 @@ static int parse_args(int argc, char **argv, struct sweep_opts *o, struct repro_
 			permute = true;
 	while ((c = getopt_long(argc, argv, permute ? ":h" : "+:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(usage_text, stdout);
+			fputs(cli_usage("sweep"), stdout);
 			return 1;
 		}
 		if (c == '?')

@@ -8,20 +8,16 @@
 #include "cli/usage.h"
 #include "cli/signals.h"
 #include "common/cleanup.h"
-#include "common/fdutil.h"
 #include "common/term.h"
 #include "common/xalloc.h"
 #include "replayer/policies/rules.h"
 #include "replayer/sweep/sweep.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct sweep_opts {
@@ -183,24 +179,6 @@ static int parse_args(int argc, char **argv, struct sweep_opts *o, struct repro_
 	return 0;
 }
 
-/* The working run's writes outside the overlay reached the host, and every run's will: say so. */
-static void warn_outside(const char *bundle)
-{
-	struct repro_err *err = NULL;
-	char *first = NULL;
-	size_t n = swp_outside_writes(bundle, &first, &err);
-
-	if (n != (size_t)-1 && n > 0) {
-		fputs("repro: sweep: the working run wrote outside the overlay (", stderr);
-		repro_term_write(stderr, first, strlen(first), false, false);
-		if (n > 1)
-			fprintf(stderr, " and %zu more", n - 1);
-		fputs("), and so will every run; give its directory with --overlay\n", stderr);
-	}
-	free(first);
-	repro_err_free(&err);
-}
-
 /* The report: the table or --json on stdout, --junit to its file; the exit status. */
 static int report(const struct sweep_opts *o, json_t *command, size_t npoints, json_t *runs,
 		  struct repro_err **err)
@@ -240,121 +218,65 @@ static int merge(const struct sweep_opts *o, struct repro_err **err)
 	return rc;
 }
 
-/* A directory for the runs, removed at the end (each run removes its own files). */
-static char *work_dir(struct repro_err **err)
+/* What the sweep says before its first run (struct swp_sweep_notices), on stderr. */
+static void say_notices(void *ctx, const struct swp_sweep_notices *n)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *dir = repro_xasprintf("%s/repro-sweep.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
-
-	if (mkdtemp(dir) == NULL) {
-		repro_err_set(err, errno, "sweep: cannot make a directory in '%s'",
-			      tmp != NULL && *tmp ? tmp : "/tmp");
-		free(dir);
-		return NULL;
+	(void)ctx;
+	if (n->outside > 0) {
+		fputs("repro: sweep: the working run wrote outside the overlay (", stderr);
+		repro_term_puts(stderr, n->first_outside);
+		if (n->outside > 1)
+			fprintf(stderr, " and %zu more", n->outside - 1);
+		fputs("), and so will every run; give its directory with --overlay\n", stderr);
 	}
-	return dir;
-}
-
-/* The points left out, in one line on stderr: paths a rule cannot name, names made anew. */
-static void say_left_out(const struct swp_plan *plan)
-{
-	if (plan->nskipped > 0)
+	if (n->skipped > 0)
 		fprintf(stderr,
 			"repro: sweep: %zu path%s left out: a rule cannot name a path with ':', "
 			"'\\' or a newline\n",
-			plan->nskipped, plan->nskipped == 1 ? "" : "s");
-	if (plan->nunstable > 0)
+			n->skipped, n->skipped == 1 ? "" : "s");
+	if (n->unstable > 0)
 		fprintf(stderr,
 			"repro: sweep: %zu path%s left out: named anew each run (a temporary "
 			"name, a pid)\n",
-			plan->nunstable, plan->nunstable == 1 ? "" : "s");
-}
-
-/*
- * Runs that bind a port of the host's network would take each other's:
- * one at a time then (--net none gives each its own network instead).
- */
-static unsigned jobs_for(const struct sweep_opts *o, const struct swp_command *c,
-			 const struct swp_plan *plan)
-{
-	if (o->jobs <= 1 || c->net_none || plan->listens == NULL)
-		return o->jobs;
-	fputs("repro: sweep: the working run binds ", stderr);
-	repro_term_write(stderr, plan->listens, strlen(plan->listens), false, false);
-	fputs(" on the host's network: one run at a time, so that runs do not take each other's "
-	      "port (--net none gives each run a network of its own)\n",
-	      stderr);
-	return 1;
-}
-
-static int sweep(const struct sweep_opts *o, const char *work, bool *keep_work,
-		 struct repro_err **err)
-{
-	struct swp_command c = { .argv = o->argv,
-				 .net_none = o->net_none,
-				 .overlay = (const char *const *)o->overlay };
-	struct swp_runner runner = swp_command_runner(&c);
-	struct swp_baseline_opts bo = { .work_dir = work,
-					.keep_dir = o->keep,
-					.timeout_ns = o->timeout_ns,
-					.should_stop = cli_signals_stop_requested };
-	struct swp_plan_opts po = { .areas = o->areas,
-				    .include_system = o->include_system,
-				    .faults = (const char *const *)o->faults };
-	struct swp_sweep_opts so = { .jobs = o->jobs,
-				     .work_dir = work,
-				     .keep_dir = o->keep,
-				     .progress = isatty(STDOUT_FILENO) && !o->json ? stdout : NULL,
-				     .should_stop = cli_signals_stop_requested };
-	struct swp_plan plan;
-	cleanup_free char *bundle = NULL;
-	uint64_t dur = 0;
-	bool from_net_none = false;
-	json_t *runs = NULL, *command;
-	int status;
-
-	if (o->from == NULL && swp_baseline(&runner, &bo, &bundle, &dur, keep_work, err) < 0)
-		return -1;
-	if (o->from == NULL)
-		warn_outside(bundle);
-	if (o->from != NULL && (dur = swp_recorded_run(o->from, &from_net_none, err)) == UINT64_MAX)
-		return -1;
-	c.net_none = o->net_given ? o->net_none : o->net_none || from_net_none;
-	swp_limits(o->timeout_ns, dur, &so.time_limit_ns, &po.connect_delay_ns);
-	if (swp_plan_read(o->from != NULL ? o->from : bundle, &po, &plan, err) < 0)
-		return -1;
-	say_left_out(&plan);
-	so.jobs = jobs_for(o, &c, &plan);
-	if (o->shard_n > 1)
-		swp_plan_shard(&plan, o->shard_k, o->shard_n);
-	if (bundle != NULL && o->keep == NULL)
-		(void)unlink(bundle);
-	if (swp_sweep_run(&plan, &runner, &so, &runs, err) < 0) {
-		swp_plan_release(&plan);
-		return -1;
+			n->unstable, n->unstable == 1 ? "" : "s");
+	if (n->one_at_a_time != NULL) {
+		fputs("repro: sweep: the working run binds ", stderr);
+		repro_term_puts(stderr, n->one_at_a_time);
+		fputs(" on the host's network: one run at a time, so that runs do not take each "
+		      "other's port (--net none gives each run a network of its own)\n",
+		      stderr);
 	}
-	command = json_array();
-	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(command, json_string(o->argv[i]));
-	status = report(o, command, plan.npoints, runs, err);
-	json_decref(command);
-	json_decref(runs);
-	swp_plan_release(&plan);
-	return status;
 }
 
-static int check_dirs(const struct sweep_opts *o, struct repro_err **err)
+static int sweep(const struct sweep_opts *o, struct repro_err **err)
 {
-	struct stat st;
+	const char *tmp = getenv("TMPDIR");
+	struct swp_sweep_request rq = {
+		.argv = o->argv,
+		.from = o->from,
+		.net_none = o->net_none,
+		.net_given = o->net_given,
+		.overlay = (const char *const *)o->overlay,
+		.tmp_dir = tmp != NULL && *tmp ? tmp : "/tmp",
+		.keep_dir = o->keep,
+		.timeout_ns = o->timeout_ns,
+		.areas = o->areas,
+		.include_system = o->include_system,
+		.faults = (const char *const *)o->faults,
+		.jobs = o->jobs,
+		.shard_k = o->shard_k,
+		.shard_n = o->shard_n,
+		.progress = isatty(STDOUT_FILENO) && !o->json ? stdout : NULL,
+		.should_stop = cli_signals_stop_requested,
+		.before = say_notices,
+	};
+	struct swp_sweep_result r;
+	int rc = swp_sweep(&rq, &r, err);
 
-	if (o->keep != NULL && mkdir(o->keep, 0755) < 0 && errno != EEXIST)
-		return repro_err_set(err, errno, "sweep --keep: cannot make '%s'", o->keep);
-	if (o->keep != NULL && (stat(o->keep, &st) < 0 || !S_ISDIR(st.st_mode)))
-		return repro_err_set(err, ENOTDIR, "sweep --keep: '%s' is not a directory",
-				     o->keep);
-	if (o->from != NULL && access(o->from, R_OK) < 0)
-		return repro_err_set(err, errno, "sweep --from: cannot read '%s'", o->from);
-	return 0;
+	if (rc == 0)
+		rc = report(o, r.command, r.npoints, r.runs, err);
+	swp_sweep_result_release(&r);
+	return rc;
 }
 
 /* --junit's file, opened before any run so that a bad path costs nothing. */
@@ -371,8 +293,6 @@ static int open_junit(struct sweep_opts *o, struct repro_err **err)
 int cmd_sweep(int argc, char **argv, struct repro_err **err)
 {
 	cleanup_sweep_opts struct sweep_opts o = { 0 };
-	cleanup_free char *work = NULL;
-	bool keep_work = false;
 	int rc = parse_args(argc, argv, &o, err);
 
 	if (rc != 0)
@@ -381,12 +301,8 @@ int cmd_sweep(int argc, char **argv, struct repro_err **err)
 		return -1;
 	if (o.merge)
 		return merge(&o, err);
-	if (check_dirs(&o, err) < 0 || (work = work_dir(err)) == NULL)
-		return -1;
 	cli_signals_install(); /* Ctrl-C, SIGTERM: every run killed, their files removed */
-	rc = sweep(&o, work, &keep_work, err);
-	if (!keep_work)
-		repro_remove_tree(work);
+	rc = sweep(&o, err);
 	if (rc < 0 && repro_err_is(err, EINTR)) {
 		fputs("repro: sweep: interrupted; the runs were killed\n", stderr);
 		repro_err_free(err);

@@ -309,4 +309,60 @@ int swp_areas_parse(const char *text, unsigned *out, struct repro_err **err);
 int swp_classes_parse(const char *text, unsigned *out, struct repro_err **err);
 int swp_shard_parse(const char *text, unsigned *k, unsigned *n, struct repro_err **err);
 
+/* What a sweep says before its first run (swp_sweep_request.before).  All borrowed for the call. */
+struct swp_sweep_notices {
+	size_t outside; /* the working run's writes outside the overlay: every run's will reach the host */
+	char *first_outside; /* the first of them, or NULL */
+	size_t skipped; /* paths left out: a rule cannot name them (':', '\\', a newline) */
+	size_t unstable; /* paths left out: named anew each run (a temporary name, a pid) */
+	const char *
+		one_at_a_time; /* non-NULL: the working run binds this on the host's network, so runs go one at a time */
+};
+
+/* A whole sweep (docs/sweep.md).  Everything borrowed for the call. */
+struct swp_sweep_request {
+	char *const *argv; /* the command, NULL-terminated */
+	const char *from; /* NULL, or --from's bundle: its points instead of a working run's */
+	bool net_none, net_given; /* --net none; whether --net was given (else --from's) */
+	const char *const *overlay; /* NULL-terminated, or NULL: the overlay's defaults */
+	const char *tmp_dir; /* where the runs' directory is made (removed at the end) */
+	const char *keep_dir; /* NULL, or --keep: made when missing, each run's bundle kept there */
+	uint64_t timeout_ns; /* --timeout, 0: swp_limits() of the working run */
+	unsigned areas; /* SWP_* bits */
+	bool include_system;
+	const char *const *faults; /* NULL-terminated, or NULL: every fault */
+	unsigned jobs; /* at least 1 */
+	unsigned shard_k, shard_n; /* the K-th of N slices; n <= 1: all */
+	FILE *progress; /* NULL, or a terminal for a progress line */
+	bool (*should_stop)(void *ctx); /* may be NULL: as swp_run_one() */
+	void *stop_ctx;
+	/* may be NULL: called once with the plan's notices, before the first run */
+	void (*before)(void *ctx, const struct swp_sweep_notices *notices);
+	void *ctx;
+	const struct rpl_runner *runner; /* NULL: rpl_run(); a stand-in for tests */
+};
+
+/* A sweep's outcome; swp_sweep_result_release() frees it. */
+struct swp_sweep_result {
+	json_t *runs; /* owned: swp_sweep_run()'s records, in plan order */
+	json_t *command; /* owned: argv as an array of strings */
+	size_t npoints; /* the plan's points (before --shard) */
+	bool kept_work; /* the working run failed: its recording stays, named in the error */
+};
+
+/*
+ * swp_sweep - rq's whole sweep: --keep's directory, a directory for the
+ * runs under rq->tmp_dir, the working run (swp_baseline()) or --from's
+ * recording, the plan (swp_plan_read()), rq->before, the shard, the runs
+ * (swp_sweep_run()).  Fills *out and returns 0, or -1 with *err (*out
+ * empty but kept_work): a directory, the working run (it failed: its
+ * bundle is kept and named), the plan, EINTR when should_stop said so.
+ * Time: the runs; memory: linear in the plan.
+ */
+int swp_sweep(const struct swp_sweep_request *rq, struct swp_sweep_result *out,
+	      struct repro_err **err);
+
+/* swp_sweep_result_release - free r's documents (NULL-safe fields). */
+void swp_sweep_result_release(struct swp_sweep_result *r);
+
 #endif

@@ -7,12 +7,14 @@
  * with a stand-in for the recording.
  */
 #include "common/fdutil.h"
+#include "tests/unit/bundles/fixture.h"
 #include "recorder/systab.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
 #include "session/session.h"
 #include "replayer/sweep/sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -364,6 +366,121 @@ static void test_fake_runner(void **state)
 	json_decref(runs);
 }
 
+/*
+ * The stand-in of a whole sweep: the working run (no rule) writes a
+ * bundle in which the program read /srv/app/app.conf, and exits
+ * fake_status; a run with a rule fails naming app.conf (fake_run()).
+ */
+static int fake_status;
+
+static int fake_recording(void *ctx, const struct rpl_run_opts *o, struct sess_result *res,
+			  struct repro_err **err)
+{
+	static const char *const members[] = {
+		"manifest.json",
+		"{\"format\":\"repro-bundle\",\"version\":1,\"argv\":[\"/bin/sh\",\"-c\","
+		"\"cat app.conf\"],\"cwd\":\"/srv/app\",\"duration_ns\":1000000,\"exit\":{\"code\":0},"
+		"\"options\":{\"net\":\"host\"},\"members\":[\"manifest.json\",\"processes.jsonl\","
+		"\"files.jsonl\"]}",
+		"processes.jsonl",
+		"{\"pid\":101,\"ppid\":0,\"execs\":[{\"t_ns\":1000,\"path\":\"/bin/sh\",\"argv\":"
+		"[\"/bin/sh\",\"-c\",\"cat app.conf\"]}],\"threads\":0,\"start_ns\":0,"
+		"\"end_ns\":1000000,\"exit\":{\"code\":0}}\n",
+		"files.jsonl",
+		"{\"path\":\"/srv/app/app.conf\",\"ops\":[\"read\"],\"first\":\"ok\",\"last\":\"ok\","
+		"\"calls\":1,\"meta\":{\"type\":\"file\",\"size\":8}}\n",
+		NULL
+	};
+
+	if (o->rules != NULL && rpl_rules_count(o->rules) > 0)
+		return fake_run(ctx, o, res, err);
+	fx_write_bundle(o->sess->output, members);
+	res->has_exit = true;
+	res->duration_ns = 1000000;
+	res->wait_status = fake_status << 8;
+	res->bundle_path = strdup(o->sess->output);
+	return 0;
+}
+
+struct notices_seen {
+	size_t calls, skipped;
+};
+
+static void count_notices(void *ctx, const struct swp_sweep_notices *n)
+{
+	struct notices_seen *seen = ctx;
+
+	seen->calls++;
+	seen->skipped += n->skipped;
+}
+
+/* Whether folder holds an entry whose name starts with prefix. */
+static bool holds(const char *folder, const char *prefix)
+{
+	DIR *d = opendir(folder);
+	struct dirent *e;
+	bool found = false;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		found = found || strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return found;
+}
+
+/* A whole sweep (swp_sweep()): the working run's plan, its runs, the notices, nothing left. */
+static void test_whole_sweep(void **state)
+{
+	static const char *const enoent[] = { "ENOENT", NULL };
+	struct rpl_runner fake = { .run = fake_recording };
+	struct notices_seen seen = { 0 };
+	struct swp_sweep_request rq = { .argv = cat_argv,
+					.tmp_dir = runs_dir,
+					.areas = SWP_FILE,
+					.faults = enoent,
+					.jobs = 2,
+					.before = count_notices,
+					.ctx = &seen,
+					.runner = &fake };
+	struct swp_sweep_result r;
+	struct repro_err *err = NULL;
+
+	(void)state;
+	fake_status = 0;
+	if (swp_sweep(&rq, &r, &err) < 0)
+		fail_msg("swp_sweep: %s", err->msg);
+	assert_int_equal(seen.calls, 1);
+	assert_int_equal(seen.skipped, 0);
+	assert_int_equal(r.npoints, 1);
+	assert_int_equal(json_array_size(r.runs), 1);
+	assert_string_equal(class_in(r.runs, "ENOENT read /srv/app/app.conf"), "clean");
+	assert_int_equal(json_array_size(r.command), 3);
+	assert_false(r.kept_work);
+	assert_false(holds(runs_dir, "repro-sweep."));
+	swp_sweep_result_release(&r);
+}
+
+/* A working run that fails ends the sweep before any fault: its bundle kept and named. */
+static void test_whole_sweep_failing_start(void **state)
+{
+	struct rpl_runner fake = { .run = fake_recording };
+	struct swp_sweep_request rq = {
+		.argv = cat_argv, .tmp_dir = runs_dir, .jobs = 1, .runner = &fake
+	};
+	struct swp_sweep_result r;
+	struct repro_err *err = NULL;
+
+	(void)state;
+	fake_status = 1;
+	assert_int_equal(swp_sweep(&rq, &r, &err), -1);
+	assert_non_null(strstr(err->msg, "the working run failed (exit 1"));
+	assert_non_null(strstr(err->msg, "repro explain"));
+	assert_true(r.kept_work);
+	assert_null(r.runs);
+	assert_true(holds(runs_dir, "repro-sweep."));
+	repro_err_free(&err);
+}
+
 /* The words of a sweep's options: areas, classes, shards. */
 static void test_words(void **state)
 {
@@ -414,6 +531,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_junit_hostile_stderr),
 		cmocka_unit_test(test_pipeline),
 		cmocka_unit_test(test_fake_runner),
+		cmocka_unit_test(test_whole_sweep),
+		cmocka_unit_test(test_whole_sweep_failing_start),
 		cmocka_unit_test(test_words),
 	};
 

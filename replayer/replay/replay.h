@@ -298,4 +298,34 @@ int rpl_replay_minimize(const struct rpl_replay_run_opts *o,
 			struct repro_err **err);
 void rpl_replay_minimized_release(struct rpl_replay_minimized *m);
 
+/*
+ * What `repro replay` says, to out (its stderr; --simulate's report is
+ * stdout's), each string of the bundle or the run made safe for a
+ * terminal (common/term.h).  All borrowed; linear in what they print.
+ *  rpl_replay_say_before - before the run: how this machine differs from
+ *    the recording's (uid, working directory, kernel release), and each
+ *    failure imposed (none with no_impose).
+ *  rpl_replay_say_live - one divergence as it happens (a watch's line).
+ *  rpl_replay_say_result - after the run: a command that could not be
+ *    executed, --strict's stop and its context, the divergences (not with
+ *    quiet; at most 5 process differences, then how to list the rest), the
+ *    failures never imposed, the verdict line ("reproduced: exit 1 as
+ *    recorded, 2 of 2 failures imposed"), where the replay was recorded.
+ *  rpl_replay_say_step - --minimize's trial of imposition i done.
+ *  rpl_replay_say_minimized - --minimize's set; returns the exit status:
+ *    0 when the full set gave the recorded exit, 1 when not or when
+ *    nothing was imposed.
+ *  rpl_replay_say_simulated - --simulate's differences (an array of
+ *    {"what","target","recorded","here"}), as a list or as_json
+ *    ({"differences": …}); returns 1 when there is one, 0 when none.
+ */
+void rpl_replay_say_before(FILE *out, const struct rpl_replay_result *r, bool no_impose);
+void rpl_replay_say_live(FILE *out, const char *line);
+void rpl_replay_say_result(FILE *out, const struct rpl_replay_result *r, bool quiet,
+			   bool no_impose);
+void rpl_replay_say_step(FILE *out, const struct rpl_replay_result *r, size_t i, bool needed);
+int rpl_replay_say_minimized(FILE *out, const struct rpl_replay_result *r,
+			     const struct rpl_replay_minimized *m, bool no_impose);
+int rpl_replay_say_simulated(FILE *out, json_t *differences, bool as_json);
+
 #endif

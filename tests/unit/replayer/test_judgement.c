@@ -466,6 +466,19 @@ static int replay_with(struct stand_in *s, const char *events, struct rpl_replay
 }
 
 /* The recorded failure imposed on the same call, the recorded exit: reproduced. */
+/* What `repro replay` says after r (rpl_replay_say_result(), not quiet): a new string. */
+static char *said_after(const struct rpl_replay_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	rpl_replay_say_result(out, r, false, false);
+	fclose(out);
+	return text;
+}
+
 static void test_replay_reproduced(void **state)
 {
 	char *ev = recorded_events(), *dir;
@@ -473,6 +486,7 @@ static void test_replay_reproduced(void **state)
 			      .needs = "config.yaml",
 			      .events = ev };
 	struct rpl_replay_result r;
+	char *said;
 
 	(void)state;
 	replay_with(&s, ev, &r, &dir);
@@ -484,6 +498,10 @@ static void test_replay_reproduced(void **state)
 	assert_int_equal(r.verdict, RPL_REPLAY_REPRODUCED);
 	assert_string_equal(r.exit_here, "exit 1");
 	assert_int_equal(r.status, 1);
+	said = said_after(&r);
+	assert_non_null(strstr(said, "repro: replay: reproduced: exit 1 as recorded, 1 of 1 "
+				     "failure imposed\n"));
+	free(said);
 	rpl_replay_result_release(&r);
 	fx_rmtree(dir);
 	free(dir), free(ev);
@@ -495,6 +513,7 @@ static void test_replay_not_reproduced(void **state)
 	char *ev = recorded_events(), *ok = open_ok(1, 150000, APP "/config.yaml"), *dir;
 	struct stand_in s = { .calls = { "config.yaml" }, .needs = "config.yaml", .events = ok };
 	struct rpl_replay_result r;
+	char *said;
 
 	(void)state;
 	replay_with(&s, ev, &r, &dir);
@@ -504,6 +523,12 @@ static void test_replay_not_reproduced(void **state)
 	assert_string_equal(r.exit_here, "exit 0");
 	assert_string_equal(r.exit_recorded, "exit 1");
 	assert_int_equal(r.status, 0);
+	said = said_after(&r);
+	assert_non_null(strstr(said, "repro: replay: not imposed, the call never came here: "));
+	assert_non_null(strstr(said, "repro: replay: not reproduced: exit 0 (recorded: exit 1), "
+				     "0 of 1 failure imposed, 1 divergence\n"));
+	assert_non_null(strstr(said, "diverged: python3 app.py exited 1 in A, exited 0 in B"));
+	free(said);
 	rpl_replay_result_release(&r);
 	fx_rmtree(dir);
 	free(dir), free(ev), free(ok);
@@ -519,6 +544,7 @@ static void test_replay_other_way(void **state)
 	char *other = open_event(1, 150000, APP "/other.yaml", "O_RDONLY", "ENOENT", "read");
 	struct stand_in s = { .needs = "config.yaml", .otherwise = 1, .events = other };
 	struct rpl_replay_result r;
+	char *said;
 
 	(void)state;
 	replay_with(&s, ev, &r, &dir);
@@ -528,6 +554,12 @@ static void test_replay_other_way(void **state)
 	assert_non_null(
 		strstr(json_string_value(json_object_get(json_array_get(r.failed_here, 0), "what")),
 		       "other.yaml"));
+	said = said_after(&r);
+	assert_non_null(
+		strstr(said, "repro: replay: diverged: failed here, not in the recording: "));
+	assert_non_null(strstr(said, "as recorded, but another way, 0 of 1 failure imposed, 1 "
+				     "divergence\n"));
+	free(said);
 	rpl_replay_result_release(&r);
 	fx_rmtree(dir);
 	free(dir), free(ev), free(other);

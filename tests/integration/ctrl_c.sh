@@ -15,13 +15,9 @@ set -u
 repro=$(realpath "$1")
 variant=${2:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-ctrlc.XXXXXX)
-	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	stage_for_test_user || exit 77
+	run_staged bash "$stage/$(basename "$0")" "$stage/repro" user
+	exit $?
 fi
 work=$(mktemp -d /tmp/repro-ctrlc-w.XXXXXX)
 trap 'pkill -u "$(id -u)" -fx "sleep 3[0-9][78]" 2>/dev/null; rm -rf "$work"' EXIT

@@ -19,15 +19,11 @@ repro=$(realpath "$1")
 variant=${2:-root}
 src=${3:-$(cd "$(dirname "$0")/../.." && pwd)}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-diffu.XXXXXX)
-	mkdir -p "$stage/examples"
-	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && cp -r "$src/examples/startup-failure" "$stage/examples/"
-	chmod -R a+rX "$stage"
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user "$stage"
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	stage_for_test_user || exit 77
+	mkdir -p "$stage/examples" && cp -r "$src/examples/startup-failure" "$stage/examples/" &&
+		chmod -R a+rX "$stage/examples"
+	run_staged bash "$stage/$(basename "$0")" "$stage/repro" user "$stage"
+	exit $?
 fi
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-diff.XXXXXX)

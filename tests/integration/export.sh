@@ -16,17 +16,9 @@ repro=$(readlink -f "$1")
 variant=${2:-root}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-exportu.XXXXXX)
-	cp "$repro" "$here/export.sh" "$here/lib.sh" "$stage/"
-	chmod -R a+rX "$stage" && chmod 755 "$stage"
-	runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
-		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
-		${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
-		bash "$stage/export.sh" "$stage/repro" user
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	stage_for_test_user || exit 77
+	run_staged --clean-env bash "$stage/export.sh" "$stage/repro" user
+	exit $?
 fi
 py=/usr/bin/python3
 [ -x $py ] || { echo "no python3: skip"; exit 77; }

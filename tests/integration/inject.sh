@@ -39,14 +39,10 @@ repro=$(readlink -f "$1")
 variant=${2:-root}
 nb=${3:+$(readlink -f "$3")}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-inject.XXXXXX)
-	cp "$repro" "$0" "$(dirname "$0")/lib.sh" ${nb:+"$nb"} "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
+	stage_for_test_user ${nb:+"$nb"} || exit 77
+	run_staged bash "$stage/$(basename "$0")" "$stage/repro" user \
 		${nb:+"$stage/$(basename "$nb")"}
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	exit $?
 fi
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 py=/usr/bin/python3

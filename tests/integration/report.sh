@@ -19,19 +19,13 @@ variant=${4:-root}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$artefacts"
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-reportu.XXXXXX)
-	cp "$repro" "$here/report.sh" "$here/lib.sh" "$stage/"
+	stage_for_test_user || exit 77
 	mkdir -p "$stage/src/examples" "$stage/out"
 	cp -r "$src/examples/startup-failure" "$stage/src/examples/"
-	chmod -R a+rX "$stage" && chmod 755 "$stage" && chown repro-test "$stage/out"
-	runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
-		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
-		${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
-		bash "$stage/report.sh" "$stage/repro" "$stage/src" "$stage/out" user
+	chmod -R a+rX "$stage" && chown repro-test "$stage/out"
+	run_staged --clean-env bash "$stage/report.sh" "$stage/repro" "$stage/src" "$stage/out" user
 	rc=$?
 	cp "$stage"/out/*.png "$artefacts/" 2>/dev/null
-	rm -rf "$stage"
 	exit $rc
 fi
 py=/usr/bin/python3

@@ -18,14 +18,10 @@ repro=$1
 variant=${2:-root}
 counter=${3:-}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-sig.XXXXXX)
-	cp "$repro" "$0" "$(dirname "$0")/lib.sh" ${counter:+"$counter"} "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user \
+	stage_for_test_user ${counter:+"$counter"} || exit 77
+	run_staged bash "$stage/$(basename "$0")" "$stage/repro" user \
 		${counter:+"$stage/$(basename "$counter")"}
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	exit $?
 fi
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 work=$(mktemp -d /tmp/repro-sigt.XXXXXX)

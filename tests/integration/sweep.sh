@@ -32,19 +32,10 @@ repro=$(readlink -f "$1")
 src=$(readlink -f "$2")
 variant=${3:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-sweepu.XXXXXX)
-	mkdir "$stage/src"
-	cp -r "$src/tests" "$src/examples" "$stage/src/"
-	cp "$repro" "$stage/repro"
-	chmod -R a+rX "$stage"
-	runuser -u repro-test -- env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
-		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} \
-		${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
-		bash "$stage/src/tests/integration/sweep.sh" "$stage/repro" "$stage/src" user
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	stage_for_test_user --src "$src" || exit 77
+	run_staged --clean-env bash "$stage/src/tests/integration/sweep.sh" "$stage/repro" \
+		"$stage/src" user
+	exit $?
 fi
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 py=/usr/bin/python3

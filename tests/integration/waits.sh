@@ -19,13 +19,9 @@ set -u
 repro=$(readlink -f "$1")
 variant=${2:-root}
 if [ "$variant" = user ] && [ "$(id -u)" = 0 ]; then
-	ensure_test_user || exit 77
-	stage=$(mktemp -d /tmp/repro-waits.XXXXXX)
-	cp "$repro" "$0" "$(dirname "$0")/lib.sh" "$stage/" && chmod 755 "$stage" "$stage"/*
-	runuser -u repro-test -- bash "$stage/$(basename "$0")" "$stage/repro" user
-	rc=$?
-	rm -rf "$stage"
-	exit $rc
+	stage_for_test_user || exit 77
+	run_staged bash "$stage/$(basename "$0")" "$stage/repro" user
+	exit $?
 fi
 unshare -U true 2>/dev/null || { echo "no user namespaces: skip"; exit 77; }
 py=/usr/bin/python3

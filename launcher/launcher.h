@@ -184,8 +184,12 @@ void lnch_loop_add_policy(struct lnch_loop *loop, const struct lnch_policy_ops *
 
 /*
  * lnch_loop_run - drive the tracees until none is left.  Fills *res.
- * Returns 0, or -1 with *err when ptrace itself fails in a way the loop
- * cannot handle (the tracees are killed then).
+ * First, when a registered policy may ask for a connect fault the kernel
+ * plays out (lnch_policy_ops.may_net_fault), makes its endpoints in the
+ * child's network namespace (launcher/netfault.h: one short-lived fork,
+ * before any stop is handled); otherwise nothing is forked.  Returns 0, or
+ * -1 with *err when ptrace itself fails in a way the loop cannot handle
+ * (the tracees are killed then).
  */
 int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err);
 

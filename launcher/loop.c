@@ -907,6 +907,16 @@ static bool tick_start(timer_t *t)
 	return true;
 }
 
+/* Whether some policy may impose a connect fault the kernel plays out (launcher/netfault.h). */
+static bool may_net_fault(const struct lnch_loop *loop)
+{
+	for (size_t i = 0; i < loop->npol; i++)
+		if (loop->pol[i].ops->may_net_fault != NULL &&
+		    loop->pol[i].ops->may_net_fault(loop->pol[i].ctx))
+			return true;
+	return false;
+}
+
 int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_err **err)
 {
 	struct lnch_task *first = lnch_tasks_put(&loop->tasks, loop->child->pid);
@@ -919,6 +929,13 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 	first->seen_spawn = true;
 	if (loop->child->notify_sock >= 0)
 		loop->n_notified = lnch_behalf_native_nrs(loop->notified_nrs, 16);
+	/*
+	 * Before any thread of the loop runs and before the first stop is
+	 * handled: no stop waits for the helper, and loop->netfault is only
+	 * read after this.  The child has brought lo up by now (spawn.c).
+	 */
+	if (may_net_fault(loop))
+		lnch_netfault_prepare(&loop->netfault, loop->child->pid);
 	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0) {
 		rc = repro_err_set(err, errno, "cannot start the seccomp notification thread");
 		kill(loop->child->pid, SIGKILL);

@@ -91,7 +91,12 @@ struct lnch_loop {
 	bool noticed;
 	struct lnch_result res;
 	struct lnch_holds holds; /* tasks a policy's delay holds (launcher/hold.h) */
-	struct lnch_netfault netfault; /* endpoints of refused and blackholed connects */
+	/*
+	 * endpoints of refused and blackholed connects: made in
+	 * lnch_loop_run() before the notification thread starts, then only
+	 * read, by the loop's thread (the notification path never connects)
+	 */
+	struct lnch_netfault netfault;
 	unsigned asked_observers; /* lnch_loop_ask_policies(): bit i: policy i wants the exit */
 	bool end_asked; /* a policy's on_exit asked to end the run */
 	int asked_policy; /* lnch_loop_ask_policies(): index + 1 of the policy that decided */

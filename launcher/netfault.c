@@ -118,17 +118,26 @@ static void send_fds(int sock, const int *fds, int n)
 	(void)sendmsg(sock, &m, MSG_NOSIGNAL);
 }
 
+/* stat(2) of /proc/PID/ns/NAME (pid 0: the tracer's own) into *st; -1 when gone. */
+static int ns_stat(pid_t pid, const char *name, struct stat *st)
+{
+	char path[64];
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
+	return stat(path, st);
+}
+
 /* Whether /proc/PID/ns/NAME is the tracer's own namespace. */
 static bool same_ns(pid_t pid, const char *name)
 {
-	char path[64];
 	struct stat a, b;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
-	if (stat(path, &a) < 0)
+	if (ns_stat(pid, name, &a) < 0)
 		return true;
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	return stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	return ns_stat(0, name, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
 /* The helper: join pid's user and network namespaces, make the endpoints, send them, exit. */
@@ -170,7 +179,7 @@ static int recv_fds(int sock, int *out)
 
 	ssize_t n;
 
-	do /* the loop's thread takes the 250 ms tick's signal */
+	do /* a caller's interval timer (the cli's) may interrupt it */
 		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(mask))
@@ -193,14 +202,13 @@ static bool addr_of(int fd, void *dst, socklen_t len)
 	return fd >= 0 && getsockname(fd, (struct sockaddr *)dst, &l) == 0 && l == len;
 }
 
-/* The endpoints, made once in pid's namespaces. */
-static void prepare(struct lnch_netfault *nf, pid_t pid)
+/* Fork helper_main() for pid and take what it sends into nf; reap it. */
+static void run_helper(struct lnch_netfault *nf, pid_t pid)
 {
 	int sv[2], fds[LNCH_NETFAULT_FDS];
 	pid_t child;
 	int status;
 
-	nf->tried = true;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
 	child = fork();
@@ -219,9 +227,29 @@ static void prepare(struct lnch_netfault *nf, pid_t pid)
 			   addr_of(fds[6], &nf->hole6, sizeof(nf->hole6));
 	}
 	close(sv[0]);
-	/* the loop's thread: no waitpid(-1) runs meanwhile */
+	/* a specific pid: the loop's waitpid(-1) never sees the helper */
 	while (child > 0 && waitpid(child, &status, __WALL) < 0 && errno == EINTR)
 		;
+}
+
+void lnch_netfault_prepare(struct lnch_netfault *nf, pid_t pid)
+{
+	struct stat ns;
+
+	/* pid is traced and not reaped: its number cannot name another process meanwhile */
+	if (ns_stat(pid, "net", &ns) < 0)
+		return;
+	nf->ns_dev = ns.st_dev;
+	nf->ns_ino = ns.st_ino;
+	run_helper(nf, pid);
+}
+
+/* Whether pid's network namespace is the endpoints' (a process may make its own). */
+static bool in_endpoints_ns(const struct lnch_netfault *nf, pid_t pid)
+{
+	struct stat ns;
+
+	return ns_stat(pid, "net", &ns) == 0 && ns.st_dev == nf->ns_dev && ns.st_ino == nf->ns_ino;
 }
 
 /* TCP_USER_TIMEOUT on pid's fd, through a copy of it. */
@@ -243,8 +271,8 @@ bool lnch_netfault_redirect(struct lnch_netfault *nf, pid_t tid, pid_t pid, int 
 	size_t len;
 	uint64_t sp, at;
 
-	if (!nf->tried)
-		prepare(nf, pid);
+	if ((!nf->has4 && !nf->has6) || !in_endpoints_ns(nf, pid))
+		return false;
 	if (family == AF_INET && nf->has4) {
 		sa = refuse ? &nf->refuse4 : &nf->hole4;
 		len = sizeof(struct sockaddr_in);

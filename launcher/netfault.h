@@ -20,9 +20,14 @@
  *
  * The program's sockaddr is not touched: the substitute address is written
  * below its stack pointer (past the 128-byte red zone) and the call's
- * argument pointed at it.  Endpoints are made at the first such connect,
- * by a short-lived child that joins the program's user and network
- * namespaces when they are not the tracer's.  Internal to launcher/.
+ * argument pointed at it.  Endpoints are made once, before the loop
+ * handles the program's first call and only when a policy may ask for such
+ * a fault (lnch_policy_ops.may_net_fault), by a short-lived child that
+ * joins the first process's user and network namespaces when they are not
+ * the tracer's: never while the loop's mutex is held or a stop waits.  A
+ * connect from another network namespace (the program made its own) is
+ * not redirected: the policy's errno is imposed as usual.  Internal to
+ * launcher/.
  */
 
 #include "launcher/policy.h"
@@ -36,26 +41,46 @@
 #define LNCH_NETFAULT_FDS 10
 
 struct lnch_netfault {
-	bool tried; /* endpoints were made (or failed to be) */
-	bool has4, has6;
+	bool has4, has6; /* the endpoints of that family were made */
+	dev_t ns_dev; /* the network namespace they are in (stat(2) of /proc/PID/ns/net) */
+	ino_t ns_ino;
 	struct sockaddr_in refuse4, hole4;
 	struct sockaddr_in6 refuse6, hole6;
 	int fds[LNCH_NETFAULT_FDS]; /* owned */
 	int nfds;
 };
 
+/* lnch_netfault_init - no endpoints (every redirect refused); nothing to fail. */
 void lnch_netfault_init(struct lnch_netfault *nf);
+
+/* lnch_netfault_release - close the endpoints nf owns; nf is as after init. */
 void lnch_netfault_release(struct lnch_netfault *nf);
+
+/*
+ * lnch_netfault_prepare - make the endpoints in the network namespace of
+ * pid (a traced process, not yet reaped: the loop's first one) and keep
+ * their fds in nf, which must be as after init.  Forks a helper that
+ * joins pid's user and network namespaces (setns(2)) unless they are the
+ * tracer's, makes 2 x 5 loopback sockets and sends them back (SCM_RIGHTS),
+ * and reaps it: blocks for about a fork, a few syscalls and at most
+ * 200 ms of poll(2) in the helper (a loopback connect completes at once).
+ * The caller must be the thread that reaps the tracer's children and must
+ * not hold the loop's mutex.  Failures are not errors: a family whose
+ * endpoints could not be made is never redirected (has4, has6 false).
+ */
+void lnch_netfault_prepare(struct lnch_netfault *nf, pid_t pid);
 
 /*
  * lnch_netfault_redirect - at the seccomp stop of tid's connect(fd, addr,
  * len) (args as the stop has them; pid its process): send it to the
  * endpoint for fault, family AF_INET or AF_INET6 of the program's address;
  * for LNCH_NET_TIMEOUT with timeout_ms > 0 also set TCP_USER_TIMEOUT.
- * Makes the endpoints on first use (a fork, setns(2) and a few sockets).
- * Returns true when the call now goes there, false when it cannot (no
- * endpoint for the family, registers or memory refused): the caller then
- * skips the call with its errno as before.
+ * Never makes endpoints (lnch_netfault_prepare() did, or none exist).
+ * Cost: a stat(2) of /proc/PID/ns/net, register reads and writes and a
+ * write of the sockaddr (at most 28 bytes).  Returns true when the call
+ * now goes there, false when it cannot (no endpoint for the family, pid
+ * in another network namespace than the endpoints, registers or memory
+ * refused): the caller then skips the call with its errno as before.
  */
 bool lnch_netfault_redirect(struct lnch_netfault *nf, pid_t tid, pid_t pid, int family,
 			    enum lnch_net_fault fault, uint32_t timeout_ms, const uint64_t args[6]);

@@ -80,7 +80,8 @@ struct lnch_verdict {
 	/*
 	 * a connect: play errnum out in the kernel (LNCH_NET_REFUSE with
 	 * ECONNREFUSED …); where that cannot be done (not TCP over IPv4/IPv6,
-	 * no loopback), errnum is imposed as usual
+	 * no loopback, no endpoints: may_net_fault said no, or the caller is
+	 * in a network namespace of its own), errnum is imposed as usual
 	 */
 	enum lnch_net_fault net_fault;
 	/*
@@ -130,6 +131,15 @@ struct lnch_policy_ops {
 	 */
 	size_t (*rewrite)(void *ctx, const struct lnch_stop *st, const uint8_t *in, size_t len,
 			  uint8_t *out, size_t cap, bool *in_place);
+	/*
+	 * may_net_fault - whether decide() may ever give a verdict with a
+	 * net_fault; asked once, when the loop starts (lnch_loop_run()).
+	 * When one policy says so, the loop makes the fault endpoints then
+	 * (launcher/netfault.h: a fork, in the program's network namespace);
+	 * otherwise nothing is made and a net_fault is imposed as its errnum
+	 * only.  Must not err towards false; may be NULL: never.
+	 */
+	bool (*may_net_fault)(void *ctx);
 };
 
 /* lnch_verdict_is_active - whether v changes anything (an outcome or a delay). */

@@ -155,7 +155,7 @@ struct child_args {
 	struct sock_fprog *prog; /* the filter; with SECCOMP_RET_USER_NOTIF when notify */
 	bool notify;
 	int notify_fd; /* socket to send the listener on, or -1 */
-	int ready_fd; /* child writes one byte when its namespaces exist */
+	int ready_fd; /* child writes one byte when its namespaces exist (lo up with CLONE_NEWNET) */
 	int go_fd; /* parent writes one byte when maps are written and the child is seized */
 	int err_fd;
 	uint64_t bounding; /* the caller's capability bounding set, bit N = capability N */
@@ -335,6 +335,13 @@ static void child_main(const struct child_args *a)
 
 	if (a->ns_flags != 0 && unshare(a->ns_flags) < 0)
 		child_fail(a->err_fd, LNCH_STEP_UNSHARE, errno);
+	/*
+	 * lo up before the tracer hears of the namespaces: it may make fault
+	 * endpoints there as soon as the spawn returns (launcher/netfault.h).
+	 * unshare(2) gave every capability in a new user namespace, maps or not.
+	 */
+	if ((a->ns_flags & CLONE_NEWNET) && loopback_up() < 0)
+		child_fail(a->err_fd, LNCH_STEP_LOOPBACK, errno);
 	if (write(a->ready_fd, &byte, 1) != 1 || read(a->go_fd, &byte, 1) != 1)
 		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
 	close(a->go_fd);
@@ -345,8 +352,6 @@ static void child_main(const struct child_args *a)
 	if (a->opts->noverlays > 0)
 		child_overlays(a);
 	close(a->ready_fd);
-	if ((a->ns_flags & CLONE_NEWNET) && loopback_up() < 0)
-		child_fail(a->err_fd, LNCH_STEP_LOOPBACK, errno);
 	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
 	if (a->nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);

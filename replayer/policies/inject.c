@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,9 +262,44 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 	return 1;
 }
 
+/* Most rows of common/sysent.c that connect (REPRO_NET_CONNECT): connect(2) alone today. */
+#define CONNECT_CALLS_MAX 4
+
+/* Whether rule r may fire with an outcome net_fault_of() plays out, on one of nrs (n of them). */
+static bool rule_may_net_fault(const struct rpl_rule *r, const int *nrs, size_t n)
+{
+	if (!r->is_blackhole && r->errnum != ECONNREFUSED && r->errnum != ETIMEDOUT)
+		return false;
+	if (r->is_dns) /* matched on the query, not on the number: assume it may */
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (nrs[i] >= 0 && nrs[i] < RPL_RULES_NR_MAX &&
+		    ((r->set[nrs[i] / 64] >> (nrs[i] % 64)) & 1))
+			return true;
+	return false;
+}
+
+/* lnch_policy_ops.may_net_fault: some rule may refuse, time out or blackhole a connect. */
+static bool may_net_fault(void *ctx)
+{
+	const struct rpl_rules *rules = ((const struct rpl_inject *)ctx)->rules;
+	int nrs[CONNECT_CALLS_MAX];
+	size_t rows, n = 0;
+	const struct repro_sysent *t = repro_sysent_all(&rows);
+
+	for (size_t i = 0; i < rows && n < CONNECT_CALLS_MAX; i++)
+		if (t[i].net == REPRO_NET_CONNECT)
+			nrs[n++] = seccomp_syscall_resolve_name(t[i].name);
+	for (size_t i = 0; i < rules->n; i++)
+		if (rule_may_net_fault(&rules->v[i], nrs, n))
+			return true;
+	return false;
+}
+
 static const struct lnch_policy_ops ops = { .decide = decide,
 					    .on_exit = on_exit_result,
-					    .rewrite = rewrite_answer };
+					    .rewrite = rewrite_answer,
+					    .may_net_fault = may_net_fault };
 
 const struct lnch_policy_ops *rpl_inject_ops(void)
 {

@@ -28,7 +28,12 @@ struct rpl_inject;
 struct rpl_inject *rpl_inject_new(struct rpl_rules *rules);
 void rpl_inject_free(struct rpl_inject *in);
 
-/* rpl_inject_ops - the callbacks for a policy whose ctx is a struct rpl_inject. */
+/*
+ * rpl_inject_ops - the callbacks for a policy whose ctx is a struct
+ * rpl_inject.  Its may_net_fault() is true when a rule may refuse, time
+ * out or blackhole a connect (or is a dns: rule with such an outcome), so
+ * that the loop makes the fault endpoints for those runs only.
+ */
 const struct lnch_policy_ops *rpl_inject_ops(void);
 
 /*

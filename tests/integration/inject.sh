@@ -16,7 +16,8 @@
 #     program's non-blocking connect and poll (nb_connect), python3's
 #     blocking connect, socket.create_connection(timeout=…) and asyncio,
 #     while another port connects; a blackhole that the program's own 1 s
-#     timeout ends (curl --connect-timeout 1, nb_connect's poll);
+#     timeout ends (curl --connect-timeout 1, nb_connect's poll); both also
+#     with --net=none, in the program's own network namespace;
 #  5c. a download cut half-way: recv ECONNRESET after 1 KiB (curl from a
 #     local HTTP server): curl says "Connection reset", the file is short;
 #  5d. a disk that fills after 4 KiB: a config rewrite (python3) gets a
@@ -197,6 +198,14 @@ import sys; sys.exit(0 if len(ok) == 3 and 'other port connected' in lines else 
 		"$repro" record -o r5f.repro --inject "connect:error=ECONNREFUSED:port=$port" -- "$nb" "$port" >out5f
 		check "C, refused as a closed loopback port refuses: $(cat out5f)" \
 			grep -Eq '^connect (ECONNREFUSED|EINPROGRESS; poll ready; SO_ERROR ECONNREFUSED);' out5f
+		# endpoints made in the program's own network namespace before its first call
+		"$repro" record --net=none -o r5n.repro --inject "connect:error=ETIMEDOUT:port=$port:delay=1s" -- \
+			"$nb" "$port" 10000 >out5n
+		check "C, --net=none: the timeout is played out on the program's own loopback: $(cat out5n)" \
+			grep -Eq '^connect EINPROGRESS; poll ready; SO_ERROR ETIMEDOUT; (9[0-9][0-9]|[1-9][0-9]{3,4}) ms$' out5n
+		"$repro" record --net=none -o r5o.repro --inject "connect:blackhole:port=$port" -- "$nb" "$port" 1000 >out5o
+		check "C, --net=none, blackhole: its own 1 s poll timeout decides: $(cat out5o)" \
+			grep -Eq '^connect EINPROGRESS; poll timed out; ' out5o
 	fi
 	"$repro" record -o r5g.repro --inject "connect:blackhole:port=$port" -- \
 		curl -sS --connect-timeout 1 -o /dev/null http://127.0.0.1:$port/ 2>err5g

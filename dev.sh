@@ -23,7 +23,7 @@ cd "$(dirname "$0")"
 PACKAGES=(
 	build-essential cmake pkg-config
 	libseccomp-dev libcap-dev libarchive-dev libzstd-dev liburing-dev
-	libjansson-dev libcmocka-dev libxxhash-dev
+	libjansson-dev libcmocka-dev libxxhash-dev nettle-dev
 	strace curl python3 git jq zstd clang-format clang libclang-rt-dev
 	passwd util-linux iproute2 procps file nginx-light iputils-ping
 	postgresql redis-server sqlite3 python3-venv scdoc man-db zsh

@@ -8,6 +8,7 @@
 #include "cli/usage.h"
 #include "cli/run.h"
 #include "common/cleanup.h"
+#include "common/sha256.h"
 #include "common/xalloc.h"
 #include "replayer/policies/inject.h"
 #include "replayer/policies/rules.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define MAX_LIST 64
@@ -30,8 +32,10 @@ struct replay_opts {
 	char *map_text[MAX_LIST]; /* owned */
 	unsigned kinds;
 	bool fast, no_impose, quiet, no_overlay, simulate, probe_network, json, include_system,
-		minimize, strict;
+		minimize, strict, yes, net_host;
+	const char *trust; /* --trust SHA256, or NULL */
 	const char *keep_overlay; /* --keep-overlay DIR, or NULL */
+	const struct rpl_replay_run_opts *run; /* the run's options, for the question before it */
 	struct rpl_rules *extra; /* owned: --inject rules, or NULL */
 	char *const *cmd; /* the CMD given, or NULL */
 };
@@ -85,6 +89,15 @@ static int parse_opt(struct replay_opts *o, int c, struct repro_err **err)
 	case 'Y': o->include_system = true; return 0;
 	case 'K': o->keep_overlay = optarg; return 0;
 	case 's': o->strict = true; return 0;
+	case 'y': o->yes = true; return 0;
+	case 'T': o->trust = optarg; return 0;
+	case 'N':
+		if (strcmp(optarg, "none") != 0 && strcmp(optarg, "host") != 0)
+			return repro_err_set(err, EINVAL,
+					     "replay --net: expected none or host, got '%s'",
+					     optarg);
+		o->net_host = strcmp(optarg, "host") == 0;
+		return 0;
 	default: return repro_err_set(err, EINVAL, "replay: unexpected option");
 	}
 }
@@ -109,13 +122,16 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 		{ "include-system", no_argument, NULL, 'Y' },
 		{ "keep-overlay", required_argument, NULL, 'K' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "trust", required_argument, NULL, 'T' },
+		{ "net", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qyh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(cli_usage("replay"), stdout);
 			return 1;
@@ -146,12 +162,57 @@ static int parse_args(int argc, char **argv, struct replay_opts *o, struct repro
 	return 0;
 }
 
-/* Before the run: how this machine differs, and what is imposed (not with -q). */
+/* A yes on the terminal to run it: 0, or -1 with *err (nothing runs). */
+static int ask(struct repro_err **err)
+{
+	cleanup_free char *line = NULL;
+	size_t cap = 0;
+
+	fputs("Run it? [y/N] ", stderr);
+	fflush(stderr);
+	if (getline(&line, &cap, stdin) > 0 &&
+	    (strcasecmp(line, "y\n") == 0 || strcasecmp(line, "yes\n") == 0))
+		return 0;
+	return repro_err_set(err, 0, "replay: not run: the answer was not yes");
+}
+
+/*
+ * Whether a received bundle may run (docs/replay.md, "Replaying a bundle
+ * you received"): --trust of its SHA-256, --yes, or a yes on a terminal;
+ * without any, nothing runs.  0, or -1 with *err.
+ */
+static int may_run(const struct replay_opts *o, const char *sha, struct repro_err **err)
+{
+	if (o->trust != NULL)
+		return strcasecmp(o->trust, sha) == 0
+			       ? 0
+			       : repro_err_set(
+					 err, EPERM,
+					 "replay --trust: this bundle's SHA-256 is %s, not '%s'; "
+					 "nothing was run",
+					 sha, o->trust);
+	if (o->yes)
+		return 0;
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+		return ask(err);
+	return repro_err_set(err, 0,
+			     "replay: a received bundle runs only when you say so: on a terminal, "
+			     "or with --yes or --trust %s; nothing was run",
+			     sha);
+}
+
+/* Before the run: what will run, the question, how this machine differs, what is imposed. */
 static int before_run(void *ctx, const struct rpl_replay_result *r, struct repro_err **err)
 {
 	const struct replay_opts *o = ctx;
+	char sha[REPRO_SHA256_HEX + 1];
 
-	(void)err;
+	if (repro_sha256_file(r->bundle, sha, err) < 0)
+		return -1;
+	if (!o->quiet || (o->trust == NULL && !o->yes))
+		rpl_replay_say_run(stderr, o->run, r, sha);
+	if (may_run(o, sha, err) < 0)
+		return -1;
 	if (!o->quiet)
 		rpl_replay_say_before(stderr, r, o->no_impose);
 	return 0;
@@ -180,6 +241,7 @@ static struct rpl_replay_run_opts run_opts(struct replay_opts *o, const struct s
 					     .no_impose = o->no_impose,
 					     .strict = o->strict,
 					     .no_overlay = o->no_overlay,
+					     .net_host = o->net_host,
 					     .keep_overlay = o->keep_overlay,
 					     .extra = o->extra,
 					     .cmd = o->cmd,
@@ -195,7 +257,10 @@ static int replay(struct replay_opts *o, struct repro_err **err)
 	struct sess_options hooks = cli_session_hooks();
 	struct rpl_replay_run_opts ro = run_opts(o, &hooks);
 	struct rpl_replay_result r;
-	int rc = rpl_replay_run(&ro, &r, err);
+	int rc;
+
+	o->run = &ro;
+	rc = rpl_replay_run(&ro, &r, err);
 
 	cli_pack_progress_end();
 	if (rc == 0) {
@@ -220,7 +285,10 @@ static int minimize(struct replay_opts *o, struct repro_err **err)
 	struct rpl_replay_run_opts ro = run_opts(o, &hooks);
 	struct rpl_replay_minimized m;
 	struct rpl_replay_result r;
-	int rc = rpl_replay_minimize(&ro, say_step, &r, &m, err);
+	int rc;
+
+	o->run = &ro;
+	rc = rpl_replay_minimize(&ro, say_step, &r, &m, err);
 
 	if (rc == 0)
 		rc = rpl_replay_say_minimized(stderr, &r, &m, o->no_impose);

@@ -138,3 +138,45 @@ void repro_term_puts_markup(FILE *out, const char *s)
 	if (s != NULL)
 		(void)safe_write(out, s, strlen(s), true, false, true);
 }
+
+/* Whether every byte of s is in set (s non-empty). */
+static bool all_in(const char *s, bool (*in)(unsigned char c))
+{
+	for (; *s != '\0'; s++)
+		if (!in((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static bool bare_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("_-./:=@%+,", c) != NULL;
+}
+
+static bool quotable_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\'';
+}
+
+void repro_term_quote(FILE *out, const char *s)
+{
+	if (*s != '\0' && all_in(s, bare_byte)) {
+		fputs(s, out);
+		return;
+	}
+	if (all_in(s, quotable_byte)) {
+		fprintf(out, "'%s'", s);
+		return;
+	}
+	fputs("$'", out);
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '\'' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, out);
+		else
+			fprintf(out, "\\x%02x", *p);
+	}
+	fputc('\'', out);
+}

@@ -54,4 +54,16 @@ void repro_term_puts_html(FILE *out, const char *s, size_t max);
  */
 void repro_term_puts_markup(FILE *out, const char *s);
 
+/*
+ * repro_term_quote - the NUL-terminated word s, whole and never cut, as a
+ * POSIX shell would read it back: bare when it is made only of letters,
+ * digits and "_-./:=@%+,"; else in single quotes when every byte is
+ * printable ASCII; else as $'...' with every byte outside printable ASCII
+ * (controls, DEL, every byte of a non-ASCII character, so that no
+ * bidirectional or invisible character can hide what follows) as "\xNN"
+ * and '\'' and '\\' escaped.  An empty word is ''.  What will run, shown
+ * byte for byte (`repro replay`).  Linear in s.
+ */
+void repro_term_quote(FILE *out, const char *s);
+
 #endif

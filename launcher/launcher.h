@@ -31,6 +31,7 @@ enum lnch_step {
 	LNCH_STEP_ID_MAP, /* the tracer's: writing uid_map/gid_map failed */
 	LNCH_STEP_OVERLAY, /* mounting an overlay (struct lnch_overlay) failed */
 	LNCH_STEP_CHDIR, /* entering the working directory again through the overlays failed */
+	LNCH_STEP_READ_ONLY, /* making every mount but the overlays read-only failed */
 };
 
 /*
@@ -78,6 +79,14 @@ struct lnch_spawn_opts {
 	const struct lnch_overlay *overlays;
 	size_t noverlays;
 	const char *cwd;
+	/*
+	 * with overlays: every mount of the program's mount namespace made
+	 * read-only (mount_setattr(2), Linux >= 5.12) but the overlays, so
+	 * that a write anywhere else fails with EROFS instead of reaching the
+	 * host (`repro replay` of a received bundle)
+	 */
+	bool read_only;
+	bool no_new_privs; /* PR_SET_NO_NEW_PRIVS before exec, whatever the sandbox */
 };
 
 /* A started tracee, stopped nowhere, seized and running towards its exec. */

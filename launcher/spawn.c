@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -60,6 +61,7 @@ const char *lnch_step_name(enum lnch_step step)
 	case LNCH_STEP_ID_MAP: return "cannot map user and group ids into the user namespace";
 	case LNCH_STEP_OVERLAY: return "cannot mount an overlay";
 	case LNCH_STEP_CHDIR: return "cannot enter the working directory through the overlay";
+	case LNCH_STEP_READ_ONLY: return "cannot make the filesystem read-only but the overlays";
 	case LNCH_STEP_NONE: break;
 	}
 	return "set-up";
@@ -152,6 +154,7 @@ struct child_args {
 	bool userns; /* ns_flags has CLONE_NEWUSER */
 	bool nnp; /* the filter needs no_new_privs (no CAP_SYS_ADMIN where it is installed) */
 	char *const *ovl_data; /* mount options of opts->overlays (lnch_overlay_data()) */
+	int ovl_fd_top; /* the highest fd the overlays' layers are opened at (lnch_overlay_mount_all()) */
 	struct sock_fprog *prog; /* the filter; with SECCOMP_RET_USER_NOTIF when notify */
 	bool notify;
 	int notify_fd; /* socket to send the listener on, or -1 */
@@ -321,8 +324,11 @@ static void child_overlays(const struct child_args *a)
 	size_t failed = 0;
 	char byte = 0;
 
-	if (lnch_overlay_mount_all(o->overlays, a->ovl_data, o->noverlays, &failed) < 0)
+	if (lnch_overlay_mount_all(o->overlays, a->ovl_data, o->noverlays, a->ovl_fd_top, &failed) <
+	    0)
 		child_fail_at(a->err_fd, LNCH_STEP_OVERLAY, failed, errno);
+	if (o->read_only && lnch_overlay_rest_read_only(o->overlays, o->noverlays) < 0)
+		child_fail(a->err_fd, LNCH_STEP_READ_ONLY, errno);
 	if (chdir(o->cwd) < 0)
 		child_fail(a->err_fd, LNCH_STEP_CHDIR, errno);
 	if (write(a->ready_fd, &byte, 1) != 1)
@@ -353,7 +359,7 @@ static void child_main(const struct child_args *a)
 		child_overlays(a);
 	close(a->ready_fd);
 	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
-	if (a->nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if ((a->nnp || a->opts->no_new_privs) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);
 	install_filter(a);
 	child_exec(a);
@@ -655,13 +661,22 @@ static void free_strv(char ***v)
 }
 #define cleanup_strv __attribute__((cleanup(free_strv)))
 
-/* The mount options of each overlay (owned, NULL-terminated), made before fork. */
-static char **overlay_data(const struct lnch_spawn_opts *opts, bool userns)
+/*
+ * The mount options of each overlay (owned, NULL-terminated), made before
+ * fork, with its layers at fds counted down from *fd_top: the highest the
+ * file limit allows (at most 65535), far above what the child holds.
+ */
+static char **overlay_data(const struct lnch_spawn_opts *opts, bool userns, int *fd_top)
 {
 	char **v = repro_xcalloc(opts->noverlays + 1, sizeof(char *));
+	struct rlimit rl;
 
+	*fd_top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur - 1
+									    : 65535;
 	for (size_t i = 0; i < opts->noverlays; i++)
-		v[i] = lnch_overlay_data(&opts->overlays[i], userns);
+		v[i] = lnch_overlay_data(&opts->overlays[i], userns,
+					 LNCH_OVERLAY_UPPER_FD(*fd_top, i),
+					 LNCH_OVERLAY_WORK_FD(*fd_top, i));
 	return v;
 }
 
@@ -689,7 +704,12 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 		return repro_err_wrap(err, "cannot build the seccomp filter");
 	a.bounding = read_bounding(&a.cap_last);
 	child->sandbox = plan_namespaces(opts->sandbox != LNCH_SANDBOX_NONE, opts->net_none, &a);
-	ovl_data = overlay_data(opts, a.userns);
+	ovl_data = overlay_data(opts, a.userns, &a.ovl_fd_top);
+	if (a.ovl_fd_top < 64 + 2 * (int)opts->noverlays)
+		return repro_err_set(err, EMFILE,
+				     "%zu overlays need more file descriptors than the limit gives "
+				     "(ulimit -n %d)",
+				     opts->noverlays, a.ovl_fd_top + 1);
 	a.ovl_data = ovl_data;
 	child->fallback[0] = '\0';
 	if (spawn_once(&a, child, &step, &first) < 0) {

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <stdint.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -62,6 +63,26 @@ static inline int lnch_sys_pidfd_getfd(int pidfd, int fd)
 #else
 	(void)pidfd;
 	(void)fd;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* mount_setattr(2), Linux >= 5.12 (struct mount_attr of <linux/mount.h>); -1 with errno. */
+#include <linux/mount.h>
+static inline int lnch_sys_mount_setattr(const char *path, unsigned int flags, uint64_t set,
+					 uint64_t clr)
+{
+#ifdef __NR_mount_setattr
+	struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+
+	return (int)syscall(__NR_mount_setattr, -100 /* AT_FDCWD */, path, flags, &attr,
+			    sizeof(attr));
+#else
+	(void)path;
+	(void)flags;
+	(void)set;
+	(void)clr;
 	errno = ENOSYS;
 	return -1;
 #endif

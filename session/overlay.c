@@ -122,22 +122,43 @@ static int make_layers(struct sess_overlay *ov, struct repro_err **err)
 }
 
 /*
- * The temporary directory of one overlay in parent (mkdtemp(3): 0700, so
- * the upper layer is the caller's alone).  overlayfs refuses an upper
- * layer inside its lower one (ELOOP), so that is refused here, in words.
+ * Where the temporary directory of the overlay of path goes: parent, or
+ * when that is inside path (overlayfs refuses an upper layer inside its
+ * lower one: ELOOP) and may_move, the first of /var/tmp, /dev/shm and /tmp
+ * that is not (a replay overlays /tmp itself).  Canonical into real; 0 or
+ * -1 with *err.
  */
-static int make_tmp(struct sess_overlay *ov, const char *parent, struct repro_err **err)
+static int tmp_parent(const char *path, const char *parent, bool may_move, char real[PATH_MAX],
+		      struct repro_err **err)
 {
-	char real[PATH_MAX];
+	static const char *const others[] = { "/var/tmp", "/dev/shm", "/tmp" };
 
 	if (realpath(parent, real) == NULL)
 		return repro_err_set(err, errno, "cannot overlay '%s': temporary directory '%s'",
-				     ov->path, parent);
-	if (is_inside(real, ov->path))
+				     path, parent);
+	for (size_t i = 0; may_move && is_inside(real, path) && i < 3; i++) {
+		char other[PATH_MAX];
+
+		if (realpath(others[i], other) != NULL && access(other, W_OK) == 0 &&
+		    !is_inside(other, path))
+			memcpy(real, other, PATH_MAX);
+	}
+	if (is_inside(real, path))
 		return repro_err_set(err, EINVAL,
 				     "cannot overlay '%s': its upper layer would be inside it, in "
 				     "'%s' (set TMPDIR to a directory elsewhere)",
-				     ov->path, real);
+				     path, real);
+	return 0;
+}
+
+/* The temporary directory of one overlay in parent (mkdtemp(3): 0700, so the upper layer is the caller's alone). */
+static int make_tmp(struct sess_overlay *ov, const char *parent, bool may_move,
+		    struct repro_err **err)
+{
+	char real[PATH_MAX];
+
+	if (tmp_parent(ov->path, parent, may_move, real, err) < 0)
+		return -1;
 	ov->tmp = repro_xasprintf("%s/repro-overlay.XXXXXX", real);
 	if (mkdtemp(ov->tmp) == NULL) {
 		int e = errno;
@@ -208,16 +229,15 @@ int sess_overlay_prepare(struct sess_state *s, struct repro_err **err)
 		return -1;
 	if (s->o->keep_overlay != NULL && prepare_keep(s, &tmp_in_keep, err) < 0)
 		return -1;
-	s->lovl = repro_xcalloc(s->novl, sizeof(*s->lovl));
-	for (size_t i = 0; i < s->novl; i++) {
-		struct sess_overlay *ov = &s->ovl[i];
-
-		if (make_tmp(ov, tmp_in_keep ? s->o->keep_overlay : sess_tmp_parent(s->o), err) < 0)
+	for (size_t i = 0; i < s->novl; i++)
+		if (make_tmp(&s->ovl[i], tmp_in_keep ? s->o->keep_overlay : sess_tmp_parent(s->o),
+			     !tmp_in_keep, err) < 0)
 			return -1;
-		s->lovl[i] = (struct lnch_overlay){ .path = ov->path,
-						    .upper = ov->upper,
-						    .work = ov->work };
-	}
+	s->lovl = repro_xcalloc(s->novl, sizeof(*s->lovl));
+	for (size_t i = 0; i < s->novl; i++)
+		s->lovl[i] = (struct lnch_overlay){ .path = s->ovl[i].path,
+						    .upper = s->ovl[i].upper,
+						    .work = s->ovl[i].work };
 	return 0;
 }
 

@@ -201,7 +201,9 @@ static int spawn(struct sess_state *s, const struct sess_policy *policies, size_
 				      .notify = !s->o->ptrace_only && s->novl == 0,
 				      .overlays = s->lovl,
 				      .noverlays = s->novl,
-				      .cwd = s->cwd };
+				      .cwd = s->cwd,
+				      .read_only = s->o->read_only && s->novl > 0,
+				      .no_new_privs = s->o->no_new_privs };
 
 	s->tab = rec_systab_new();
 	trap_names(s, policies, npolicies);

@@ -110,6 +110,12 @@ struct sess_options {
 	size_t noverlay_paths;
 	const char *keep_overlay;
 	/*
+	 * with is_overlay: every other mount read-only (writes elsewhere fail
+	 * with EROFS; lnch_spawn_opts.read_only), a received bundle's replay
+	 */
+	bool read_only;
+	bool no_new_privs; /* PR_SET_NO_NEW_PRIVS before exec (set-user-ID programs gain nothing) */
+	/*
 	 * 0, or ns after the program's start when every traced process is
 	 * killed and the bundle written (sess_result.timed_out): a sweep's
 	 * per-run timeout.  Checked at the caller's periodic signal.

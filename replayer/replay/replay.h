@@ -196,7 +196,13 @@ struct rpl_replay_run_opts {
 	size_t nmaps;
 	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
 	bool fast, no_impose, strict;
-	bool no_overlay; /* writes reach this machine (else under cwd and HOME: an overlay) */
+	/*
+	 * writes reach this machine; else (the default) only the directories
+	 * of rpl_replay_overlays() take writes, into overlays, and every
+	 * other mount is read-only
+	 */
+	bool no_overlay;
+	bool net_host; /* this machine's network; else (the default) loopback only */
 	const char *keep_overlay; /* or NULL */
 	const struct rpl_rules *extra; /* --inject's rules, or NULL */
 	char *const *cmd; /* run this instead of the recorded command, or NULL */
@@ -230,6 +236,10 @@ struct rpl_replay_result {
 	char *output; /* owned: where the replay's bundle goes */
 	struct rpl_replay_plan plan; /* owned */
 	char *cwd; /* owned: where it ran */
+	/* owned, NULL-terminated (NULL when none): the overlaid directories (rpl_replay_overlays()) */
+	char **overlay;
+	size_t noverlay;
+	size_t overlay_left_out; /* places the recording wrote past RPL_REPLAY_OVERLAYS_MAX: read-only */
 	char **argv; /* owned array (strings borrowed): what ran, NULL-terminated */
 	struct rpl_rules *rules; /* owned: the impositions' rules, then --inject's */
 	size_t *first_rule; /* owned: imposition i's rules are [first_rule[i], first_rule[i+1]) */
@@ -253,6 +263,23 @@ struct rpl_replay_result {
 	int status; /* repro's exit status: the program's, 128+N for signal N, 1 without exit */
 };
 void rpl_replay_result_release(struct rpl_replay_result *r);
+
+/* The most directories a replay overlays; the places a recording wrote past them stay read-only. */
+#define RPL_REPLAY_OVERLAYS_MAX 32
+
+/*
+ * rpl_replay_overlays - the directories a replay of r->bundle may write,
+ * into r->overlay (canonical, existing here, none inside another): the
+ * working directory r->cwd, o->home_here, /tmp, /var/tmp and /dev/shm, and
+ * the directory here of each place the recording wrote, created, removed
+ * or linked (files.jsonl ops; the recorded working directory and HOME
+ * taken as the replay's, --map applied; the nearest that exists; never
+ * under /proc, /sys or /dev but /dev/shm), at most RPL_REPLAY_OVERLAYS_MAX
+ * (the rest counted in r->overlay_left_out).  Returns 0, or -1 with *err
+ * (the reader's errors).  Linear in files.jsonl, times the overlays.
+ */
+int rpl_replay_overlays(const struct rpl_replay_run_opts *o, struct rpl_replay_result *r,
+			struct repro_err **err);
 
 /*
  * rpl_replay_run - the replay of o->bundle: its plan read (o's kinds,
@@ -320,6 +347,19 @@ void rpl_replay_minimized_release(struct rpl_replay_minimized *m);
  *    ({"differences": …}); returns 1 when there is one, 0 when none.
  */
 void rpl_replay_say_before(FILE *out, const struct rpl_replay_result *r, bool no_impose);
+
+/*
+ * rpl_replay_say_run - what a replay of r will run, to out, before it
+ * runs (docs/replay.md, "Replaying a bundle you received"): the command
+ * (each word whole, never cut, quoted as a shell reads it back with every
+ * byte outside printable ASCII as \xNN: repro_term_quote()), the
+ * directory, the user and group it runs as here, the environment, where
+ * writes go (the overlays, the rest read-only; or this machine with
+ * o->no_overlay), the network, and the bundle's SHA-256 (sha256: 64
+ * hexadecimal digits, or NULL) for --trust.  Linear in what it prints.
+ */
+void rpl_replay_say_run(FILE *out, const struct rpl_replay_run_opts *o,
+			const struct rpl_replay_result *r, const char *sha256);
 void rpl_replay_say_live(FILE *out, const char *line);
 void rpl_replay_say_result(FILE *out, const struct rpl_replay_result *r, bool quiet,
 			   bool no_impose);

@@ -33,6 +33,9 @@ void rpl_replay_result_release(struct rpl_replay_result *r)
 	free(r->output);
 	rpl_replay_plan_release(&r->plan);
 	free(r->cwd);
+	for (size_t i = 0; i < r->noverlay; i++)
+		free(r->overlay[i]);
+	free(r->overlay);
 	free(r->argv);
 	rpl_rules_free(r->rules);
 	free(r->first_rule);
@@ -166,7 +169,7 @@ static int prepare(const struct rpl_replay_run_opts *o, struct rpl_replay_result
 				     "replay: the command '%s' is not here (install it, or give -- "
 				     "CMD to run instead)",
 				     r->argv[0] != NULL ? r->argv[0] : "");
-	return 0;
+	return o->no_overlay ? 0 : rpl_replay_overlays(o, r, err);
 }
 
 /*
@@ -213,12 +216,17 @@ static struct sess_options run_options(const struct rpl_replay_run_opts *o,
 		.argv = r->argv,
 		.output = output,
 		.classes = SESS_CLASS_ALL,
-		.net_none = r->plan.net_none,
+		/* a received bundle's run: loopback only, unless the user allows more */
+		.net_none = !o->net_host,
 		.sandbox = SESS_SANDBOX_AUTO,
 		.wait_all = true,
 		.hash_max = 64ull << 20,
-		/* the replayed failure must not clobber this machine's files */
+		/* writes only into overlays, every other mount read-only, no privilege gained */
 		.is_overlay = !o->no_overlay,
+		.overlay_paths = (const char *const *)r->overlay,
+		.noverlay_paths = r->noverlay,
+		.read_only = !o->no_overlay,
+		.no_new_privs = true,
 		.keep_overlay = o->keep_overlay,
 	};
 
@@ -546,6 +554,8 @@ int rpl_replay_minimize(const struct rpl_replay_run_opts *o,
 	m->needed = repro_xcalloc(r->plan.n + 1, sizeof(*m->needed));
 	if (r->plan.n == 0 || o->no_impose)
 		return 0;
+	if (o->before != NULL && (rc = o->before(o->ctx, r, err)) != 0)
+		return rc;
 	if (mkdtemp(work) == NULL)
 		return repro_err_set(err, errno, "replay --minimize: cannot make '%s'", work);
 	rc = trials(o, step, r, m, work, err);

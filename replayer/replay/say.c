@@ -9,6 +9,8 @@
 #include "common/term.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -53,6 +55,77 @@ void rpl_replay_say_before(FILE *out, const struct rpl_replay_result *r, bool no
 		repro_term_puts(out, r->plan.v[k].what);
 		fputc('\n', out);
 	}
+}
+
+/* "uid 1000 (bob), gid 1000 (bob)": who the run is here. */
+static void say_identity(FILE *out)
+{
+	struct passwd *pw = getpwuid(getuid());
+	struct group *gr = getgrgid(getgid());
+
+	fprintf(out, "uid %d", (int)getuid());
+	if (pw != NULL) {
+		fputs(" (", out);
+		repro_term_puts(out, pw->pw_name);
+		fputc(')', out);
+	}
+	fprintf(out, ", gid %d", (int)getgid());
+	if (gr != NULL) {
+		fputs(" (", out);
+		repro_term_puts(out, gr->gr_name);
+		fputc(')', out);
+	}
+	fputs(", no privilege gained (no_new_privs: set-user-ID programs do not raise it)\n", out);
+}
+
+/* Where the run's writes go. */
+static void say_writes(FILE *out, const struct rpl_replay_run_opts *o,
+		       const struct rpl_replay_result *r)
+{
+	if (o->no_overlay) {
+		fputs("  writes:      reach this machine (--no-overlay)\n", out);
+		return;
+	}
+	fputs("  writes:      into throwaway overlays of", out);
+	for (size_t i = 0; i < r->noverlay; i++) {
+		fputs(i > 0 ? ", " : " ", out);
+		repro_term_quote(out, r->overlay[i]);
+	}
+	if (o->keep_overlay != NULL) {
+		fputs(" (kept in ", out);
+		repro_term_quote(out, o->keep_overlay);
+		fputc(')', out);
+	}
+	fputs("; everywhere else read-only", out);
+	if (r->overlay_left_out > 0)
+		fprintf(out, " (%zu more places the recording wrote among them)",
+			r->overlay_left_out);
+	fputc('\n', out);
+}
+
+void rpl_replay_say_run(FILE *out, const struct rpl_replay_run_opts *o,
+			const struct rpl_replay_result *r, const char *sha256)
+{
+	fputs("repro: replay: a bundle is data from elsewhere until you run it; this runs here:\n",
+	      out);
+	fputs("  command:    ", out);
+	for (size_t i = 0; r->argv[i] != NULL; i++) {
+		fputc(' ', out);
+		repro_term_quote(out, r->argv[i]);
+	}
+	fputs(o->cmd != NULL ? "   (yours: -- CMD)\n" : "\n", out);
+	fputs("  directory:   ", out);
+	repro_term_quote(out, r->cwd);
+	fputs("\n  as:          ", out);
+	say_identity(out);
+	fputs("  environment: yours, as it is here (the recording's is not applied)\n", out);
+	say_writes(out, o, r);
+	fputs(o->net_host
+		      ? "  network:     this machine's (--net=host)\n"
+		      : "  network:     none but loopback (--net=host gives it this machine's)\n",
+	      out);
+	if (sha256 != NULL)
+		fprintf(out, "  bundle:      sha256 %s\n", sha256);
 }
 
 void rpl_replay_say_live(FILE *out, const char *line)

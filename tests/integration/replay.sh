@@ -60,7 +60,7 @@ mkdir www && echo hello >www/index.html
 $py -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
 for _ in $(seq 100); do curl -s "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.05; done
 check "curl: the port answers now" curl -sS -o /dev/null "http://127.0.0.1:$port/"
-"$repro" replay curl.repro >curl.out 2>curl.err
+"$repro" replay --yes curl.repro >curl.out 2>curl.err
 rc=$?
 check "curl: recorded exit 7, replayed exit $rc" [ "$rec" = 7 ] && [ $rc = 7 ]
 check "curl: the summary says reproduced" \
@@ -83,13 +83,13 @@ PY
 rec=$?
 echo '{"port": 80}' >app/app.json
 (cd app && $py start.py >/dev/null) && echo "ok: python3: starts now"
-"$repro" replay py.repro >py.out 2>py.err
+"$repro" replay --yes py.repro >py.out 2>py.err
 rc=$?
 check "python3: recorded exit $rec, replayed exit $rc, FileNotFoundError again" \
 	sh -c "[ $rec = 1 ] && [ $rc = 1 ] && grep -q \"FileNotFoundError: .*'app.json'\" py.err"
 check "python3: reproduced, 1 of 1" grep -q "reproduced: exit 1 as recorded, 1 of 1" py.err
 cp -r app moved
-"$repro" replay --cwd "$work/moved" -o moved.repro py.repro >mv.out 2>mv.err
+"$repro" replay --yes --cwd "$work/moved" -o moved.repro py.repro >mv.out 2>mv.err
 rc=$?
 check "--cwd: the environment block names both directories" \
 	grep -q "^repro: replay: recorded in $work/app, replayed in $work/moved" mv.err
@@ -105,7 +105,7 @@ if [ "$(id -u)" = 0 ]; then
 	(cd other/srv/app && /usr/sbin/runuser -u repro-test -- "$work/other/repro" record \
 		-o "$work/other/u.repro" -- $py start.py >/dev/null 2>&1)
 	rm -rf other/srv
-	"$repro" replay --map "$work/other/srv/app=$work/here/app" other/u.repro >map.out 2>map.err
+	"$repro" replay --yes --map "$work/other/srv/app=$work/here/app" other/u.repro >map.out 2>map.err
 	rc=$?
 	check "another uid and directory: the environment block names both, --map finds the app here" \
 		sh -c "grep -q '^repro: replay: recorded as uid [0-9]*, replayed as uid 0' map.err &&
@@ -122,7 +122,7 @@ echo '{}' >lib.json
 "$repro" record -o ../way.repro -- $py app.py >/dev/null 2>&1
 rm lib.json && echo '{}' >app.json
 cd "$work" || exit 1
-"$repro" replay way.repro >way.out 2>way.err
+"$repro" replay --yes way.repro >way.out 2>way.err
 check "another way: the call that worked in the recording and fails here is named as it happens" \
 	sh -c "grep -n '^repro: replay: diverged: openat $work/way/lib.json: worked in the recording, ENOENT here (pid [0-9]*, python3' way.err | grep -q . &&
 		[ \$(grep -n '^repro: replay: diverged: openat' way.err | cut -d: -f1) -lt \$(grep -n '^FileNotFoundError' way.err | cut -d: -f1) ]"
@@ -131,7 +131,7 @@ check "another way: said once, not again after the run" \
 check "another way: the imposition that never came is named, and the summary says so" \
 	sh -c "grep -q '^repro: replay: not imposed, the call never came here: openat $work/way/app.json ENOENT' way.err &&
 		grep -q '^repro: replay: exit 1 as recorded, but another way, 0 of 1 failure imposed, 1 divergence$' way.err"
-"$repro" replay --strict way.repro >strict.out 2>strict.err
+"$repro" replay --yes --strict way.repro >strict.out 2>strict.err
 rc=$?
 check "--strict: stopped at the divergence, before the program's own traceback (exit $rc)" \
 	sh -c "grep -q '^repro: replay: --strict: stopped at the first divergence: openat $work/way/lib.json: worked in the recording, ENOENT here' strict.err &&
@@ -150,7 +150,7 @@ touch helper.on && echo a >mode
 "$repro" record -o ../procs.repro -- sh start.sh >/dev/null 2>&1
 rm helper.on && echo b >mode
 cd "$work" || exit 1
-"$repro" replay procs.repro >procs.out 2>procs.err
+"$repro" replay --yes procs.repro >procs.out 2>procs.err
 check "processes: the one only the recording had and the one only the replay has are named" \
 	sh -c "grep -q '^repro: replay: diverged: true ran in A only (A: the recording, B: the replay)' procs.err &&
 		grep -q '^repro: replay: diverged: id -u ran in B only' procs.err"
@@ -163,7 +163,7 @@ printf 'for i in range(3):\n    try: open("m.txt")\n    except OSError: pass\nra
 "$repro" record -o ../occ.repro -- $py m.py >/dev/null 2>&1
 touch m.txt
 cd "$work" || exit 1
-"$repro" replay occ.repro >occ.out 2>occ.err
+"$repro" replay --yes occ.repro >occ.out 2>occ.err
 check "occurrences: the three imposed opens name the three recorded ones, in order" \
 	$py -c '
 import json, subprocess, sys
@@ -186,7 +186,7 @@ fi
 "$repro" record -o git.repro -- "${gitcmd[@]}" >/dev/null 2>git.rec.err
 rec=$?
 chmod 777 ro
-"$repro" replay git.repro >git.out 2>git.err
+"$repro" replay --yes git.repro >git.out 2>git.err
 rc=$?
 check "git: recorded exit $rec (EACCES), replayed exit $rc" sh -c "[ $rec != 0 ] && [ $rc = $rec ]"
 check "git: the same complaint" grep -q "Permission denied" git.err
@@ -203,7 +203,7 @@ rec=$?
 rm -f demo/cache_hub/model.pth
 head -c 4096 /dev/zero >demo/cache_hub/model.pth
 (cd demo && bash start_app.sh >/dev/null 2>&1) && echo "ok: demo: starts now"
-"$repro" replay demo.repro >demo.out 2>demo.err
+"$repro" replay --yes demo.repro >demo.out 2>demo.err
 rc=$?
 check "demo: recorded exit $rec, replayed exit $rc, 'model load failed'" \
 	sh -c "[ $rec = 1 ] && [ $rc = 1 ] && grep -q '^model load failed' demo.err"
@@ -217,7 +217,7 @@ check "demo: the replay's imposed events are marked imposed, with their recorded
 check "demo: the weights here are untouched (4096 bytes)" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
 
 rm -f demo/cache_hub/model.pth && head -c 4096 /dev/zero >demo/cache_hub/model.pth
-"$repro" replay --minimize demo.repro >min.out 2>min.err
+"$repro" replay --yes --minimize demo.repro >min.out 2>min.err
 rc=$?
 check "--minimize: the weights' ENOENT alone gives exit 1 (exit $rc)" \
 	sh -c "[ $rc = 0 ] && grep -q '^repro: replay: minimize: 1 of 2 recorded failures give exit 1: openat $work/demo/cache_hub/model.pth ENOENT\$' min.err" ||
@@ -225,7 +225,7 @@ check "--minimize: the weights' ENOENT alone gives exit 1 (exit $rc)" \
 check "--minimize: the weights here are untouched" [ "$(stat -c %s demo/cache_hub/model.pth)" = 4096 ]
 
 # 5. --no-impose with --inject
-"$repro" replay --no-impose --inject "connect:error=ETIMEDOUT:port=$port" curl.repro >ni.out 2>ni.err
+"$repro" replay --yes --no-impose --inject "connect:error=ETIMEDOUT:port=$port" curl.repro >ni.out 2>ni.err
 rc=$?
 check "--no-impose --inject: curl times out instead (exit $rc), not reproduced" \
 	sh -c "[ $rc = 7 ] || [ $rc = 28 ]; grep -q 'nothing recorded imposed' ni.err"
@@ -270,13 +270,13 @@ if name == "events.jsonl":
     data = data.replace(b"\"errno\":\"ENOENT\"", b"\"errno\":\"ENOENT:delay=1h\"")
     data = data.replace(b"\"syscall\":\"openat\"", b"\"syscall\":\"openat:signal=SIGKILL\"")'
 start=$(date +%s)
-"$repro" replay -o hostile.replay.repro hostile.repro >hostile.out 2>hostile.err
+"$repro" replay --yes -o hostile.replay.repro hostile.repro >hostile.out 2>hostile.err
 rc=$?
 took=$(($(date +%s) - start))
 check "a bundle whose words hold rule keys: nothing smuggled in, no delay, no signal (exit $rc, ${took}s)" \
 	sh -c "[ $took -lt 30 ] && ! grep -q 'delay=\|signal=' hostile.err && [ $rc != 137 ]" || cat hostile.err
 
-"$repro" replay -q sigesc.repro >sig.out 2>sig.err
+"$repro" replay --yes -q sigesc.repro >sig.out 2>sig.err
 check "a recorded exit signal with a terminal escape: not printed raw" \
 	sh -c "! grep -q \$(printf '\\033') sig.err && grep -q 'recorded: killed by a signal' sig.err"
 for args in "/nonexistent.repro" "garbage.repro" "trunc.repro" "missing.repro" "nocwd.repro" "newer.repro" \

@@ -12,7 +12,7 @@
 #include "common/names.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
-#include "common/hash.h"
+#include "common/content_hash.h"
 #include "common/map.h"
 #include "common/mountinfo.h"
 #include "common/xalloc.h"

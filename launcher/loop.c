@@ -72,8 +72,8 @@ static void maybe_notice(struct lnch_loop *loop)
 	    lnch_loop_since_start(loop) < loop->main_end_ns + loop->notice_after_ns)
 		return;
 	loop->noticed = true;
-	for (size_t i = 0; i < loop->tasks.cap; i++) {
-		const struct lnch_task *t = &loop->tasks.slots[i];
+	for (size_t i = 0; i < loop->tasks.n; i++) {
+		const struct lnch_task *t = &loop->tasks.v[i];
 
 		if (t->tid <= 0 || t->tid != t->pid)
 			continue;
@@ -105,9 +105,9 @@ void lnch_loop_free(struct lnch_loop *loop)
 {
 	if (loop == NULL)
 		return;
-	for (size_t i = 0; i < loop->tasks.cap; i++)
-		if (loop->tasks.slots[i].tid > 0)
-			free(loop->tasks.slots[i].wait);
+	for (size_t i = 0; i < loop->tasks.n; i++)
+		if (loop->tasks.v[i].tid > 0)
+			free(loop->tasks.v[i].wait);
 	lnch_tasks_release(&loop->tasks);
 	free(loop->gone_early);
 	lnch_holds_release(&loop->holds);
@@ -303,8 +303,8 @@ static bool clone_new_ns(const struct lnch_stop *st, bool is_clone3)
  */
 static void interrupt_tasks(struct lnch_loop *loop, const struct lnch_task *self, pid_t pid)
 {
-	for (size_t i = 0; i < loop->tasks.cap; i++) {
-		struct lnch_task *t = &loop->tasks.slots[i];
+	for (size_t i = 0; i < loop->tasks.n; i++) {
+		struct lnch_task *t = &loop->tasks.v[i];
 
 		if (t->tid > 0 && t != self && !t->full && (pid == 0 || t->pid == pid))
 			(void)ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL);
@@ -330,9 +330,9 @@ static void note_own_filter(struct lnch_loop *loop, struct lnch_task *task,
 	loop->any_own_filter = true;
 	if (!tsync)
 		return;
-	for (size_t i = 0; i < loop->tasks.cap; i++)
-		if (loop->tasks.slots[i].tid > 0 && loop->tasks.slots[i].pid == task->pid)
-			loop->tasks.slots[i].own_filter = true;
+	for (size_t i = 0; i < loop->tasks.n; i++)
+		if (loop->tasks.v[i].tid > 0 && loop->tasks.v[i].pid == task->pid)
+			loop->tasks.v[i].own_filter = true;
 	interrupt_tasks(loop, task, task->pid);
 }
 
@@ -823,8 +823,8 @@ static void stop_all(struct lnch_loop *loop)
 	uint64_t t = lnch_loop_since_start(loop);
 
 	loop->stopping = true;
-	for (size_t i = 0; i < loop->tasks.cap; i++) {
-		struct lnch_task *task = &loop->tasks.slots[i];
+	for (size_t i = 0; i < loop->tasks.n; i++) {
+		struct lnch_task *task = &loop->tasks.v[i];
 
 		if (task->tid <= 0)
 			continue;

@@ -1,86 +1,72 @@
 #include "launcher/tasks.h"
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define TOMB ((pid_t)-1)
-
 void lnch_tasks_init(struct lnch_tasks *t)
 {
-	t->cap = 64;
-	t->count = 0;
-	t->tombs = 0;
-	t->slots = repro_xcalloc(t->cap, sizeof(*t->slots));
+	*t = (struct lnch_tasks){ .by_tid = repro_map_new() };
 }
 
 void lnch_tasks_release(struct lnch_tasks *t)
 {
-	free(t->slots);
+	free(t->v);
+	repro_map_free(t->by_tid);
 	memset(t, 0, sizeof(*t));
-}
-
-static size_t slot_of(const struct lnch_tasks *t, pid_t tid)
-{
-	return ((size_t)(uint32_t)tid * 2654435761u) & (t->cap - 1);
 }
 
 struct lnch_task *lnch_tasks_get(struct lnch_tasks *t, pid_t tid)
 {
-	for (size_t i = slot_of(t, tid), n = 0; n < t->cap; i = (i + 1) & (t->cap - 1), n++) {
-		if (t->slots[i].tid == tid)
-			return &t->slots[i];
-		if (t->slots[i].tid == 0)
-			return NULL;
-	}
-	return NULL;
-}
+	size_t i;
 
-/* Rehash into a table twice as large, or as large when tombstones filled it. */
-static void rehash(struct lnch_tasks *t)
-{
-	struct lnch_tasks n = { .cap = (t->count + 1) * 2 > t->cap ? t->cap * 2 : t->cap };
-
-	n.slots = repro_xcalloc(n.cap, sizeof(*n.slots));
-	for (size_t i = 0; i < t->cap; i++) {
-		struct lnch_task *src = &t->slots[i];
-
-		if (src->tid != 0 && src->tid != TOMB)
-			*lnch_tasks_put(&n, src->tid) = *src;
-	}
-	free(t->slots);
-	*t = n;
+	return repro_map_get(t->by_tid, (uint32_t)tid, &i) ? &t->v[i] : NULL;
 }
 
 struct lnch_task *lnch_tasks_put(struct lnch_tasks *t, pid_t tid)
 {
 	struct lnch_task *task = lnch_tasks_get(t, tid);
-	size_t i;
 
 	if (task != NULL)
 		return task;
-	if ((t->count + t->tombs + 1) * 4 >= t->cap * 3)
-		rehash(t);
-	for (i = slot_of(t, tid); t->slots[i].tid != 0 && t->slots[i].tid != TOMB;
-	     i = (i + 1) & (t->cap - 1))
-		;
-	if (t->slots[i].tid == TOMB)
-		t->tombs--;
-	memset(&t->slots[i], 0, sizeof(t->slots[i]));
-	t->slots[i].tid = tid;
-	t->slots[i].last_entry_nr = -1;
+	t->v = repro_xgrow(t->v, t->n, sizeof(*t->v));
+	task = &t->v[t->n];
+	*task = (struct lnch_task){ .tid = tid, .last_entry_nr = -1 };
+	repro_map_put(t->by_tid, (uint32_t)tid, t->n++);
 	t->count++;
-	return &t->slots[i];
+	return task;
+}
+
+/* Close the holes, keeping the order of arrival.  Linear in n. */
+static void compact(struct lnch_tasks *t)
+{
+	size_t to = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].tid == 0)
+			continue;
+		if (to != i) {
+			t->v[to] = t->v[i];
+			repro_map_put(t->by_tid, (uint32_t)t->v[to].tid, to);
+		}
+		to++;
+	}
+	t->n = to;
 }
 
 void lnch_tasks_del(struct lnch_tasks *t, pid_t tid)
 {
-	struct lnch_task *task = lnch_tasks_get(t, tid);
+	size_t i;
 
-	if (task == NULL)
+	if (!repro_map_get(t->by_tid, (uint32_t)tid, &i))
 		return;
-	memset(task, 0, sizeof(*task));
-	task->tid = TOMB;
+	repro_map_del(t->by_tid, (uint32_t)tid);
+	memset(&t->v[i], 0, sizeof(t->v[i]));
 	t->count--;
-	t->tombs++;
+	while (t->n > 0 && t->v[t->n - 1].tid == 0)
+		t->n--; /* holes at the end go at once */
+	/* at least count + 1 removals between two compactions: amortised O(1) */
+	if (t->n - t->count > t->count)
+		compact(t);
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 struct lnch_wait;
+struct repro_map;
 
 struct lnch_task {
 	pid_t tid; /* 0: free slot */
@@ -59,19 +60,36 @@ struct lnch_task {
 	uint64_t wait_gone_ns; /* a sample found it out of that call then (0: not yet) */
 };
 
+/*
+ * The tasks in a dense array in order of arrival, and the one hash map
+ * (common/map.h) from tid to index: a lookup is a hash and an index, O(1)
+ * on average.  A removed task leaves a hole (tid 0) that iteration skips;
+ * the array is compacted, in order, when holes outnumber tasks, so
+ * iterating it is linear in the live tasks and removing is amortised O(1).
+ * Iterate as: for (i = 0; i < t->n; i++) if (t->v[i].tid > 0) ...
+ */
 struct lnch_tasks {
-	struct lnch_task *slots;
-	size_t cap; /* power of two */
+	struct lnch_task *v; /* owned: n entries, holes included */
+	size_t n;
 	size_t count; /* live tasks */
-	size_t tombs; /* deleted slots */
+	struct repro_map *by_tid; /* owned: tid -> index in v */
 };
 
+/* lnch_tasks_init - an empty table for lnch_tasks_release() (which frees no task's wait). */
 void lnch_tasks_init(struct lnch_tasks *t);
 void lnch_tasks_release(struct lnch_tasks *t);
-/* lnch_tasks_get - the task for tid, or NULL.  Borrowed until the next put/del. */
+/*
+ * lnch_tasks_get - the task for tid, or NULL.  Borrowed until the next
+ * put or del (either may move the tasks).  O(1) on average.
+ */
 struct lnch_task *lnch_tasks_get(struct lnch_tasks *t, pid_t tid);
-/* lnch_tasks_put - the task for tid, created zeroed (tid set) when missing. */
+/*
+ * lnch_tasks_put - the task for tid (> 0), created zeroed (tid set,
+ * last_entry_nr -1) after the others when missing.  Borrowed as with
+ * lnch_tasks_get().  Amortised O(1).
+ */
 struct lnch_task *lnch_tasks_put(struct lnch_tasks *t, pid_t tid);
+/* lnch_tasks_del - forget tid's task (no-op when missing).  Amortised O(1). */
 void lnch_tasks_del(struct lnch_tasks *t, pid_t tid);
 
 #endif

@@ -76,8 +76,8 @@ void lnch_wait_pipe_ends(const struct lnch_tasks *tasks, pid_t pid, struct lnch_
 	if (mode < 0)
 		return;
 	f->end_flags = LNCH_WAIT_END_LOOKED | (mode == O_WRONLY ? LNCH_WAIT_END_WRITE : 0);
-	for (size_t i = 0; i < tasks->cap; i++) {
-		const struct lnch_task *t = &tasks->slots[i];
+	for (size_t i = 0; i < tasks->n; i++) {
+		const struct lnch_task *t = &tasks->v[i];
 		int fd;
 
 		if (t->tid <= 0 || t->tid != t->pid)

@@ -321,8 +321,8 @@ void lnch_waits_sample(struct lnch_loop *loop)
 {
 	uint64_t now = lnch_loop_since_start(loop);
 
-	for (size_t i = 0; i < loop->tasks.cap; i++) {
-		struct lnch_task *t = &loop->tasks.slots[i];
+	for (size_t i = 0; i < loop->tasks.n; i++) {
+		struct lnch_task *t = &loop->tasks.v[i];
 
 		if (t->tid > 0 && now - t->last_stop_ns >= LNCH_WAIT_QUIET_NS)
 			sample_task(loop, t, now);
@@ -333,8 +333,8 @@ void lnch_waits_stop_requested(struct lnch_loop *loop)
 {
 	uint64_t now = lnch_loop_since_start(loop);
 
-	for (size_t i = 0; i < loop->tasks.cap; i++) {
-		struct lnch_task *t = &loop->tasks.slots[i];
+	for (size_t i = 0; i < loop->tasks.n; i++) {
+		struct lnch_task *t = &loop->tasks.v[i];
 
 		if (t->tid <= 0)
 			continue;

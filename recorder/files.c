@@ -12,7 +12,8 @@
 #include "common/names.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
-#include "common/hash.h"
+#include "common/content_hash.h"
+#include "common/map.h"
 #include "common/mountinfo.h"
 #include "common/xalloc.h"
 #include "recorder/flags.h"
@@ -31,7 +32,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -79,7 +79,7 @@ struct fmeta {
 };
 
 struct fentry {
-	char *path; /* owned, NUL-terminated */
+	const char *path; /* borrowed from the table's paths, NUL-terminated */
 	uint32_t len;
 	bool is_touched; /* false: only an ancestor of a failed path */
 	unsigned ops; /* enum file_op */
@@ -91,13 +91,15 @@ struct fentry {
 	struct fmeta before; /* no hash, no target */
 };
 
-/* Distinct paths: entries in v, open addressing over slots (index + 1, 0 = empty). */
+/*
+ * Distinct paths: entries in v, in the order first seen; the paths in the
+ * one exact string map (common/map.h), whose index is the entry's.
+ */
 struct ftable {
 	struct fentry *v;
 	size_t n;
 	size_t cap;
-	uint32_t *slots;
-	size_t nslots; /* a power of two, at least twice n */
+	struct repro_strmap *paths; /* owned */
 	size_t touched;
 	size_t max_touched;
 	size_t ancestors;
@@ -121,18 +123,15 @@ struct mounts {
 
 static void table_init(struct ftable *t, size_t max_touched)
 {
-	*t = (struct ftable){ .max_touched = max_touched, .nslots = 1024 };
-	t->slots = repro_xcalloc(t->nslots, sizeof(*t->slots));
+	*t = (struct ftable){ .max_touched = max_touched, .paths = repro_strmap_new() };
 }
 
 static void table_release(struct ftable *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].path);
+	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].meta.target);
-	}
 	free(t->v);
-	free(t->slots);
+	repro_strmap_free(t->paths);
 }
 
 static void cleanup_table_fn(struct ftable *t)
@@ -141,70 +140,40 @@ static void cleanup_table_fn(struct ftable *t)
 }
 #define cleanup_table __attribute__((cleanup(cleanup_table_fn)))
 
-/* The slot of path: holding its index + 1, or the empty slot where it goes. */
-static size_t table_slot(const struct ftable *t, const char *path, size_t len)
-{
-	size_t mask = t->nslots - 1;
-	size_t s = (size_t)XXH3_64bits(path, len) & mask;
-
-	for (;; s = (s + 1) & mask) {
-		uint32_t k = t->slots[s];
-
-		if (k == 0)
-			return s;
-		if (t->v[k - 1].len == len && memcmp(t->v[k - 1].path, path, len) == 0)
-			return s;
-	}
-}
-
-static void table_grow(struct ftable *t)
-{
-	size_t nslots = t->nslots * 2;
-
-	free(t->slots);
-	t->nslots = nslots;
-	t->slots = repro_xcalloc(nslots, sizeof(*t->slots));
-	for (size_t i = 0; i < t->n; i++)
-		t->slots[table_slot(t, t->v[i].path, t->v[i].len)] = (uint32_t)(i + 1);
-}
-
-/* table_find - the entry of path, or NULL.  Borrowed until the table grows. */
+/* table_find - the entry of path, or NULL.  Borrowed until the next table_add.  O(len). */
 static struct fentry *table_find(const struct ftable *t, const char *path, size_t len)
 {
-	uint32_t k = t->slots[table_slot(t, path, len)];
+	size_t i;
 
-	return k == 0 ? NULL : &t->v[k - 1];
+	return repro_strmap_get(t->paths, path, len, &i) ? &t->v[i] : NULL;
 }
 
 /*
  * table_add - the entry of path, added when new (is_touched as given).  NULL
  * when the table is full for that kind: at most max_touched touched paths and
- * as many ancestors.  Borrowed until the next table_add.
+ * as many ancestors.  Borrowed until the next table_add.  O(len) amortised.
  */
 static struct fentry *table_add(struct ftable *t, const char *path, size_t len, bool is_touched)
 {
-	size_t s = table_slot(t, path, len);
 	size_t *count = is_touched ? &t->touched : &t->ancestors;
-	struct fentry *e;
+	struct fentry *e = table_find(t, path, len);
 
-	if (t->slots[s] != 0)
-		return &t->v[t->slots[s] - 1];
+	if (e != NULL)
+		return e;
 	if (*count >= t->max_touched || len > UINT32_MAX)
 		return NULL;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 1024;
 		t->v = repro_xreallocarray(t->v, t->cap, sizeof(*t->v));
 	}
-	e = &t->v[t->n];
-	*e = (struct fentry){ .path = repro_xstrndup(path, len),
-			      .len = (uint32_t)len,
-			      .is_touched = is_touched,
-			      .meta.err = ENOENT };
-	t->slots[s] = (uint32_t)++t->n;
+	/* a new path's index is t->n, its entry's */
+	path = repro_strmap_key(t->paths, repro_strmap_put(t->paths, path, len, NULL), NULL);
+	e = &t->v[t->n++];
+	*e = (struct fentry){
+		.path = path, .len = (uint32_t)len, .is_touched = is_touched, .meta.err = ENOENT
+	};
 	(*count)++;
-	if (t->n * 2 > t->nslots)
-		table_grow(t);
-	return &t->v[t->n - 1];
+	return e;
 }
 
 /* ------------------------------------------------------- ops of a call */

@@ -1,5 +1,6 @@
 /* Canonical paths at the time of a call (recorder/pathres.h). */
 #include "recorder/pathres.h"
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 /* Entries kept before the cache starts over (a run that names more directories pays misses). */
 #define CACHE_MAX 16384u
@@ -19,9 +19,8 @@
 #define MAGIC_MAX 8
 
 struct rec_pathcache_entry {
-	uint64_t h; /* XXH3 of key; 0 = empty slot */
-	char *key; /* owned: key, NUL, value, NUL in one allocation */
-	uint32_t klen, vlen;
+	char *dir; /* owned: the canonical directory, NUL-terminated */
+	size_t len;
 };
 
 void rec_pathcache_init(struct rec_pathcache *pc)
@@ -31,78 +30,48 @@ void rec_pathcache_init(struct rec_pathcache *pc)
 
 void rec_pathcache_clear(struct rec_pathcache *pc)
 {
-	for (size_t i = 0; i < pc->cap; i++) {
-		free(pc->slots[i].key);
-		pc->slots[i] = (struct rec_pathcache_entry){ 0 };
-	}
-	pc->n = 0;
+	if (pc->dirs == NULL)
+		return;
+	for (size_t i = 0; i < repro_strmap_count(pc->dirs); i++)
+		free(pc->canon[i].dir);
+	repro_strmap_clear(pc->dirs);
 }
 
 void rec_pathcache_release(struct rec_pathcache *pc)
 {
 	rec_pathcache_clear(pc);
-	free(pc->slots);
-	pc->slots = NULL;
-	pc->cap = 0;
+	repro_strmap_free(pc->dirs);
+	free(pc->canon);
+	pc->dirs = NULL;
+	pc->canon = NULL;
 }
 
-static uint64_t key_hash(const char *key, size_t len)
-{
-	uint64_t h = XXH3_64bits(key, len);
-
-	return h != 0 ? h : 1;
-}
-
-/* The canonical form of key, borrowed until the next insert or clear; NULL when absent. */
+/* The canonical form of key, borrowed until the next insert or clear; NULL when absent.  O(len). */
 static const struct rec_pathcache_entry *cache_find(const struct rec_pathcache *pc, const char *key,
-						    size_t len, uint64_t h)
+						    size_t len)
 {
-	if (pc->cap == 0)
+	size_t i;
+
+	if (pc->dirs == NULL || !repro_strmap_get(pc->dirs, key, len, &i))
 		return NULL;
-	for (size_t i = (size_t)h & (pc->cap - 1);; i = (i + 1) & (pc->cap - 1)) {
-		const struct rec_pathcache_entry *e = &pc->slots[i];
-
-		if (e->h == 0)
-			return NULL;
-		if (e->h == h && e->klen == len && memcmp(e->key, key, len) == 0)
-			return e;
-	}
+	return &pc->canon[i];
 }
 
-static void slot_put(struct rec_pathcache_entry *slots, size_t cap, struct rec_pathcache_entry e)
+/* Remember val (vlen bytes) as the canonical form of key (klen bytes, not there yet). */
+static void cache_insert(struct rec_pathcache *pc, const char *key, size_t klen, const char *val,
+			 size_t vlen)
 {
-	size_t i = (size_t)e.h & (cap - 1);
+	size_t i;
 
-	while (slots[i].h != 0)
-		i = (i + 1) & (cap - 1);
-	slots[i] = e;
-}
-
-static void cache_insert(struct rec_pathcache *pc, const char *key, size_t klen, uint64_t h,
-			 const char *val, size_t vlen)
-{
-	struct rec_pathcache_entry e = { .h = h, .klen = (uint32_t)klen, .vlen = (uint32_t)vlen };
-
-	if (pc->n >= CACHE_MAX)
+	if (pc->dirs == NULL)
+		pc->dirs = repro_strmap_new();
+	if (repro_strmap_count(pc->dirs) >= CACHE_MAX)
 		rec_pathcache_clear(pc);
-	if ((pc->n + 1) * 2 > pc->cap) {
-		size_t cap = pc->cap ? pc->cap * 2 : 256;
-		struct rec_pathcache_entry *slots = repro_xcalloc(cap, sizeof(*slots));
-
-		for (size_t i = 0; i < pc->cap; i++)
-			if (pc->slots[i].h != 0)
-				slot_put(slots, cap, pc->slots[i]);
-		free(pc->slots);
-		pc->slots = slots;
-		pc->cap = cap;
-	}
-	e.key = repro_xmalloc(klen + vlen + 2);
-	memcpy(e.key, key, klen);
-	e.key[klen] = '\0';
-	memcpy(e.key + klen + 1, val, vlen);
-	e.key[klen + 1 + vlen] = '\0';
-	slot_put(pc->slots, pc->cap, e);
-	pc->n++;
+	i = repro_strmap_count(pc->dirs);
+	pc->canon = repro_xgrow(pc->canon, i, sizeof(*pc->canon));
+	pc->canon[i] =
+		(struct rec_pathcache_entry){ .dir = repro_xstrndup(val, vlen), .len = vlen };
+	repro_strmap_put(pc->dirs, key, klen, NULL);
 }
 
 /*
@@ -373,8 +342,7 @@ static ssize_t walk_dir(struct rec_pathcache *pc, int base, const char *dir, uin
 /* walk_dir() of an absolute dir from the recorder's root, through the cache. */
 static ssize_t cached_dir(struct rec_pathcache *pc, const char *dir, size_t dlen, char *out)
 {
-	uint64_t h = key_hash(dir, dlen);
-	const struct rec_pathcache_entry *e = pc != NULL ? cache_find(pc, dir, dlen, h) : NULL;
+	const struct rec_pathcache_entry *e = pc != NULL ? cache_find(pc, dir, dlen) : NULL;
 	ssize_t n;
 
 	if (dlen == 0) {
@@ -383,14 +351,14 @@ static ssize_t cached_dir(struct rec_pathcache *pc, const char *dir, size_t dlen
 	}
 	if (e != NULL) {
 		pc->hits++;
-		memcpy(out, e->key + e->klen + 1, e->vlen + 1);
-		return e->vlen;
+		memcpy(out, e->dir, e->len + 1);
+		return (ssize_t)e->len;
 	}
 	if (pc != NULL)
 		pc->misses++;
 	n = walk_dir(pc, AT_FDCWD, dir, 0, out);
 	if (n >= 0 && pc != NULL)
-		cache_insert(pc, dir, dlen, h, out, (size_t)n);
+		cache_insert(pc, dir, dlen, out, (size_t)n);
 	return n;
 }
 

@@ -25,12 +25,17 @@
 #include <sys/types.h>
 
 struct rec_pathcache_entry;
+struct repro_strmap;
 
-/* Directory (as written, absolute) -> canonical directory. */
+/*
+ * Directory (as written, absolute) -> canonical directory: the directories
+ * in the one exact string map (common/map.h: a collision would give
+ * another directory's canonical form), their canonical forms at the same
+ * index.
+ */
 struct rec_pathcache {
-	struct rec_pathcache_entry *slots; /* owned; open addressing, cap slots */
-	size_t cap; /* a power of two, or 0 before the first insert */
-	size_t n;
+	struct repro_strmap *dirs; /* owned; NULL before the first insert */
+	struct rec_pathcache_entry *canon; /* owned: by the index of dirs */
 	pid_t self_pid; /* the recorder's own pid: a walk that met /proc/self went astray */
 	uint64_t hits, misses; /* lookups answered by the cache, and not (for tests) */
 };
@@ -38,7 +43,7 @@ struct rec_pathcache {
 /* rec_pathcache_init - an empty cache; no allocation until the first insert. */
 void rec_pathcache_init(struct rec_pathcache *pc);
 
-/* rec_pathcache_clear - forget every entry (keeps the counters); O(cap). */
+/* rec_pathcache_clear - forget every entry (keeps the counters); linear in the entries. */
 void rec_pathcache_clear(struct rec_pathcache *pc);
 
 void rec_pathcache_release(struct rec_pathcache *pc);

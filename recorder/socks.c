@@ -1,4 +1,5 @@
 #include "recorder/socks.h"
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <stdint.h>
@@ -9,110 +10,82 @@ static uint64_t key_of(int32_t pid, int32_t fd)
 	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)fd;
 }
 
-/* Fibonacci hashing: the key's bits spread over the table index. */
-static size_t home(const struct rec_socks *s, uint64_t key)
-{
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (s->cap - 1);
-}
-
-/* The slot holding key, or the empty slot where it would go. */
-static size_t probe(const struct rec_socks *s, uint64_t key)
-{
-	size_t i = home(s, key);
-
-	while (s->keys[i] != 0 && s->keys[i] != key)
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-static void grow(struct rec_socks *s)
-{
-	struct rec_socks bigger = { .cap = s->cap ? s->cap * 2 : 64 };
-
-	bigger.keys = repro_xcalloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.flags = repro_xcalloc(bigger.cap, sizeof(*bigger.flags));
-	bigger.stats = repro_xcalloc(bigger.cap, sizeof(*bigger.stats));
-	for (size_t i = 0; i < s->cap; i++) {
-		if (s->keys[i] != 0) {
-			size_t j = probe(&bigger, s->keys[i]);
-
-			bigger.keys[j] = s->keys[i];
-			bigger.flags[j] = s->flags[i];
-			bigger.stats[j] = s->stats[i];
-			bigger.n++;
-		}
-	}
-	rec_socks_release(s);
-	*s = bigger;
-}
-
-unsigned rec_socks_get(const struct rec_socks *s, int32_t pid, int32_t fd)
-{
-	size_t i;
-
-	if (s->n == 0)
-		return 0;
-	i = probe(s, key_of(pid, fd));
-	return s->keys[i] != 0 ? s->flags[i] : 0;
-}
-
-/* Backward-shift deletion (no tombstones): refill the hole from its probe run. */
-static void remove_at(struct rec_socks *s, size_t hole)
-{
-	size_t i = hole;
-
-	s->keys[hole] = 0;
-	s->n--;
-	for (;;) {
-		size_t h;
-
-		i = (i + 1) & (s->cap - 1);
-		if (s->keys[i] == 0)
-			return;
-		h = home(s, s->keys[i]);
-		/* the entry at i may move to the hole when its home is not in (hole, i] */
-		if ((i > hole && (h <= hole || h > i)) || (i < hole && h <= hole && h > i)) {
-			s->keys[hole] = s->keys[i];
-			s->flags[hole] = s->flags[i];
-			s->stats[hole] = s->stats[i];
-			s->keys[i] = 0;
-			hole = i;
-		}
-	}
-}
-
-/* The slot of (pid, fd), or SIZE_MAX when absent.  O(1) expected. */
+/* The index of (pid, fd), or SIZE_MAX when absent.  O(1) on average. */
 static size_t find(const struct rec_socks *s, int32_t pid, int32_t fd)
 {
 	size_t i;
 
-	if (s->n == 0)
+	if (s->n == 0 || !repro_map_get(s->by_key, key_of(pid, fd), &i))
 		return SIZE_MAX;
-	i = probe(s, key_of(pid, fd));
-	return s->keys[i] != 0 ? i : SIZE_MAX;
+	return i;
 }
 
-/* The slot of (pid, fd), added with no flags when absent; SIZE_MAX when the table is full. */
+unsigned rec_socks_get(const struct rec_socks *s, int32_t pid, int32_t fd)
+{
+	size_t i = find(s, pid, fd);
+
+	return i != SIZE_MAX ? s->flags[i] : 0;
+}
+
+/* Close the holes, keeping the order.  Linear in len. */
+static void compact(struct rec_socks *s)
+{
+	size_t to = 0;
+
+	for (size_t i = 0; i < s->len; i++) {
+		if (s->flags[i] == 0)
+			continue;
+		if (to != i) {
+			s->keys[to] = s->keys[i];
+			s->flags[to] = s->flags[i];
+			s->stats[to] = s->stats[i];
+			repro_map_put(s->by_key, s->keys[to], to);
+		}
+		to++;
+	}
+	s->len = to;
+}
+
+/* Remove the entry at i: a hole; other entries may move (compaction, amortised O(1)). */
+static void remove_at(struct rec_socks *s, size_t i)
+{
+	repro_map_del(s->by_key, s->keys[i]);
+	s->flags[i] = 0;
+	s->n--;
+	while (s->len > 0 && s->flags[s->len - 1] == 0)
+		s->len--; /* holes at the end go at once */
+	/* at least n + 1 removals between two compactions */
+	if (s->len - s->n > s->n)
+		compact(s);
+}
+
+/*
+ * The index of (pid, fd), added with no flags when absent (the caller sets
+ * some before anything is removed); SIZE_MAX when the table is full.
+ */
 static size_t insert(struct rec_socks *s, int32_t pid, int32_t fd)
 {
-	uint64_t key = key_of(pid, fd);
 	size_t i = find(s, pid, fd);
 
 	if (i != SIZE_MAX)
 		return i;
 	if (s->n >= REC_SOCKS_MAX)
 		return SIZE_MAX;
-	if ((s->n + 1) * 2 > s->cap)
-		grow(s);
-	i = probe(s, key);
-	s->keys[i] = key;
+	if (s->by_key == NULL)
+		s->by_key = repro_map_new();
+	s->keys = repro_xgrow(s->keys, s->len, sizeof(*s->keys));
+	s->flags = repro_xgrow(s->flags, s->len, sizeof(*s->flags));
+	s->stats = repro_xgrow(s->stats, s->len, sizeof(*s->stats));
+	i = s->len++;
+	s->keys[i] = key_of(pid, fd);
 	s->flags[i] = 0;
 	s->stats[i] = (struct rec_sockstat){ .prev_fd = -1, .next_fd = -1 };
+	repro_map_put(s->by_key, s->keys[i], i);
 	s->n++;
 	return i;
 }
 
-/* Set the flags of slot i; an entry left with none is removed (other slots may move). */
+/* Set the flags of entry i; an entry left with none is removed (other entries may move). */
 static void set_flags(struct rec_socks *s, size_t i, unsigned flags)
 {
 	if (flags == 0)
@@ -193,8 +166,8 @@ uint64_t *rec_socks_data_list(const struct rec_socks *s, size_t *n)
 	uint64_t *v = repro_xcalloc(s->n + 1, sizeof(*v));
 
 	*n = 0;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->keys[i] != 0 && (s->flags[i] & REC_SOCK_DATA))
+	for (size_t i = 0; i < s->len; i++)
+		if (s->flags[i] & REC_SOCK_DATA)
 			v[(*n)++] = s->keys[i];
 	return v;
 }
@@ -204,5 +177,6 @@ void rec_socks_release(struct rec_socks *s)
 	free(s->keys);
 	free(s->flags);
 	free(s->stats);
+	repro_map_free(s->by_key);
 	*s = (struct rec_socks){ 0 };
 }

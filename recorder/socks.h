@@ -9,8 +9,9 @@
  * other connected socket, whose data phase is counted (struct
  * rec_sockstat: bytes sent and received, the first byte's time, how it
  * ended) until the program lets go of it.  Every other send, receive and
- * close is dropped at its entry stop.  Used on the hot path: one hash and
- * a probe per lookup, no allocation but on growth.
+ * close is dropped at its entry stop.  Used on the hot path: a lookup is
+ * one hash in the one hash map (common/map.h) and an index, O(1) on
+ * average; no allocation but on growth.
  *
  * The counted sockets of one process are chained by fd number from a head
  * entry (pid, fd -1), so that a process's end finds them in time linear in
@@ -20,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct repro_map;
 
 enum rec_sock_flag {
 	REC_SOCK_DNS = 1u << 0, /* peer or destination port 53 */
@@ -39,14 +42,21 @@ struct rec_sockstat {
 	bool sniffed; /* the first send was looked at */
 };
 
-/* Open addressing with linear probing; keys are (pid << 32 | fd), 0 = empty. */
+/*
+ * The entries in arrays in the order they were added, keys being
+ * (pid << 32 | fd), and the map from key to index.  A removed entry leaves
+ * a hole (flags 0) until the holes outnumber the entries, when they are
+ * compacted in order: removal is amortised O(1).  Zero-initialised is
+ * empty; rec_socks_release() frees.
+ */
 struct rec_socks {
-	uint64_t *keys;
-	uint8_t *flags;
+	uint64_t *keys; /* owned: len entries, holes included */
+	uint8_t *flags; /* owned: 0 marks a hole */
 	struct rec_sockstat
-		*stats; /* beside keys: meaningful with REC_SOCK_DATA or REC_SOCK_HEAD */
-	size_t cap; /* a power of two */
-	size_t n;
+		*stats; /* owned, beside keys: meaningful with REC_SOCK_DATA or REC_SOCK_HEAD */
+	size_t len;
+	size_t n; /* entries watched */
+	struct repro_map *by_key; /* owned: key -> index; NULL before the first entry */
 };
 
 /* Most sockets watched at once; further ones are not watched (bounded memory). */
@@ -87,10 +97,12 @@ int32_t rec_socks_data_first(const struct rec_socks *s, int32_t pid);
 
 /*
  * rec_socks_data_list - every counted (pid, fd), as pid << 32 | fd in a
- * new array (*n entries; free() it).  O(table size).
+ * new array (*n entries; free() it), in the order they were added.
+ * Linear in the entries.
  */
 uint64_t *rec_socks_data_list(const struct rec_socks *s, size_t *n);
 
+/* rec_socks_release - free what s holds, leaving it empty. */
 void rec_socks_release(struct rec_socks *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include "common/sysent.h"
 #include "replayer/policies/rules_internal.h"
 
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -32,12 +33,34 @@ static enum lnch_net_fault net_fault_of(const struct lnch_call *call,
 	return LNCH_NET_NONE;
 }
 
+/* The maps below hold byte counts and (pid, fd) keys as values: size_t is 64 bits here. */
+_Static_assert(sizeof(size_t) >= sizeof(uint64_t), "map values hold 64-bit numbers");
+
+/* A DNS query whose answer is to be rewritten. */
+struct answer {
+	uint16_t id;
+	uint8_t rcode;
+	bool in_place; /* over TCP (a stream): its header only */
+	int rule; /* the rule's number (index + 1) */
+};
+
+/* The answers awaited on one socket, in the order their queries went. */
+struct answer_sock {
+	uint64_t key; /* fd_key() */
+	struct answer *v; /* owned: n, grown by repro_xgrow() */
+	size_t n;
+};
+
 struct rpl_inject {
 	struct rpl_rules *rules; /* borrowed */
-	json_t *bytes; /* owned: "PID/FD" -> bytes moved through it */
-	json_t *pending; /* owned: "TID" -> "PID/FD" of a call whose result is to be counted */
-	/* owned: "PID/FD/ID" -> [rcode, rule] of a DNS query whose answer is to be rewritten */
-	json_t *answers;
+	struct repro_map *bytes; /* owned: fd_key() -> bytes moved through it */
+	struct repro_map
+		*pending; /* owned: tid -> fd_key() of a call whose result is to be counted */
+	/* owned: the sockets with answers to rewrite, and the map from fd_key() to their index */
+	struct answer_sock *socks;
+	size_t nsocks;
+	struct repro_map *sock_by_key;
+	size_t nanswers; /* over all of socks */
 };
 
 struct rpl_inject *rpl_inject_new(struct rpl_rules *rules)
@@ -45,9 +68,9 @@ struct rpl_inject *rpl_inject_new(struct rpl_rules *rules)
 	struct rpl_inject *in = repro_xcalloc(1, sizeof(*in));
 
 	in->rules = rules;
-	in->bytes = json_object();
-	in->pending = json_object();
-	in->answers = json_object();
+	in->bytes = repro_map_new();
+	in->pending = repro_map_new();
+	in->sock_by_key = repro_map_new();
 	return in;
 }
 
@@ -55,10 +78,19 @@ void rpl_inject_free(struct rpl_inject *in)
 {
 	if (in == NULL)
 		return;
-	json_decref(in->bytes);
-	json_decref(in->pending);
-	json_decref(in->answers);
+	repro_map_free(in->bytes);
+	repro_map_free(in->pending);
+	for (size_t i = 0; i < in->nsocks; i++)
+		free(in->socks[i].v);
+	free(in->socks);
+	repro_map_free(in->sock_by_key);
 	free(in);
+}
+
+/* The key of descriptor fd of process pid (as the tracee's int arguments give them). */
+static uint64_t fd_key(const struct lnch_stop *st)
+{
+	return (uint64_t)(uint32_t)st->pid << 32 | (uint32_t)(int)st->args[0];
 }
 
 /*
@@ -70,17 +102,15 @@ void rpl_inject_free(struct rpl_inject *in)
 static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct lnch_call *c,
 		       enum repro_sys_bytes kind, struct lnch_verdict *v)
 {
-	char key[48], tid[24];
 	uint64_t limit;
-	size_t rule = 0;
+	size_t rule = 0, count = 0;
 
-	snprintf(key, sizeof(key), "%d/%d", (int)st->pid, (int)st->args[0]);
-	c->fd_bytes = (uint64_t)json_integer_value(json_object_get(in->bytes, key));
+	(void)repro_map_get(in->bytes, fd_key(st), &count);
+	c->fd_bytes = count;
 	limit = rpl_rules_byte_limit(in->rules, c, &rule);
 	if (limit == UINT64_MAX)
 		return 0;
-	snprintf(tid, sizeof(tid), "%d", (int)st->tid);
-	json_object_set_new(in->pending, tid, json_string(key));
+	repro_map_put(in->pending, (uint32_t)st->tid, fd_key(st));
 	v->observe_exit = true;
 	if (kind != REPRO_BYTES_COUNT || c->fd_bytes + st->args[2] <= limit)
 		return 0;
@@ -95,19 +125,13 @@ static int count_bytes(struct rpl_inject *in, const struct lnch_stop *st, struct
 static bool on_exit_result(void *ctx, const struct lnch_stop *st)
 {
 	struct rpl_inject *in = ctx;
-	char tid[24];
-	json_t *key;
+	size_t key, count = 0;
 
-	snprintf(tid, sizeof(tid), "%d", (int)st->tid);
-	key = json_object_get(in->pending, tid);
-	if (key != NULL && st->ret > 0 && !st->injected) {
-		const char *k = json_string_value(key);
-
-		json_object_set_new(
-			in->bytes, k,
-			json_integer(json_integer_value(json_object_get(in->bytes, k)) + st->ret));
+	if (repro_map_get(in->pending, (uint32_t)st->tid, &key) && st->ret > 0 && !st->injected) {
+		(void)repro_map_get(in->bytes, key, &count);
+		repro_map_put(in->bytes, key, count + (size_t)st->ret);
 	}
-	json_object_del(in->pending, tid);
+	repro_map_del(in->pending, (uint32_t)st->tid);
 	return false;
 }
 
@@ -123,42 +147,98 @@ static bool is_stream_write(const char *name)
 /* Most DNS answers waiting to be rewritten (bounded memory). */
 #define ANSWERS_MAX 10000
 
+/* The socket of key with answers awaited, or NULL.  O(1) on average. */
+static struct answer_sock *sock_find(const struct rpl_inject *in, uint64_t key)
+{
+	size_t i;
+
+	return repro_map_get(in->sock_by_key, key, &i) ? &in->socks[i] : NULL;
+}
+
+/* The socket of key, added with none awaited when new.  Amortised O(1). */
+static struct answer_sock *sock_put(struct rpl_inject *in, uint64_t key)
+{
+	struct answer_sock *k = sock_find(in, key);
+
+	if (k != NULL)
+		return k;
+	in->socks = repro_xgrow(in->socks, in->nsocks, sizeof(*in->socks));
+	repro_map_put(in->sock_by_key, key, in->nsocks);
+	k = &in->socks[in->nsocks++];
+	*k = (struct answer_sock){ .key = key };
+	return k;
+}
+
+/* The answer to id awaited on k, or NULL.  Linear in k's answers (a lookup's A and AAAA: two). */
+static struct answer *answer_find(const struct answer_sock *k, uint16_t id)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].id == id)
+			return &k->v[i];
+	return NULL;
+}
+
+/*
+ * Forget answer a of k, keeping the others' order; a socket left with none
+ * goes (the last socket takes its place).  Linear in k's answers.
+ */
+static void answer_del(struct rpl_inject *in, struct answer_sock *k, struct answer *a)
+{
+	size_t i = (size_t)(a - k->v), at;
+
+	memmove(a, a + 1, (k->n - i - 1) * sizeof(*a));
+	k->n--;
+	in->nanswers--;
+	if (k->n > 0)
+		return;
+	(void)repro_map_get(in->sock_by_key, k->key, &at);
+	repro_map_del(in->sock_by_key, k->key);
+	free(k->v);
+	if (at != --in->nsocks) {
+		in->socks[at] = in->socks[in->nsocks];
+		repro_map_put(in->sock_by_key, in->socks[at].key, at);
+	}
+}
+
 /*
  * An NXDOMAIN or SERVFAIL rule fired on a query: the query goes to the
  * server, and the answer to each of its ids is rewritten when it comes
  * (rewrite_answer()), so the resolver sees the rule's RCODE from its own
  * server, as glibc reads it: recvfrom over UDP, read over TCP (where the
- * answer keeps its length, the rest of the stream its place).
+ * answer keeps its length, the rest of the stream its place).  An id
+ * already awaited on the socket keeps its place and takes the new rule.
  */
 static void expect_answers(struct rpl_inject *in, const struct lnch_stop *st,
 			   const struct lnch_call *call, const struct rpl_rule_verdict *rv)
 {
-	int rcode = rv->dns == RPL_DNS_NXDOMAIN ? 3 : 2;
+	struct answer a = { .rcode = rv->dns == RPL_DNS_NXDOMAIN ? 3 : 2,
+			    .in_place = is_stream_write(call->syscall),
+			    .rule = (int)rv->rule + 1 };
 
-	for (int i = 0; i < call->n_dns_ids && json_object_size(in->answers) < ANSWERS_MAX; i++) {
-		char key[64];
+	for (int i = 0; i < call->n_dns_ids && in->nanswers < ANSWERS_MAX; i++) {
+		struct answer_sock *k = sock_put(in, fd_key(st));
+		struct answer *at = answer_find(k, call->dns_ids[i]);
 
-		snprintf(key, sizeof(key), "%d/%d/%u", (int)st->pid, (int)st->args[0],
-			 (unsigned)call->dns_ids[i]);
-		json_object_set_new(in->answers, key,
-				    json_pack("[iib]", rcode, (int)rv->rule + 1,
-					      is_stream_write(call->syscall)));
+		a.id = call->dns_ids[i];
+		if (at != NULL) {
+			*at = a;
+			continue;
+		}
+		k->v = repro_xgrow(k->v, k->n, sizeof(*k->v));
+		k->v[k->n++] = a;
+		in->nanswers++;
 	}
 }
 
-/* Whether an answer on (pid, fd) is expected to be rewritten: the rule's number, else 0. */
+/*
+ * Whether an answer on (pid, fd) is expected to be rewritten: the rule's
+ * number of the first query still awaiting its answer there, else 0.  O(1).
+ */
 static int answer_expected(const struct rpl_inject *in, const struct lnch_stop *st)
 {
-	char prefix[48];
-	const char *key;
-	json_t *val;
-	size_t n;
+	const struct answer_sock *k = sock_find(in, fd_key(st));
 
-	n = (size_t)snprintf(prefix, sizeof(prefix), "%d/%d/", (int)st->pid, (int)st->args[0]);
-	json_object_foreach (in->answers, key, val)
-		if (strncmp(key, prefix, n) == 0)
-			return (int)json_integer_value(json_array_get(val, 1));
-	return 0;
+	return k != NULL ? k->v[0].rule : 0;
 }
 
 /* Length of the question section at p (QNAME labels, QTYPE, QCLASS), 0 when it does not fit. */
@@ -185,26 +265,25 @@ static size_t rewrite_answer(void *ctx, const struct lnch_stop *st, const uint8_
 			     size_t len, uint8_t *out, size_t cap, bool *in_place)
 {
 	struct rpl_inject *in = ctx;
-	char key[64];
-	json_t *val;
+	struct answer_sock *k;
+	struct answer *a = NULL;
 	size_t q;
 
 	if (len < 12 || !(in_buf[2] & 0x80))
 		return 0;
-	snprintf(key, sizeof(key), "%d/%d/%u", (int)st->pid, (int)st->args[0],
-		 (unsigned)(in_buf[0] << 8 | in_buf[1]));
-	val = json_object_get(in->answers, key);
+	k = sock_find(in, fd_key(st));
+	if (k != NULL)
+		a = answer_find(k, (uint16_t)(in_buf[0] << 8 | in_buf[1]));
 	q = question_len(in_buf + 12, len - 12);
-	if (val == NULL || q == 0 || 12 + q > cap)
+	if (a == NULL || q == 0 || 12 + q > cap)
 		return 0;
 	memcpy(out, in_buf, 12 + q);
-	out[3] =
-		(uint8_t)((in_buf[3] & 0xf0) | (json_integer_value(json_array_get(val, 0)) & 0x0f));
+	out[3] = (uint8_t)((in_buf[3] & 0xf0) | (a->rcode & 0x0f));
 	out[4] = 0; /* QDCOUNT 1, ANCOUNT, NSCOUNT, ARCOUNT 0 */
 	out[5] = 1;
 	memset(out + 6, 0, 6);
-	*in_place = json_is_true(json_array_get(val, 2));
-	json_object_del(in->answers, key);
+	*in_place = a->in_place;
+	answer_del(in, k, a);
 	return 12 + q;
 }
 
@@ -218,17 +297,13 @@ static int decide(void *ctx, const struct lnch_stop *st, const struct lnch_call 
 	enum repro_sys_bytes kind = s != NULL ? s->bytes : REPRO_BYTES_NONE;
 	int cut = 0;
 
-	if (s != NULL && s->net == REPRO_NET_CLOSE) {
-		char key[48];
-
-		snprintf(key, sizeof(key), "%d/%d", (int)st->pid, (int)st->args[0]);
-		json_object_del(in->bytes, key); /* the number may name another file next */
-	}
+	if (s != NULL && s->net == REPRO_NET_CLOSE)
+		repro_map_del(in->bytes, fd_key(st)); /* the number may name another file next */
 	if (kind != REPRO_BYTES_NONE)
 		cut = count_bytes(in, st, &c, kind, v);
 	/* recvfrom and read: how glibc takes a DNS answer over UDP and TCP */
 	if (s != NULL && (s->flags & REPRO_SYSF_DNS_IO) && s->wait == REPRO_WAIT_READ &&
-	    json_object_size(in->answers) > 0 && (v->origin = answer_expected(in, st)) > 0) {
+	    in->nanswers > 0 && (v->origin = answer_expected(in, st)) > 0) {
 		v->rewrite_result = true; /* an answer an NXDOMAIN or SERVFAIL rule changes */
 		return 1;
 	}

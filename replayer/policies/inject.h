@@ -23,7 +23,10 @@ struct rpl_inject;
  * recvmsg and sendmsg moved (forgotten at close).  A call of the first
  * six that would cross a limit is cut short at it (its count argument),
  * so that the program sees a short write or read, and the next call fails
- * as the rule says.  Free with rpl_inject_free().
+ * as the rule says.  The counts, the calls awaiting their result and the
+ * DNS answers to rewrite are in the one hash map (common/map.h): O(1) per
+ * stop on average, a DNS answer linear in those awaited on its socket.
+ * Free with rpl_inject_free().
  */
 struct rpl_inject *rpl_inject_new(struct rpl_rules *rules);
 void rpl_inject_free(struct rpl_inject *in);

@@ -5,6 +5,7 @@
 
 #include "bundles/reader.h"
 #include "common/err.h"
+#include "common/map.h"
 #include "replayer/readers/explain_internal.h"
 #include "replayer/readers/normalize.h"
 
@@ -66,12 +67,12 @@ struct df_side {
 	void *files_ctx;
 	const struct rpl_diff_opts *opts; /* borrowed: its progress, may be NULL */
 	const char *label; /* "A" or "B", for the progress line */
-	uint16_t *outcome; /* 0: ok; else index into errnames */
+	uint16_t *outcome; /* 0: ok; else 1 + the name's index in errnames */
 	size_t nev;
-	json_t *errnames; /* name -> index, owned */
-	json_t *errlist; /* index -> name, owned */
-	struct df_file *files; /* open addressing by key */
-	size_t files_cap, nfiles;
+	struct repro_strmap *errnames; /* owned: the errno names met, in order (common/map.h) */
+	struct df_file *files; /* owned: nfiles, in the order first met */
+	size_t nfiles;
+	struct repro_map *file_by_key; /* owned: key -> index in files */
 	json_t *net; /* attempt/lookup key -> network.jsonl record, owned */
 	struct xp_facts facts; /* for sentences: host and the files.jsonl records of failed paths */
 };

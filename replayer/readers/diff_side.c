@@ -217,23 +217,23 @@ static void link_procs(struct loading *ld)
 
 /* ---- events ---- */
 
+/* The code of errno name: 1 + its index, at most 65535 (the names past it share that code). */
 static uint16_t intern(struct df_side *s, const char *name)
 {
-	json_t *at = json_object_get(s->errnames, name);
+	size_t i;
 
-	if (at != NULL)
-		return (uint16_t)json_integer_value(at);
-	if (json_array_size(s->errlist) >= 65535)
+	if (repro_strmap_get(s->errnames, name, strlen(name), &i))
+		return (uint16_t)(i + 1);
+	if (repro_strmap_count(s->errnames) >= 65535)
 		return 65535;
-	json_array_append_new(s->errlist, json_string(name));
-	json_object_set_new(s->errnames, name,
-			    json_integer((json_int_t)json_array_size(s->errlist)));
-	return (uint16_t)json_array_size(s->errlist);
+	return (uint16_t)(repro_strmap_put(s->errnames, name, strlen(name), NULL) + 1);
 }
 
 const char *df_side_errname(const struct df_side *s, uint16_t code)
 {
-	return code == 0 ? NULL : json_string_value(json_array_get(s->errlist, code - 1u));
+	return code == 0 || code > repro_strmap_count(s->errnames)
+		       ? NULL
+		       : repro_strmap_key(s->errnames, code - 1u, NULL);
 }
 
 /* Calls whose presence or result depends on timing, not on the machine. */
@@ -438,37 +438,28 @@ static void group_events(struct loading *ld)
 
 /* ---- files ---- */
 
-static size_t file_slot(const struct df_side *s, uint64_t key)
-{
-	size_t i = (size_t)key & (s->files_cap - 1);
-
-	while (s->files[i].key != 0 && s->files[i].key != key)
-		i = (i + 1) & (s->files_cap - 1);
-	return i;
-}
-
 struct df_file *df_file_find(const struct df_side *s, uint64_t key)
 {
 	size_t i;
 
-	if (s->files_cap == 0)
-		return NULL;
-	i = file_slot(s, key);
-	return s->files[i].key != 0 ? &s->files[i] : NULL;
+	return s->file_by_key != NULL && repro_map_get(s->file_by_key, key, &i) ? &s->files[i]
+										: NULL;
 }
 
-static void files_grow(struct df_side *s)
+/* The entry of key, added (key set, the rest zeroed) when new.  Amortised O(1). */
+static struct df_file *file_put(struct df_side *s, uint64_t key)
 {
-	size_t cap = s->files_cap ? s->files_cap * 2 : 1024;
-	struct df_file *old = s->files;
-	size_t old_cap = s->files_cap;
+	struct df_file *f = df_file_find(s, key);
 
-	s->files = repro_xcalloc(cap, sizeof(*s->files));
-	s->files_cap = cap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key != 0)
-			s->files[file_slot(s, old[i].key)] = old[i];
-	free(old);
+	if (f != NULL)
+		return f;
+	if (s->file_by_key == NULL)
+		s->file_by_key = repro_map_new();
+	s->files = repro_xgrow(s->files, s->nfiles, sizeof(*s->files));
+	repro_map_put(s->file_by_key, key, s->nfiles);
+	f = &s->files[s->nfiles++];
+	*f = (struct df_file){ .key = key };
+	return f;
 }
 
 static uint64_t hex_hash(const char *text)
@@ -534,9 +525,7 @@ static void add_ancestors(struct df_side *s, json_t *anc)
 		n = rpl_norm_path(&s->norm, path);
 		f.key = XXH3_64bits(n, strlen(n)) | 1;
 		free(n);
-		if ((s->nfiles + 1) * 2 > s->files_cap)
-			files_grow(s);
-		if (s->files[file_slot(s, f.key)].key != 0)
+		if (df_file_find(s, f.key) != NULL)
 			continue;
 		f.type = json_is_object(meta) ? type_char(bndl_json_str(meta, "type")) : 0;
 		f.mode = (uint32_t)strtoul(
@@ -544,8 +533,7 @@ static void add_ancestors(struct df_side *s, json_t *anc)
 		f.uid = bndl_json_int(meta, "uid", -1);
 		f.gid = bndl_json_int(meta, "gid", -1);
 		f.is_ancestor = true;
-		s->nfiles++;
-		s->files[file_slot(s, f.key)] = f;
+		*file_put(s, f.key) = f;
 	}
 }
 
@@ -581,11 +569,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 					 strlen(bndl_json_str(meta, "target")))
 			   : 0;
 	f.written = json_object_get(o, "before") != NULL;
-	if ((s->nfiles + 1) * 2 > s->files_cap)
-		files_grow(s);
-	if (s->files[file_slot(s, f.key)].key == 0)
-		s->nfiles++;
-	s->files[file_slot(s, f.key)] = f;
+	*file_put(s, f.key) = f; /* a later record of the same path replaces it */
 	add_ancestors(s, json_object_get(o, "ancestors"));
 	return s->files_also != NULL ? s->files_also(s->files_ctx, o, lineno, err) : 0;
 }
@@ -628,8 +612,7 @@ int df_side_load(struct df_side *s, struct repro_err **err)
 	struct loading ld = { .s = s, .by_pid = repro_map_new(), .hash = XXH3_createState() };
 	int rc = -1;
 
-	s->errnames = json_object();
-	s->errlist = json_array();
+	s->errnames = repro_strmap_new();
 	s->net = json_object();
 	s->facts.files = json_object();
 	s->r = bndl_reader_open_limited(s->path, s->limits, err);
@@ -679,8 +662,8 @@ void df_side_release(struct df_side *s)
 	free(s->text);
 	free(s->outcome);
 	free(s->files);
-	json_decref(s->errnames);
-	json_decref(s->errlist);
+	repro_map_free(s->file_by_key);
+	repro_strmap_free(s->errnames);
 	json_decref(s->net);
 	json_decref(s->host);
 	json_decref(s->facts.files);

@@ -29,11 +29,13 @@
 
 /*
  * (pid, file name) -> the last event that found a path of that name, and
- * which path (XXH3 of it), by XXH3 of the name (a collision only hides a probe).
+ * which path (XXH3 of it), by XXH3 of the name (a collision only hides a
+ * probe): the one hash map from that key to an index in seqs and paths.
  */
 struct okmap {
-	uint64_t *keys, *seqs, *paths;
-	size_t cap, n;
+	struct repro_map *by_key; /* owned; NULL before the first note */
+	uint64_t *seqs, *paths; /* owned: n entries, grown by repro_xgrow() */
+	size_t n;
 };
 
 struct xp_state {
@@ -43,8 +45,10 @@ struct xp_state {
 	struct repro_map *by_pid;
 	struct xp_finding *f;
 	size_t nf, capf, dropped;
-	json_t *index; /* merge key -> finding index + 1 */
-	json_t *wanted; /* hash_key() of paths of findings -> true: files.jsonl records to keep */
+	/* owned: hash_key() of merge keys, each at the index of its finding in f */
+	struct repro_strmap *index;
+	struct repro_strmap
+		*wanted; /* owned: hash_key() of paths whose files.jsonl records to keep */
 	struct okmap ok;
 	struct xp_facts facts;
 	struct xp_netidx net;
@@ -64,56 +68,26 @@ static uint64_t name_key(int32_t pid, const char *path)
 	const char *base = strrchr(path, '/');
 
 	base = base != NULL ? base + 1 : path;
-	/* the pid as seed: one hash per (process, name); 0 marks an empty slot */
-	return XXH3_64bits_withSeed(base, strlen(base), (uint64_t)(uint32_t)pid) | 1;
+	/* the pid as seed: one hash per (process, name) */
+	return XXH3_64bits_withSeed(base, strlen(base), (uint64_t)(uint32_t)pid);
 }
 
-static size_t ok_slot(const struct okmap *m, uint64_t key)
-{
-	size_t i = (size_t)key & (m->cap - 1);
-
-	while (m->keys[i] != 0 && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void ok_grow(struct okmap *m)
-{
-	struct okmap b = { .cap = m->cap ? m->cap * 2 : 1024 };
-
-	b.keys = repro_xcalloc(b.cap, sizeof(*b.keys));
-	b.seqs = repro_xcalloc(b.cap, sizeof(*b.seqs));
-	b.paths = repro_xcalloc(b.cap, sizeof(*b.paths));
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i] != 0) {
-			size_t j = ok_slot(&b, m->keys[i]);
-
-			b.keys[j] = m->keys[i];
-			b.seqs[j] = m->seqs[i];
-			b.paths[j] = m->paths[i];
-			b.n++;
-		}
-	}
-	free(m->keys);
-	free(m->seqs);
-	free(m->paths);
-	*m = b;
-}
-
+/* Note that pid found path at event seq.  Past OK_MAX names, only those known are.  O(path). */
 static void ok_note(struct okmap *m, int32_t pid, const char *path, uint64_t seq)
 {
 	uint64_t key = name_key(pid, path);
 	size_t i;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		if (m->n >= OK_MAX)
-			return;
-		ok_grow(m);
-	}
-	i = ok_slot(m, key);
-	if (m->keys[i] == 0) {
-		m->keys[i] = key;
-		m->n++;
+	if (m->n >= OK_MAX)
+		return;
+	if (m->by_key == NULL)
+		m->by_key = repro_map_new();
+	if (!repro_map_get(m->by_key, key, &i)) {
+		m->seqs = repro_xgrow(m->seqs, m->n, sizeof(*m->seqs));
+		m->paths = repro_xgrow(m->paths, m->n, sizeof(*m->paths));
+		i = m->n++;
+		m->seqs[i] = m->paths[i] = 0;
+		repro_map_put(m->by_key, key, i);
 	}
 	if (seq > m->seqs[i]) {
 		m->seqs[i] = seq;
@@ -121,16 +95,14 @@ static void ok_note(struct okmap *m, int32_t pid, const char *path, uint64_t seq
 	}
 }
 
-/* Whether a path of the same name as path, but another path, was found after seq. */
+/* Whether a path of the same name as path, but another path, was found after seq.  O(path). */
 static bool ok_elsewhere_after(const struct okmap *m, int32_t pid, const char *path, uint64_t seq)
 {
 	size_t i;
 
-	if (m->cap == 0)
+	if (m->by_key == NULL || !repro_map_get(m->by_key, name_key(pid, path), &i))
 		return false;
-	i = ok_slot(m, name_key(pid, path));
-	return m->keys[i] != 0 && m->seqs[i] > seq &&
-	       m->paths[i] != XXH3_64bits(path, strlen(path));
+	return m->seqs[i] > seq && m->paths[i] != XXH3_64bits(path, strlen(path));
 }
 
 /* ---- state ---- */
@@ -159,9 +131,9 @@ static void state_release(struct xp_state *st)
 	json_decref(st->waits.interrupted);
 	json_decref(st->waits.long_waits);
 	free(st->f);
-	json_decref(st->index);
-	json_decref(st->wanted);
-	free(st->ok.keys);
+	repro_strmap_free(st->index);
+	repro_strmap_free(st->wanted);
+	repro_map_free(st->ok.by_key);
 	free(st->ok.seqs);
 	free(st->ok.paths);
 	json_decref(st->facts.host);
@@ -267,14 +239,12 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 
 /* ---- findings ---- */
 
-/* The XXH3-128 of s in hex (buf: 33 bytes), a short key for a long string. */
-static const char *hash_key(const char *s, char *buf)
+/* The XXH3-128 of s (its HASH_KEY_LEN bytes into c), a short key for a long string. */
+#define HASH_KEY_LEN sizeof(XXH128_canonical_t)
+static const char *hash_key(const char *s, XXH128_canonical_t *c)
 {
-	XXH128_hash_t h = XXH3_128bits(s, strlen(s));
-
-	snprintf(buf, 33, "%016llx%016llx", (unsigned long long)h.high64,
-		 (unsigned long long)h.low64);
-	return buf;
+	XXH128_canonicalFromHash(c, XXH3_128bits(s, strlen(s)));
+	return (const char *)c->digest;
 }
 
 /*
@@ -285,14 +255,13 @@ static const char *hash_key(const char *s, char *buf)
  */
 static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 {
-	char hex[33];
-	json_t *at;
+	XXH128_canonical_t c;
 	struct xp_finding *x;
+	size_t i;
 
-	key = hash_key(key, hex);
-	at = json_object_get(st->index, key);
-	if (at != NULL)
-		return &st->f[json_integer_value(at) - 1];
+	key = hash_key(key, &c);
+	if (repro_strmap_get(st->index, key, HASH_KEY_LEN, &i))
+		return &st->f[i];
 	if (st->nf >= RPL_EXPLAIN_MAX_FINDINGS) {
 		st->dropped++;
 		return NULL;
@@ -301,9 +270,9 @@ static struct xp_finding *finding_add(struct xp_state *st, const char *key)
 		st->capf = st->capf ? st->capf * 2 : 64;
 		st->f = repro_xreallocarray(st->f, st->capf, sizeof(*st->f));
 	}
+	repro_strmap_put(st->index, key, HASH_KEY_LEN, NULL); /* its index: nf */
 	x = &st->f[st->nf++];
 	*x = (struct xp_finding){ .count = 0, .fd = -1 };
-	json_object_set_new(st->index, key, json_integer((json_int_t)st->nf));
 	bndl_reader_charge(st->r, sizeof(*x));
 	return x;
 }
@@ -612,9 +581,10 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
 	const char *path = bndl_json_str(o, "path");
-	char hex[33];
+	XXH128_canonical_t c;
+	size_t i;
 
-	if (path != NULL && json_object_get(st->wanted, hash_key(path, hex)) != NULL)
+	if (path != NULL && repro_strmap_get(st->wanted, hash_key(path, &c), HASH_KEY_LEN, &i))
 		xp_facts_keep_file(&st->facts, path, o);
 	return 0;
 }
@@ -648,14 +618,15 @@ static void mark_passed_on(struct xp_state *st)
 static void want_paths(struct xp_state *st, const struct xp_finding *x)
 {
 	size_t n = xp_parent_len(x->path);
-	char hex[33], *dir;
+	XXH128_canonical_t c;
+	char *dir;
 
-	json_object_set_new(st->wanted, hash_key(x->path, hex), json_true());
+	repro_strmap_put(st->wanted, hash_key(x->path, &c), HASH_KEY_LEN, NULL);
 	if ((x->op != XP_OP_CREATE && x->op != XP_OP_DELETE) || n == 0 ||
 	    (strcmp(x->errname, "EACCES") != 0 && strcmp(x->errname, "EPERM") != 0))
 		return;
 	dir = repro_xstrndup(x->path, n);
-	json_object_set_new(st->wanted, hash_key(dir, hex), json_true());
+	repro_strmap_put(st->wanted, hash_key(dir, &c), HASH_KEY_LEN, NULL);
 	free(dir);
 }
 
@@ -1142,8 +1113,8 @@ static int explain(const struct rpl_explain_opts *opts, FILE *out, json_t **doc,
 	struct xp_state st = {
 		.opts = opts,
 		.by_pid = repro_map_new(),
-		.index = json_object(),
-		.wanted = json_object(),
+		.index = repro_strmap_new(),
+		.wanted = repro_strmap_new(),
 		.facts = { .files = json_object(),
 			   .dns_names = json_object(),
 			   .url_hosts = json_object() },

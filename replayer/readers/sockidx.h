@@ -18,9 +18,14 @@
 /* Most connects kept; later ones are not joined to waits. */
 #define RPL_SOCKIDX_MAX 65536u
 
+struct repro_strmap;
+
+/* Zero-initialised: not initialised (by_fd NULL). */
 struct rpl_sockidx {
-	json_t *by_fd; /* owned: "PID/FD" -> array of compact connects, in the file's order */
-	size_t n;
+	/* owned: "PID/FD", exact (common/map.h), -> the index in conns; NULL before init */
+	struct repro_strmap *by_fd;
+	json_t **conns; /* owned: per index, an array of compact connects in the file's order */
+	size_t n; /* connects kept */
 };
 
 /* rpl_sockidx_init - an empty index, for rpl_sockidx_release(). */
@@ -39,7 +44,7 @@ size_t rpl_sockidx_add(struct rpl_sockidx *idx, json_t *n);
  * rpl_sockidx_find - the connect of socket fd of pid that a wait starting
  * at t_ns (ns since the start) was on: the last one made before it (1 ms
  * of slack: a wait's start may be the connect's own stop).  Borrowed, or
- * NULL.  Linear in the connects of that (pid, fd).
+ * NULL.  One lookup, then linear in the connects of that (pid, fd).
  */
 json_t *rpl_sockidx_find(const struct rpl_sockidx *idx, int64_t pid, int64_t fd, int64_t t_ns);
 

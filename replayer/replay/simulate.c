@@ -5,7 +5,7 @@
 #include "bundles/json_util.h"
 #include "bundles/reader.h"
 #include "common/cleanup.h"
-#include "common/hash.h"
+#include "common/content_hash.h"
 #include "common/xalloc.h"
 #include "replayer/readers/explain.h"
 #include "replayer/readers/normalize.h"

@@ -1,4 +1,4 @@
-/* Unit tests of launcher/tasks.h: the open-addressing table of traced tasks. */
+/* Unit tests of launcher/tasks.h: the table of traced tasks (a dense array and the one hash map). */
 #include "launcher/tasks.h"
 
 #include <setjmp.h>
@@ -25,22 +25,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-static bool is_pow2(size_t n)
-{
-	return n != 0 && (n & (n - 1)) == 0;
-}
-
 static void test_tasks_empty(void **state)
 {
 	struct lnch_tasks *t = *state;
 
 	assert_int_equal(t->count, 0);
-	assert_true(is_pow2(t->cap));
+	assert_int_equal(t->n, 0);
 	assert_null(lnch_tasks_get(t, 1));
 	assert_null(lnch_tasks_get(t, 4242));
 	lnch_tasks_del(t, 1); /* deleting a missing tid is a no-op */
 	assert_int_equal(t->count, 0);
-	assert_int_equal(t->tombs, 0);
+	assert_int_equal(t->n, 0);
 }
 
 static void test_tasks_put_creates_zeroed_and_is_idempotent(void **state)
@@ -93,14 +88,10 @@ static void check(struct lnch_tasks *t, pid_t first, int n)
 static void test_tasks_thousands_survive_rehash(void **state)
 {
 	struct lnch_tasks *t = *state;
-	size_t cap0 = t->cap;
 
 	fill(t, 1000, MANY);
 	assert_int_equal(t->count, MANY);
-	assert_true(t->cap > cap0);
-	assert_true(is_pow2(t->cap));
-	/* load stays below 3/4 so probes end */
-	assert_true((t->count + t->tombs) * 4 < t->cap * 3);
+	assert_int_equal(t->n, MANY); /* no holes */
 	check(t, 1000, MANY);
 	assert_null(lnch_tasks_get(t, 999));
 	assert_null(lnch_tasks_get(t, 1000 + MANY));
@@ -145,23 +136,21 @@ static void test_tasks_del_keeps_others(void **state)
 	assert_int_equal(t->count, MANY / 2);
 }
 
-static void test_tasks_tombstone_reuse(void **state)
+static void test_tasks_put_again_after_del(void **state)
 {
 	struct lnch_tasks *t = *state;
-	size_t cap0 = t->cap;
 	struct lnch_task *k;
 
 	lnch_tasks_put(t, 7)->pid = 70;
 	lnch_tasks_del(t, 7);
 	assert_int_equal(t->count, 0);
-	assert_int_equal(t->tombs, 1);
 	assert_null(lnch_tasks_get(t, 7));
-	/* the same tid again lands in the tombstone, zeroed */
+	/* the same tid again comes back zeroed */
 	k = lnch_tasks_put(t, 7);
 	assert_int_equal(k->tid, 7);
 	assert_int_equal(k->pid, 0);
+	assert_int_equal(k->last_entry_nr, -1);
 	assert_int_equal(t->count, 1);
-	assert_int_equal(t->tombs, 0);
 	lnch_tasks_del(t, 7);
 
 	/* a long churn of short-lived tids (fork-heavy builds) must not grow the table */
@@ -171,8 +160,7 @@ static void test_tasks_tombstone_reuse(void **state)
 		lnch_tasks_del(t, tid);
 	}
 	assert_int_equal(t->count, 0);
-	assert_int_equal(t->cap, cap0);
-	assert_true(t->tombs * 4 < t->cap * 3);
+	assert_int_equal(t->n, 0);
 	assert_null(lnch_tasks_get(t, 10));
 }
 
@@ -192,7 +180,33 @@ static void test_tasks_churn_with_live_set(void **state)
 	for (pid_t tid = 1000 + 10 * MANY - 50; tid < 1000 + 10 * MANY; tid++)
 		assert_non_null(lnch_tasks_get(t, tid));
 	assert_null(lnch_tasks_get(t, 1000 + 10 * MANY - 51));
-	assert_true(t->cap <= 4096);
+	assert_true(t->n <= 2 * t->count + 1); /* holes never outnumber the tasks for long */
+}
+
+/* Iteration follows the order of arrival, through removals and the compaction they cause. */
+static void test_tasks_in_arrival_order(void **state)
+{
+	struct lnch_tasks *t = *state;
+	pid_t last = 0;
+	size_t seen = 0;
+
+	for (pid_t tid = 4000; tid > 0; tid -= 10)
+		lnch_tasks_put(t, tid);
+	for (pid_t tid = 4000; tid > 0; tid -= 10)
+		if (tid % 30 != 0)
+			lnch_tasks_del(t, tid); /* two in three go: compacted on the way */
+	lnch_tasks_put(t, 5); /* a newcomer comes last */
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].tid <= 0)
+			continue;
+		assert_true(last == 0 || t->v[i].tid < last);
+		assert_ptr_equal(lnch_tasks_get(t, t->v[i].tid), &t->v[i]);
+		last = t->v[i].tid;
+		seen++;
+	}
+	assert_int_equal(last, 5);
+	assert_int_equal(seen, t->count);
+	assert_int_equal(t->count, 133 + 1);
 }
 
 int main(int argc, char **argv)
@@ -205,8 +219,9 @@ int main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_large_and_sparse_tids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_del_keeps_others, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tasks_tombstone_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_put_again_after_del, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_churn_with_live_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_in_arrival_order, setup, teardown),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */

@@ -2,7 +2,7 @@
  * Unit tests of recorder/socks.h: the watched-socket table's flags, and
  * the data phases chained per process (begin, end in any order, a
  * process's end walking its chain, the list at the recording's end), also
- * across the table's growth and backward-shift deletions.
+ * across the table's growth and the compaction of removed entries.
  */
 #include "recorder/socks.h"
 #include "bundles/spool.h"
@@ -76,11 +76,38 @@ static void test_chains(void **state)
 	rec_socks_release(&s);
 }
 
+/* The list at the recording's end comes in the order the sockets were added, holes skipped. */
+static void test_list_in_order(void **state)
+{
+	struct rec_socks s = { 0 };
+	struct rec_sockstat out;
+	uint64_t *all;
+	size_t n, k = 0;
+
+	(void)state;
+	for (int32_t fd = 3; fd < 3003; fd++)
+		rec_socks_data_begin(&s, 7, fd);
+	for (int32_t fd = 3; fd < 3003; fd++)
+		if (fd % 3 != 0)
+			assert_true(rec_socks_data_end(&s, 7, fd, &out)); /* compacts on the way */
+	rec_socks_data_begin(&s, 8, 1); /* a newcomer comes last */
+	all = rec_socks_data_list(&s, &n);
+	assert_int_equal(n, 1000 + 1);
+	for (int32_t fd = 3; fd < 3003; fd++)
+		if (fd % 3 == 0)
+			assert_int_equal(all[k++], (uint64_t)7 << 32 | (uint32_t)fd);
+	assert_int_equal(all[k], (uint64_t)8 << 32 | 1);
+	assert_true(s.len <= 2 * s.n + 1);
+	free(all);
+	rec_socks_release(&s);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flags_keep_data),
 		cmocka_unit_test(test_chains),
+		cmocka_unit_test(test_list_in_order),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */

@@ -1,5 +1,5 @@
-#ifndef REPRO_COMMON_HASH_H
-#define REPRO_COMMON_HASH_H
+#ifndef REPRO_COMMON_CONTENT_HASH_H
+#define REPRO_COMMON_CONTENT_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* Content hashes (common/hash.h). */
-#include "common/hash.h"
+/* Content hashes (common/content_hash.h). */
+#include "common/content_hash.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -27,7 +27,15 @@
 #     removed, another's mode changed and the server stopped, exactly
 #     those three differences (with --probe-network), exit 1; --json; as
 #     root, a bundle another user recorded: the directory that user cannot
-#     search here is named.
+#     search here is named;
+#  8. a received bundle (docs/replay.md, "Replaying a bundle you received"):
+#     without a terminal and without --yes nothing runs (exit 2, one line);
+#     --trust of another SHA-256 runs nothing, of the bundle's it runs; on a
+#     terminal, "n" runs nothing and "y" runs it; what will run is shown
+#     whole (a word with an escape and one of 5,000 spaces, byte for byte);
+#     the run's writes outside the overlays fail (EROFS) and those the
+#     recording made land in overlays, not here; the network is loopback
+#     only unless --net host.
 # "user" runs it as the unprivileged user repro-test.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -343,4 +351,79 @@ else
 		sh -c "[ $rc = 1 ] && grep -q '^  not searchable by the recorded user: $work/reach/app ' reach.out &&
 			! grep -q 'missing here' reach.out" || cat reach.out
 fi
+# 8. a received bundle: shown, asked, run safely
+mkdir -p recv && cd recv || exit 1
+spaces=$(printf '%5000s' '')
+"$repro" record -o mark.repro -- sh -c 'touch "$1"; exit 4' sh "$work/recv/ran" \
+	"$(printf 'a\033[2Jb')" "$spaces" >/dev/null 2>&1
+rm -f ran
+"$repro" replay mark.repro </dev/null >no.out 2>no.err
+rc=$?
+check "received: no terminal, no --yes: exit 2, one line, nothing ran" \
+	sh -c "[ $rc = 2 ] && [ ! -e ran ] && [ \$(grep -c '^repro:' no.err) = 2 ] &&
+		grep -q 'runs only when you say so: on a terminal, or with --yes or --trust [0-9a-f]\{64\}; nothing was run' no.err" ||
+	cat no.err
+printf '%s\n' "\$'a\\x1b[2Jb'" >want.esc
+printf "'%s'\n" "$spaces" >want.spaces
+check "received: the command shown whole, every byte visible" \
+	sh -c "grep -qF -f want.esc no.err && grep -qF -f want.spaces no.err && ! grep -q \$(printf '\\033') no.err"
+sum=$(sha256sum mark.repro | cut -d' ' -f1)
+"$repro" replay --trust 0000000000000000000000000000000000000000000000000000000000000000 \
+	mark.repro </dev/null >tr0.out 2>tr0.err
+rc=$?
+check "received: --trust of another SHA-256: exit 2, nothing ran" \
+	sh -c "[ $rc = 2 ] && [ ! -e ran ] && grep -q \"this bundle's SHA-256 is $sum\" tr0.err"
+"$repro" replay -q --trust "$sum" mark.repro </dev/null >tr1.out 2>tr1.err
+rc=$?
+check "received: --trust of its SHA-256: it runs (exit $rc)" \
+	sh -c "[ $rc = 4 ] && grep -q 'reproduced: exit 4 as recorded' tr1.err" || cat tr1.err
+# on a terminal: the answer decides
+for answer in n y; do
+	rm -f ran
+	$py - "$repro" "$answer" >pty.$answer.out 2>&1 <<'PY'
+import os, pty, sys
+repro, answer = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(repro, [repro, "replay", "-q", "mark.repro"])
+seen = b""
+while b"Run it? [y/N] " not in seen:
+    seen += os.read(fd, 4096)
+os.write(fd, answer.encode() + b"\n")
+try:
+    while os.read(fd, 4096):
+        pass
+except OSError:
+    pass
+print("status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+done
+check "received: on a terminal, n runs nothing (exit 2), y runs it" \
+	sh -c "grep -q '^status 2' pty.n.out && grep -q '^status 4' pty.y.out && [ -e ran ]" ||
+	cat pty.n.out pty.y.out
+# writes: where the recording wrote, into an overlay; elsewhere, read-only
+if [ "$(id -u)" = 0 ]; then wdir=$(mktemp -d /var/lib/repro-replay-w.XXXXXX); else wdir=$work/recv/w-out; fi
+mkdir -p "$wdir"
+"$repro" record -o w.repro -- sh -c 'echo x >"$1"' sh "$wdir/f" >/dev/null 2>&1
+rm -f "$wdir/f"
+"$repro" replay -q --yes w.repro -- sh -c 'echo x >"$1" || exit 5; echo y >/usr/repro-replay-w && exit 6; exit 0' \
+	sh "$wdir/f" >wr.out 2>wr.err
+rc=$?
+check "received: the recording's write lands in an overlay, a write elsewhere fails, nothing here (exit $rc)" \
+	sh -c "[ $rc = 0 ] && [ ! -e '$wdir/f' ] && [ ! -e /usr/repro-replay-w ] && grep -q 'Read-only file system' wr.err" ||
+	cat wr.err
+[ "$(id -u)" = 0 ] && rm -rf "$wdir"
+# the network: loopback only, unless --net host
+nport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$py -m http.server "$nport" --bind 127.0.0.1 --directory "$work/www" >/dev/null 2>&1 &
+for _ in $(seq 100); do curl -s "http://127.0.0.1:$nport/" >/dev/null && break; sleep 0.05; done
+"$repro" replay -q --yes --no-impose --inject 'openat:error=ENOENT:path=/nonexistent-repro' mark.repro -- \
+	curl -sS -o /dev/null "http://127.0.0.1:$nport/" >n0.out 2>n0.err
+rc0=$?
+"$repro" replay -q --yes --net host --no-impose --inject 'openat:error=ENOENT:path=/nonexistent-repro' \
+	mark.repro -- curl -sS -o /dev/null "http://127.0.0.1:$nport/" >n1.out 2>n1.err
+rc1=$?
+check "received: loopback only by default (curl exit $rc0), this machine's with --net host (exit $rc1)" \
+	sh -c "[ $rc0 = 7 ] && [ $rc1 = 0 ]" || cat n0.err n1.err
+cd "$work" || exit 1
 exit $fail

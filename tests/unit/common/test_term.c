@@ -142,6 +142,51 @@ static void test_term_html_cut(void **state)
 	free(big);
 }
 
+/* What repro_term_quote() makes of s (a new string). */
+static char *quoted(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	repro_term_quote(f, s);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void expect_quoted(const char *in, const char *want)
+{
+	cleanup_free char *got = quoted(in);
+
+	assert_string_equal(got, want);
+}
+
+/* A word as a shell reads it back: bare, single-quoted, or $'...' with every other byte as \xNN. */
+static void test_term_quote_words(void **state)
+{
+	cleanup_free char *spaces = malloc(5001);
+	cleanup_free char *got = NULL;
+
+	(void)state;
+	expect_quoted("start_app.sh", "start_app.sh");
+	expect_quoted("--url=http://h:80/a,b@c%2", "--url=http://h:80/a,b@c%2");
+	expect_quoted("", "''");
+	expect_quoted("a b;rm -rf ~", "'a b;rm -rf ~'");
+	expect_quoted("it's", "$'it\\'s'");
+	expect_quoted("a\\b", "'a\\b'");
+	expect_quoted("a\033[2Jb", "$'a\\x1b[2Jb'");
+	expect_quoted("x\ny", "$'x\\x0ay'");
+	/* a bidirectional override and a non-ASCII letter: every byte visible */
+	expect_quoted("\xe2\x80\xaeoof", "$'\\xe2\\x80\\xaeoof'");
+	expect_quoted("caf\xc3\xa9", "$'caf\\xc3\\xa9'");
+	/* never cut */
+	memset(spaces, ' ', 5000);
+	spaces[5000] = '\0';
+	got = quoted(spaces);
+	assert_int_equal(strlen(got), 5002);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +196,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_term_html_is_text),
 		cmocka_unit_test(test_term_html_cut),
 		cmocka_unit_test(test_term_bidi_escaped),
+		cmocka_unit_test(test_term_quote_words),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */

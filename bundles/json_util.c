@@ -102,3 +102,25 @@ char *bndl_json_text(const json_t *v, size_t flags)
 	buf[n] = '\0';
 	return buf;
 }
+
+/* json_dump_callback()'s sink: buffer to the FILE given, DEL escaped. */
+static int write_escaped(const char *buf, size_t size, void *data)
+{
+	FILE *out = data;
+	size_t start = 0;
+
+	for (size_t i = 0; i < size; i++) {
+		if (buf[i] != 0x7f)
+			continue;
+		if (fwrite(buf + start, 1, i - start, out) != i - start ||
+		    fputs("\\u007f", out) < 0)
+			return -1;
+		start = i + 1;
+	}
+	return fwrite(buf + start, 1, size - start, out) == size - start ? 0 : -1;
+}
+
+int bndl_json_write(const json_t *v, FILE *out, size_t flags)
+{
+	return json_dump_callback(v, write_escaped, out, flags | JSON_ENSURE_ASCII);
+}

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 static inline void bndl_cleanup_json_fn(json_t **j)
 {
@@ -60,6 +61,15 @@ json_t *bndl_json_bytes(const void *data, size_t len);
  * NULL when v cannot be encoded.  Linear in the encoding.
  */
 char *bndl_json_text(const json_t *v, size_t flags);
+
+/*
+ * bndl_json_write - v encoded with flags and JSON_ENSURE_ASCII to out, as
+ * json_dumpf() does, but DEL (0x7f, which jansson leaves raw in a string)
+ * written as "\u007f": every --json output of a reader is plain printable
+ * ASCII but its newlines, whatever a bundle holds.  Returns 0, or -1 when
+ * v cannot be encoded or out cannot be written.  Linear in the encoding.
+ */
+int bndl_json_write(const json_t *v, FILE *out, size_t flags);
 
 /* bndl_json_str_or_null - json_string(s), or json_null() when s is NULL; a new reference. */
 json_t *bndl_json_str_or_null(const char *s);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "cli/signals.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 #include "common/xalloc.h"
@@ -186,7 +187,7 @@ static int report(const struct sweep_opts *o, json_t *command, size_t npoints, j
 	json_t *doc = swp_report_json(command, o->shard_text, npoints, runs);
 
 	if (o->json) {
-		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		bndl_json_write(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', stdout);
 	} else {
 		swp_report_text(runs, stdout);

@@ -1069,7 +1069,8 @@ static int put_json(const struct xp_state *st, struct xp_finding **ranked, size_
 {
 	cleanup_json json_t *doc = doc_json(st, ranked, shown, noise);
 
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
+	if (bndl_json_write(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) <
+		    0 ||
 	    fputc('\n', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;

@@ -23,16 +23,19 @@ static json_t *us(int64_t ns)
 	return json_real((double)ns / 1000.0);
 }
 
-/* Write one trace event (taken), comma-separated from the one before. */
+/*
+ * Write one trace event (taken), comma-separated from the one before, as
+ * printable ASCII (bndl_json_write(): controls, C1, bidirectional
+ * characters and DEL escaped), whatever the bundle's strings hold.
+ */
 static void emit(struct exporter *x, json_t *ev)
 {
-	cleanup_free char *text = bndl_json_text(ev, JSON_COMPACT | JSON_REAL_PRECISION(15));
-
+	if ((x->n > 0 && fputc(',', x->out) == EOF) || fputc('\n', x->out) == EOF ||
+	    bndl_json_write(ev, x->out, JSON_COMPACT | JSON_REAL_PRECISION(15)) < 0) {
+		if (x->write_errno == 0)
+			x->write_errno = errno != 0 ? errno : EIO;
+	}
 	json_decref(ev);
-	if (text == NULL)
-		return;
-	if (fprintf(x->out, "%s\n%s", x->n > 0 ? "," : "", text) < 0 && x->write_errno == 0)
-		x->write_errno = errno != 0 ? errno : EIO;
 	x->n++;
 }
 
@@ -164,8 +167,6 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 	cleanup_json json_t *threads = json_object();
 	struct exporter x = { .out = out, .threads = threads };
 	json_t *m, *other;
-	cleanup_free char *head = NULL;
-
 	if (r == NULL)
 		return -1;
 	m = bndl_reader_manifest(r);
@@ -173,10 +174,11 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 			  json_object_get(m, "argv"), "cwd", json_object_get(m, "cwd"), "exit",
 			  json_object_get(m, "exit"), "units",
 			  "ts and dur in microseconds since the program's start");
-	head = bndl_json_text(other, JSON_COMPACT);
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", out);
+	if (bndl_json_write(other, out, JSON_COMPACT) < 0)
+		fputs("{}", out);
 	json_decref(other);
-	fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":%s,\"traceEvents\":[",
-		head != NULL ? head : "{}");
+	fputs(",\"traceEvents\":[", out);
 	/* older bundles lack waits.jsonl */
 	if (bndl_reader_foreach_opt(r, BNDL_PROCESSES_JSONL, on_process, &x, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_EVENTS_JSONL, on_event, &x, err) < 0 ||

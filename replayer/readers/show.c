@@ -298,7 +298,7 @@ static int show_json(struct show_state *st, struct bndl_reader *r, struct repro_
 	json_object_set(doc, "manifest", bndl_reader_manifest(r));
 	json_object_set(doc, "processes", st->procs);
 	json_object_set_new(doc, "failures", failures_json(st));
-	if (json_dumpf(doc, st->out, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 ||
+	if (bndl_json_write(doc, st->out, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 ||
 	    fputc('\n', st->out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;

@@ -444,7 +444,7 @@ static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 	struct dump *d = ctx;
 
 	if (fputs(d->n++ > 0 ? ",\n" : "\n", d->out) == EOF ||
-	    json_dumpf(o, d->out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0)
+	    bndl_json_write(o, d->out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	return 0;
 }
@@ -463,8 +463,8 @@ static int view_json(struct bndl_reader *r, const char *member, FILE *out, struc
 		doc = bndl_reader_load(r, member, err);
 		if (doc == NULL)
 			return -1;
-		if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) <
-			    0 ||
+		if (bndl_json_write(doc, out,
+				    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
 		    fputc('\n', out) == EOF)
 			return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 		return 0;

@@ -6,6 +6,7 @@
  * (common/term.h).
  */
 #include "replayer/replay/replay.h"
+#include "bundles/json_util.h"
 #include "common/term.h"
 
 #include <errno.h>
@@ -277,7 +278,7 @@ int rpl_replay_say_simulated(FILE *out, json_t *differences, bool as_json)
 	if (as_json) {
 		json_t *doc = json_pack("{s:O}", "differences", differences);
 
-		json_dumpf(doc, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		bndl_json_write(doc, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
 		fputc('\n', out);
 		json_decref(doc);
 	} else if (n == 0) {

@@ -7,6 +7,8 @@
 #   - a run whose argv and paths carry ESC, OSC, CSI (as UTF-8 U+009B and as
 #     a raw 0x9B byte) and BEL: no view may let one reach the terminal, and
 #     --json output is ASCII
+#   - a path with DEL, a C1 control and a bidirectional override: every
+#     --json output and export are printable ASCII (no raw DEL either)
 #   - a FIFO nobody writes to as the bundle path (open(2) blocked for ever):
 #     one line, exit 2; a pipe (<(cat B)) is read like the file
 # (bundle_limits.sh: the read and memory limits, duplicate members, one pass)
@@ -67,6 +69,15 @@ done
 "$repro" explain evil.repro >view.out 2>&1
 check "explain: no control byte reaches the output" \
 	/usr/bin/python3 -c 'import sys; b = open("view.out", "rb").read(); sys.exit(any(c in b for c in (b"\x1b", b"\x07", b"\xc2\x9b", b"\x9b")))'
+
+odd=$(printf 'y\177\302\205\342\200\256gnp.exe')
+"$repro" record -o odd.repro -- ls "/nonexistent-$odd" >/dev/null 2>&1
+for args in "show --json" "show --files --json" "explain --json" "export"; do
+	# shellcheck disable=SC2086
+	"$repro" $args odd.repro >view.out 2>&1
+	check "$args of a path with DEL, C1 and a bidi override: printable ASCII only" \
+		/usr/bin/python3 -c 'import sys; b = open("view.out", "rb").read(); sys.exit(not b or any(x >= 0x7f or (x < 0x20 and x not in (9, 10)) for x in b))'
+done
 
 mkfifo fifo.repro
 for cmd in show explain; do

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -78,6 +79,15 @@ struct lnch_spawn_opts {
 	const struct lnch_overlay *overlays;
 	size_t noverlays;
 	const char *cwd;
+	/*
+	 * borrowed, each may be NULL (then the child keeps what the tracer has
+	 * at fork): the signals the program starts with ignored (every other
+	 * one at SIG_DFL) and its signal mask, set in the child just before
+	 * the filter and exec (signal(7): exec keeps both), so that the
+	 * tracer's own handlers and mask do not reach the program
+	 */
+	const sigset_t *sig_ignored;
+	const sigset_t *sig_blocked;
 };
 
 /* A started tracee, stopped nowhere, seized and running towards its exec. */

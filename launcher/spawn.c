@@ -329,6 +329,30 @@ static void child_overlays(const struct child_args *a)
 		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
 }
 
+/*
+ * The program's signal state as the caller asked (struct
+ * lnch_spawn_opts): exec(2) would keep an ignored signal ignored and the
+ * mask, and reset only handled signals (signal(7)), so the tracer's own
+ * handlers and mask must not be what it passes on.  Errors are ignored:
+ * sigaction(2) refuses SIGKILL, SIGSTOP and the C library's own
+ * real-time signals, which stay as they are.  No allocation: after fork.
+ */
+static void child_signals(const struct lnch_spawn_opts *o)
+{
+	struct sigaction sa;
+
+	if (o->sig_ignored != NULL) {
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		for (int sig = 1; sig < NSIG; sig++) {
+			sa.sa_handler = sigismember(o->sig_ignored, sig) == 1 ? SIG_IGN : SIG_DFL;
+			(void)sigaction(sig, &sa, NULL);
+		}
+	}
+	if (o->sig_blocked != NULL)
+		(void)sigprocmask(SIG_SETMASK, o->sig_blocked, NULL);
+}
+
 static void child_main(const struct child_args *a)
 {
 	char byte = 0;
@@ -355,6 +379,8 @@ static void child_main(const struct child_args *a)
 	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
 	if (a->nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);
+	/* before the filter: no call of the child's own is a stop for the tracer */
+	child_signals(a->opts);
 	install_filter(a);
 	child_exec(a);
 }

@@ -203,6 +203,10 @@ static int spawn(struct sess_state *s, const struct sess_policy *policies, size_
 				      .noverlays = s->novl,
 				      .cwd = s->cwd };
 
+	if (s->o->inherited != NULL) {
+		so.sig_ignored = &s->o->inherited->ignored;
+		so.sig_blocked = &s->o->inherited->blocked;
+	}
 	s->tab = rec_systab_new();
 	trap_names(s, policies, npolicies);
 	s->rules = rec_filter_rules_with(s->o->classes, (const char *const *)s->trap_names,

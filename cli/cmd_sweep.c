@@ -270,6 +270,7 @@ static int sweep(const struct sweep_opts *o, struct repro_err **err)
 		.progress = isatty(STDOUT_FILENO) && !o->json ? stdout : NULL,
 		.should_stop = cli_signals_stop_requested,
 		.before = say_notices,
+		.inherited = cli_signals_inherited(),
 	};
 	struct swp_sweep_result r;
 	int rc = swp_sweep(&rq, &r, err);

@@ -4,6 +4,7 @@
  * error and chooses the exit status (docs/errors.md).
  */
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/cleanup.h"
 #include "common/term.h"
 
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
 	const struct cmd *cmd;
 	int status = 0;
 
+	/* before any handler of repro's own: the program starts with these (cli/signals.h) */
+	cli_signals_save_inherited();
 	if (parse_global(argc, argv, &status))
 		return status;
 	if (optind >= argc) {

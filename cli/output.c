@@ -21,8 +21,12 @@ struct out_job {
  * The temporary file being written, removed by a signal that ends the
  * command (Ctrl-C, SIGTERM, SIGHUP) so that nothing half written stays:
  * the one piece of state the handler needs, so it lives here, in cli/.
+ * The actions those signals had before are put back afterwards, and one
+ * that was ignored (nohup(1)) stays ignored: it ends nothing.
  */
 static char pending_tmp[PATH_MAX];
+static const int guarded_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction guarded_old[sizeof(guarded_sigs) / sizeof(guarded_sigs[0])];
 
 static void remove_pending(int sig)
 {
@@ -35,23 +39,27 @@ static void remove_pending(int sig)
 /* While tmp (NULL: no more) is written, the ending signals remove it first. */
 static void guard_tmp(const char *tmp)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = tmp != NULL ? remove_pending : SIG_DFL };
+	const size_t n = sizeof(guarded_sigs) / sizeof(guarded_sigs[0]);
+	struct sigaction sa = { .sa_handler = remove_pending };
 
-	if (tmp != NULL && strlen(tmp) >= sizeof(pending_tmp))
-		return; /* never: mkstemp's name fits PATH_MAX */
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
 	if (tmp == NULL) {
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaction(sigs[i], &sa, NULL);
+		for (size_t i = 0; i < n; i++)
+			if (guarded_old[i].sa_handler != SIG_IGN)
+				sigaction(guarded_sigs[i], &guarded_old[i], NULL);
 		pending_tmp[0] = '\0';
 		return;
 	}
+	if (strlen(tmp) >= sizeof(pending_tmp))
+		return; /* never: mkstemp's name fits PATH_MAX */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < n; i++)
+		sigaddset(&sa.sa_mask, guarded_sigs[i]);
 	strcpy(pending_tmp, tmp);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < n; i++) {
+		sigaction(guarded_sigs[i], NULL, &guarded_old[i]);
+		if (guarded_old[i].sa_handler != SIG_IGN)
+			sigaction(guarded_sigs[i], &sa, NULL);
+	}
 }
 
 /* The output into path through a temporary file beside it, renamed once complete. */

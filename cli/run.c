@@ -49,7 +49,8 @@ struct sess_options cli_session_hooks(void)
 	return (struct sess_options){ .should_stop = cli_signals_stop_requested,
 				      .on_program = forward_signals,
 				      .notice = print_notice,
-				      .progress = cli_pack_progress() };
+				      .progress = cli_pack_progress(),
+				      .inherited = cli_signals_inherited() };
 }
 
 int cli_run(struct sess_options *sess, const struct sess_policy *first, struct rpl_rules *rules,
@@ -63,6 +64,8 @@ int cli_run(struct sess_options *sess, const struct sess_policy *first, struct r
 
 	sess->should_stop = hooks.should_stop;
 	sess->on_program = hooks.on_program;
+	if (sess->inherited == NULL)
+		sess->inherited = hooks.inherited;
 	/* a caller with notices of its own (a sweep's quiet runs) gets no progress line either */
 	if (sess->notice == NULL) {
 		sess->notice = hooks.notice;

@@ -11,6 +11,12 @@ static volatile sig_atomic_t forward_pid;
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t pending_sig; /* sent before the program existed */
 
+/* What repro was started with (cli_signals_save_inherited()), written once before any handler. */
+static struct sess_signals inherited;
+static bool is_inherited_saved;
+static unsigned long long
+	ignored_bits; /* inherited.ignored as bits 1 << (sig - 1), for the handler */
+
 /* The hex mask after "key" in a /proc/PID/status text (proc(5)), 0 when absent. */
 static unsigned long long status_mask(const char *text, const char *key)
 {
@@ -64,7 +70,15 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	int saved = errno;
 
 	(void)uctx;
-	stop_requested = 1;
+	/*
+	 * One repro was started with ignored asks for nothing: the program
+	 * and what it leaves running ignore it as well (nohup(1), a shell's
+	 * background job), so it must not end the recording.  From kill(2) it
+	 * is still passed on below: the program may have set a handler of
+	 * its own, and a kill(2) of repro stands for one of the program.
+	 */
+	if (sig < 1 || sig > 64 || !(ignored_bits & (1ull << (sig - 1))))
+		stop_requested = 1;
 	/* from kill(2) (SI_USER/SI_QUEUE/SI_TKILL): pass on; from the tty (SI_KERNEL): it got there already */
 	if (info == NULL || info->si_code > 0) {
 		errno = saved;
@@ -79,11 +93,35 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
+void cli_signals_save_inherited(void)
+{
+	struct sigaction old;
+
+	if (is_inherited_saved)
+		return;
+	sigemptyset(&inherited.ignored);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+			sigaddset(&inherited.ignored, sig);
+			if (sig <= 64)
+				ignored_bits |= 1ull << (sig - 1);
+		}
+	sigprocmask(SIG_BLOCK, NULL, &inherited.blocked);
+	is_inherited_saved = true;
+}
+
+const struct sess_signals *cli_signals_inherited(void)
+{
+	cli_signals_save_inherited();
+	return &inherited;
+}
+
 void cli_signals_install(void)
 {
 	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
 	struct sigaction sa;
 
+	cli_signals_save_inherited();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waitpid returns EINTR so the loop can look */

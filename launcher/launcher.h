@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -87,6 +88,15 @@ struct lnch_spawn_opts {
 	 */
 	bool read_only;
 	bool no_new_privs; /* PR_SET_NO_NEW_PRIVS before exec, whatever the sandbox */
+	/*
+	 * borrowed, each may be NULL (then the child keeps what the tracer has
+	 * at fork): the signals the program starts with ignored (every other
+	 * one at SIG_DFL) and its signal mask, set in the child just before
+	 * the filter and exec (signal(7): exec keeps both), so that the
+	 * tracer's own handlers and mask do not reach the program
+	 */
+	const sigset_t *sig_ignored;
+	const sigset_t *sig_blocked;
 };
 
 /* A started tracee, stopped nowhere, seized and running towards its exec. */
@@ -118,7 +128,10 @@ struct lnch_child {
  * in the traced child (recorded), which exits 127 (missing) or 126 (found
  * but not executable) as a shell would; lnch_child_setup_error() tells.
  * A file the kernel refuses with ENOEXEC (no #! line) is run by /bin/sh,
- * as execvp(3) does.  On success fills *child (release with
+ * as execvp(3) does.  With opts->notify the child waits before its filter
+ * until lnch_loop_run() says whether a thread answers a listener.  When
+ * fork(2) fails with EAGAIN under a finite RLIMIT_NPROC the message names
+ * the limit.  On success fills *child (release with
  * lnch_child_release()).  Errors: the errno and step of the first failing
  * set-up step, with a hint (e.g. --sandbox=none) in the message; with
  * overlays, a mount the kernel refuses is such an error before exec (the
@@ -196,7 +209,10 @@ void lnch_loop_add_policy(struct lnch_loop *loop, const struct lnch_policy_ops *
  * First, when a registered policy may ask for a connect fault the kernel
  * plays out (lnch_policy_ops.may_net_fault), makes its endpoints in the
  * child's network namespace (launcher/netfault.h: one short-lived fork,
- * before any stop is handled); otherwise nothing is forked.  Returns 0, or
+ * before any stop is handled); otherwise nothing is forked.  Then starts
+ * the notification thread when the child has a listener socket, or, when
+ * RLIMIT_NPROC leaves no room for a thread (EAGAIN), has the child
+ * install the ptrace-only filter instead.  Returns 0, or
  * -1 with *err when ptrace itself fails in a way the loop cannot handle
  * (the tracees are killed then).
  */

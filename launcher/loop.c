@@ -936,10 +936,17 @@ int lnch_loop_run(struct lnch_loop *loop, struct lnch_result *res, struct repro_
 	 */
 	if (may_net_fault(loop))
 		lnch_netfault_prepare(&loop->netfault, loop->child->pid);
-	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0) {
+	/*
+	 * EAGAIN: no room for a thread under RLIMIT_NPROC (pthread_create(3)),
+	 * which counts repro's threads with the program's processes: the
+	 * child then installs the ptrace-only filter and the same calls are
+	 * ptrace stops, rather than the run failing where the program alone runs.
+	 */
+	if (lnch_notifier_start(&notifier, loop, loop->child->notify_sock) < 0 && errno != EAGAIN) {
 		rc = repro_err_set(err, errno, "cannot start the seccomp notification thread");
 		kill(loop->child->pid, SIGKILL);
 	}
+	(void)lnch_child_answer_listener(loop->child, notifier.running);
 	ticking = tick_start(&tick);
 	while (loop->tasks.count > 0) {
 		int status = 0;

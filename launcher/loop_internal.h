@@ -146,6 +146,16 @@ struct lnch_notifier {
  */
 int lnch_notifier_start(struct lnch_notifier *nt, struct lnch_loop *loop, int sock);
 
+/*
+ * lnch_child_answer_listener - tell the child (launcher/spawn.c), which
+ * waits for it before it installs its filter, whether a notification
+ * thread is there to answer a listener (has_thread) or it is to install
+ * the ptrace-only filter.  Nothing to do without a notification socket.
+ * Returns 0, or -1 with errno when the child cannot hear it (it died:
+ * the loop sees its end).
+ */
+int lnch_child_answer_listener(const struct lnch_child *child, bool has_thread);
+
 /* lnch_notifier_stop - end the thread and close its fds. */
 void lnch_notifier_stop(struct lnch_notifier *nt);
 

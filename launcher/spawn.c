@@ -5,6 +5,7 @@
  */
 #include "launcher/launcher.h"
 #include "launcher/filter.h"
+#include "launcher/loop_internal.h"
 #include "launcher/overlay.h"
 #include "launcher/syscalls.h"
 #include "launcher/taint.h"
@@ -218,9 +219,14 @@ static void notify_to_trace(struct sock_fprog *prog)
 			prog->filter[i].k = SECCOMP_RET_TRACE;
 }
 
+/* The tracer's answer on the notification socket before the filter goes in. */
+#define LISTENER_YES 'L'
+#define LISTENER_NO 'T'
+
 /*
  * The filter with a notification listener when asked and possible; made
- * ptrace-only when the kernel refuses a listener (EBUSY: an outer filter
+ * ptrace-only when the tracer has no thread to answer it (no room under
+ * RLIMIT_NPROC) or the kernel refuses a listener (EBUSY: an outer filter
  * already has one, as under another supervisor; EINVAL: older than Linux
  * 5.0).  WAIT_KILLABLE_RECV (Linux >= 5.19) keeps signals from interrupting
  * a call the tracer is answering.
@@ -228,8 +234,12 @@ static void notify_to_trace(struct sock_fprog *prog)
 static void install_filter(const struct child_args *a)
 {
 	int listener = -1;
+	char answer = 0;
 
-	if (a->notify) {
+	/* whether the tracer has a thread to answer a listener (lnch_child_answer_listener()) */
+	if (a->notify && recv(a->notify_fd, &answer, 1, 0) != 1)
+		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
+	if (a->notify && answer == LISTENER_YES) {
 		listener = lnch_sys_seccomp(SECCOMP_SET_MODE_FILTER,
 					    SECCOMP_FILTER_FLAG_NEW_LISTENER |
 						    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
@@ -335,6 +345,30 @@ static void child_overlays(const struct child_args *a)
 		child_fail(a->err_fd, LNCH_STEP_SYNC, errno ? errno : EPIPE);
 }
 
+/*
+ * The program's signal state as the caller asked (struct
+ * lnch_spawn_opts): exec(2) would keep an ignored signal ignored and the
+ * mask, and reset only handled signals (signal(7)), so the tracer's own
+ * handlers and mask must not be what it passes on.  Errors are ignored:
+ * sigaction(2) refuses SIGKILL, SIGSTOP and the C library's own
+ * real-time signals, which stay as they are.  No allocation: after fork.
+ */
+static void child_signals(const struct lnch_spawn_opts *o)
+{
+	struct sigaction sa;
+
+	if (o->sig_ignored != NULL) {
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		for (int sig = 1; sig < NSIG; sig++) {
+			sa.sa_handler = sigismember(o->sig_ignored, sig) == 1 ? SIG_IGN : SIG_DFL;
+			(void)sigaction(sig, &sa, NULL);
+		}
+	}
+	if (o->sig_blocked != NULL)
+		(void)sigprocmask(SIG_SETMASK, o->sig_blocked, NULL);
+}
+
 static void child_main(const struct child_args *a)
 {
 	char byte = 0;
@@ -361,6 +395,8 @@ static void child_main(const struct child_args *a)
 	/* Without CAP_SYS_ADMIN where the filter is installed, seccomp(2) needs no_new_privs. */
 	if ((a->nnp || a->opts->no_new_privs) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(a->err_fd, LNCH_STEP_NO_NEW_PRIVS, errno);
+	/* before the filter: no call of the child's own is a stop for the tracer */
+	child_signals(a->opts);
 	install_filter(a);
 	child_exec(a);
 }
@@ -580,6 +616,25 @@ static const char *plan_namespaces(bool sandbox, bool net_none, struct child_arg
 	return net_none ? "mntns+netns" : "mntns";
 }
 
+/*
+ * fork(2) fails with EAGAIN when the user is at RLIMIT_NPROC, which
+ * counts every process and thread of the real user id, repro's own with
+ * the program's (setrlimit(2)): name the limit, since the program alone
+ * would have had room.  (A cgroup's pids.max gives EAGAIN too.)
+ */
+static int fork_failed(int errnum, struct repro_err **err)
+{
+	struct rlimit rl;
+
+	if (errnum == EAGAIN && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		return repro_err_set(err, errnum,
+				     "cannot start the program: the process limit RLIMIT_NPROC "
+				     "(ulimit -u %llu) is reached; repro's own process counts "
+				     "against it",
+				     (unsigned long long)rl.rlim_cur);
+	return repro_err_set(err, errnum, "fork");
+}
+
 /* Fork the child of a and set it up; on failure the child is reaped and *step says where. */
 static int spawn_once(struct child_args *a, struct lnch_child *child, enum lnch_step *step,
 		      struct repro_err **err)
@@ -601,7 +656,7 @@ static int spawn_once(struct child_args *a, struct lnch_child *child, enum lnch_
 	t0 = lnch_now_ns();
 	pid = fork();
 	if (pid < 0)
-		return repro_err_set(err, errno, "fork");
+		return fork_failed(errno, err);
 	if (pid == 0)
 		child_main(a);
 	close(steal_fd(&p.ready[1]));
@@ -733,6 +788,15 @@ int lnch_child_spawn(const struct lnch_spawn_opts *opts, struct lnch_child *chil
 	child->rules = opts->rules;
 	child->nrules = opts->nrules;
 	return 0;
+}
+
+int lnch_child_answer_listener(const struct lnch_child *child, bool has_thread)
+{
+	char answer = has_thread ? LISTENER_YES : LISTENER_NO;
+
+	if (child->notify_sock < 0)
+		return 0;
+	return send(child->notify_sock, &answer, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
 int lnch_child_setup_error(struct lnch_child *child, enum lnch_step *step, int *errnum)

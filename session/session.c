@@ -205,6 +205,10 @@ static int spawn(struct sess_state *s, const struct sess_policy *policies, size_
 				      .read_only = s->o->read_only && s->novl > 0,
 				      .no_new_privs = s->o->no_new_privs };
 
+	if (s->o->inherited != NULL) {
+		so.sig_ignored = &s->o->inherited->ignored;
+		so.sig_blocked = &s->o->inherited->blocked;
+	}
 	s->tab = rec_systab_new();
 	trap_names(s, policies, npolicies);
 	s->rules = rec_filter_rules_with(s->o->classes, (const char *const *)s->trap_names,

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <signal.h>
 #include <sys/types.h>
 
 /* A policy of the loop (launcher/policy.h), borrowed for the run. */
@@ -83,6 +84,18 @@ enum sess_class {
  */
 int sess_classes_parse(const char *text, unsigned *classes, struct repro_err **err);
 
+/*
+ * The signal state the program is to start with: what the caller itself
+ * was started with, read before it installed handlers of its own.  exec(2)
+ * keeps ignored signals ignored and the signal mask but resets handled
+ * signals to SIG_DFL (signal(7)), so without this a signal that nohup(1) or
+ * a shell's background job ignores would reach the program at SIG_DFL.
+ */
+struct sess_signals {
+	sigset_t ignored; /* signals at SIG_IGN; every other one starts at SIG_DFL */
+	sigset_t blocked; /* the signal mask */
+};
+
 struct sess_options {
 	char *const *argv; /* borrowed: NULL-terminated; argv[0] searched in PATH */
 	const char *output; /* borrowed: the bundle path (required) */
@@ -121,6 +134,12 @@ struct sess_options {
 	 * per-run timeout.  Checked at the caller's periodic signal.
 	 */
 	uint64_t time_limit_ns;
+	/*
+	 * borrowed, may be NULL: the dispositions and mask the program starts
+	 * with (struct sess_signals); NULL leaves it those of the caller at
+	 * spawn, its handlers reset to SIG_DFL by exec
+	 */
+	const struct sess_signals *inherited;
 	const struct sess_observer *observers; /* borrowed: nobservers more observers, or NULL */
 	size_t nobservers;
 	/*

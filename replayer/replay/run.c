@@ -236,6 +236,7 @@ static struct sess_options run_options(const struct rpl_replay_run_opts *o,
 		s.progress = o->hooks->progress;
 		s.notice = o->hooks->notice;
 		s.cb_ctx = o->hooks->cb_ctx;
+		s.inherited = o->hooks->inherited;
 	}
 	return s;
 }

@@ -88,7 +88,8 @@ static int command_run(void *vctx, const struct swp_run_req *req)
 		.is_overlay = true,
 		.overlay_paths = c->overlay,
 		.time_limit_ns = req->time_limit_ns,
-		.notice = quiet_notice
+		.notice = quiet_notice,
+		.inherited = c->inherited
 	};
 	struct repro_err *err = NULL;
 	struct rpl_rules *rules = NULL;

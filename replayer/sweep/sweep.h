@@ -252,6 +252,7 @@ struct swp_command {
 	bool net_none; /* each run in a network namespace of its own (--net none) */
 	const char *const *overlay; /* NULL-terminated, or NULL: the overlay's defaults */
 	const struct rpl_runner *runner; /* NULL: rpl_run() */
+	const struct sess_signals *inherited; /* NULL: as sess_options.inherited */
 };
 
 /*
@@ -340,6 +341,8 @@ struct swp_sweep_request {
 	void (*before)(void *ctx, const struct swp_sweep_notices *notices);
 	void *ctx;
 	const struct rpl_runner *runner; /* NULL: rpl_run(); a stand-in for tests */
+	/* NULL, or the signal state each run's program starts with (sess_options.inherited) */
+	const struct sess_signals *inherited;
 };
 
 /* A sweep's outcome; swp_sweep_result_release() frees it. */

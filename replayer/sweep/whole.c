@@ -105,7 +105,8 @@ static int sweep_in(const struct swp_sweep_request *rq, const char *work,
 	struct swp_command c = { .argv = rq->argv,
 				 .net_none = rq->net_none,
 				 .overlay = rq->overlay,
-				 .runner = rq->runner };
+				 .runner = rq->runner,
+				 .inherited = rq->inherited };
 	struct swp_runner runner = swp_command_runner(&c);
 	struct swp_sweep_opts so = { .work_dir = work,
 				     .keep_dir = rq->keep_dir,

@@ -294,7 +294,9 @@ held() { # mode signal want-status rule cmd...
 	shift 4
 	[ "$mode" = notify ] || opt=$mode
 	rm -f r6b.repro
-	"$repro" record $opt -o r6b.repro --inject "$rule" -- "$@" >/dev/null 2>r6b.err &
+	# SIGINT at SIG_DFL, as for a terminal's foreground job: a script's
+	# background job starts with it ignored, and so does the program then
+	env --default-signal=INT "$repro" record $opt -o r6b.repro --inject "$rule" -- "$@" >/dev/null 2>r6b.err &
 	rp=$!
 	sleep 1
 	t0=$(date +%s)

@@ -92,7 +92,8 @@ s.connect(("10.98.0.2", 443))
 PY
 cat >inns.sh <<SH
 ip link set lo up && ip route add 10.98.0.0/24 dev lo || exit 77
-"$repro" record -o int.repro -- $py conn.py >int.out 2>int.err &
+# SIGINT at SIG_DFL, as for a terminal's foreground job (a script's background job ignores it)
+env --default-signal=INT "$repro" record -o int.repro -- $py conn.py >int.out 2>int.err &
 rpid=\$!
 for _ in \$(seq 100); do grep -q connecting int.out 2>/dev/null && break; sleep 0.1; done
 sleep 2

@@ -13,9 +13,9 @@ _repro_opts_pack='-o --output -h --help'
 _repro_opts_export='--format -o --output --max-read --max-memory -h --help'
 _repro_opts_report='-o --output --max-read --max-memory -h --help'
 _repro_opts_sweep='--from --only --include-system --faults --timeout --jobs --shard --net --overlay --json --junit --keep --fail-on --merge -h --help'
-_repro_opts_replay='-o --output --cwd --map --fast --only --inject --no-impose --no-overlay --keep-overlay --strict -q --quiet --minimize --simulate --probe-network --include-system --json -h --help'
+_repro_opts_replay='-y --yes --trust --net -o --output --cwd --map --fast --only --inject --no-impose --no-overlay --keep-overlay --strict -q --quiet --minimize --simulate --probe-network --include-system --json -h --help'
 # options that take a value (the next word, or --opt=VALUE)
-_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --color --format --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd '
+_repro_valued=' -o --output --trace --net --sandbox --wait --keep-env --redact --hash-max --io-uring --inject -e --seed --keep-overlay --max-read --max-memory --color --format --map --from --only --faults --timeout --jobs --shard --junit --keep --fail-on --cwd --trust '
 _repro_rule_keys='error= retval= when= delay_enter= delay_exit= delay= signal= path= addr= port= type= host= exe= prob= after= blackhole'
 
 # _repro_add KEEP FULL WORD...: each WORD that starts with FULL, less KEEP

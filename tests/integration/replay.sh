@@ -354,13 +354,14 @@ fi
 # 8. a received bundle: shown, asked, run safely
 mkdir -p recv && cd recv || exit 1
 spaces=$(printf '%5000s' '')
-"$repro" record -o mark.repro -- sh -c 'touch "$1"; exit 4' sh "$work/recv/ran" \
+# what ran is known by its exit (4) and its bundle (mark.replay.repro): its own writes are overlaid
+"$repro" record -o mark.repro -- sh -c 'exit 4' sh \
 	"$(printf 'a\033[2Jb')" "$spaces" >/dev/null 2>&1
-rm -f ran
+rm -f mark.replay.repro
 "$repro" replay mark.repro </dev/null >no.out 2>no.err
 rc=$?
 check "received: no terminal, no --yes: exit 2, one line, nothing ran" \
-	sh -c "[ $rc = 2 ] && [ ! -e ran ] && [ \$(grep -c '^repro:' no.err) = 2 ] &&
+	sh -c "[ $rc = 2 ] && [ ! -e mark.replay.repro ] && [ \$(grep -c '^repro:' no.err) = 2 ] &&
 		grep -q 'runs only when you say so: on a terminal, or with --yes or --trust [0-9a-f]\{64\}; nothing was run' no.err" ||
 	cat no.err
 printf '%s\n' "\$'a\\x1b[2Jb'" >want.esc
@@ -372,14 +373,14 @@ sum=$(sha256sum mark.repro | cut -d' ' -f1)
 	mark.repro </dev/null >tr0.out 2>tr0.err
 rc=$?
 check "received: --trust of another SHA-256: exit 2, nothing ran" \
-	sh -c "[ $rc = 2 ] && [ ! -e ran ] && grep -q \"this bundle's SHA-256 is $sum\" tr0.err"
+	sh -c "[ $rc = 2 ] && [ ! -e mark.replay.repro ] && grep -q \"this bundle's SHA-256 is $sum\" tr0.err"
 "$repro" replay -q --trust "$sum" mark.repro </dev/null >tr1.out 2>tr1.err
 rc=$?
 check "received: --trust of its SHA-256: it runs (exit $rc)" \
 	sh -c "[ $rc = 4 ] && grep -q 'reproduced: exit 4 as recorded' tr1.err" || cat tr1.err
 # on a terminal: the answer decides
 for answer in n y; do
-	rm -f ran
+	rm -f mark.replay.repro
 	$py - "$repro" "$answer" >pty.$answer.out 2>&1 <<'PY'
 import os, pty, sys
 repro, answer = sys.argv[1], sys.argv[2]
@@ -397,10 +398,11 @@ except OSError:
     pass
 print("status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 PY
+	[ -e mark.replay.repro ] && echo "ran" >>pty.$answer.out
 done
 check "received: on a terminal, n runs nothing (exit 2), y runs it" \
-	sh -c "grep -q '^status 2' pty.n.out && grep -q '^status 4' pty.y.out && [ -e ran ]" ||
-	cat pty.n.out pty.y.out
+	sh -c "grep -q '^status 2' pty.n.out && ! grep -q '^ran' pty.n.out &&
+		grep -q '^status 4' pty.y.out && grep -q '^ran' pty.y.out"
 # writes: where the recording wrote, into an overlay; elsewhere, read-only
 if [ "$(id -u)" = 0 ]; then wdir=$(mktemp -d /var/lib/repro-replay-w.XXXXXX); else wdir=$work/recv/w-out; fi
 mkdir -p "$wdir"

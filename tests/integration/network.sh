@@ -242,7 +242,7 @@ chmod a+r "$stage/later.py"
 rec=$?
 touch "$stage/later.on"
 now=$(/usr/bin/python3 "$stage/later.py" 2>&1)
-(cd "$work" && as_variant "$stage/repro" replay --yes "$work/later.repro" >"$work/later.out" 2>&1)
+(cd "$work" && as_variant "$stage/repro" replay --yes --net host "$work/later.repro" >"$work/later.out" 2>&1)
 rc=$?
 rm -f "$stage/later.on"
 if [ $rec = 1 ] && [ "$now" = 127.0.0.1 ] && [ $rc = 1 ] &&

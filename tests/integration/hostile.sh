@@ -30,13 +30,13 @@ mkdir chain && tar --zstd -xf base.repro -C chain || exit 1
 /usr/bin/python3 - chain <<'PY'
 import json, os, sys
 d, n = sys.argv[1], 40000
+m = json.load(open(os.path.join(d, "manifest.json")))
 with open(os.path.join(d, "processes.jsonl"), "w") as f:
     f.write(json.dumps({"pid": 1000, "ppid": 0, "start_ns": 0, "end_ns": n + 1, "exit": {"code": 0},
-                        "execs": [{"t_ns": 1, "path": "/bin/sh", "argv": ["sh", "-c", "x"]}]}) + "\n")
+                        "execs": [{"t_ns": 1, "path": "/bin/sh", "argv": m["argv"]}]}) + "\n")
     for i in range(1, n):
         f.write(json.dumps({"pid": 1000 + i, "ppid": 999 + i, "start_ns": i, "end_ns": i + 1,
                             "exit": {"code": 0}}) + "\n")
-m = json.load(open(os.path.join(d, "manifest.json")))
 m["counts"]["processes"] = n
 json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
 PY

@@ -13,6 +13,12 @@
 struct exporter {
 	FILE *out;
 	size_t n; /* trace events written */
+	/*
+	 * borrowed: the document's start, written before the first event (so
+	 * that a bundle refused in processes.jsonl's first line gets no output);
+	 * NULL once written
+	 */
+	const char *head;
 	json_t *threads; /* "TID" -> true: threads named so far */
 	int write_errno; /* the first write error, 0: none */
 };
@@ -23,6 +29,17 @@ static json_t *us(int64_t ns)
 	return json_real((double)ns / 1000.0);
 }
 
+/* The document's start, once (x->head). */
+static void put_head(struct exporter *x)
+{
+	if (x->head != NULL &&
+	    fprintf(x->out, "{\"displayTimeUnit\":\"ms\",\"otherData\":%s,\"traceEvents\":[",
+		    x->head) < 0 &&
+	    x->write_errno == 0)
+		x->write_errno = errno != 0 ? errno : EIO;
+	x->head = NULL;
+}
+
 /* Write one trace event (taken), comma-separated from the one before. */
 static void emit(struct exporter *x, json_t *ev)
 {
@@ -31,6 +48,7 @@ static void emit(struct exporter *x, json_t *ev)
 	json_decref(ev);
 	if (text == NULL)
 		return;
+	put_head(x);
 	if (fprintf(x->out, "%s\n%s", x->n > 0 ? "," : "", text) < 0 && x->write_errno == 0)
 		x->write_errno = errno != 0 ? errno : EIO;
 	x->n++;
@@ -175,14 +193,14 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 			  "ts and dur in microseconds since the program's start");
 	head = bndl_json_text(other, JSON_COMPACT);
 	json_decref(other);
-	fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":%s,\"traceEvents\":[",
-		head != NULL ? head : "{}");
+	x.head = head != NULL ? head : "{}";
 	/* older bundles lack waits.jsonl */
 	if (bndl_reader_foreach_opt(r, BNDL_PROCESSES_JSONL, on_process, &x, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_EVENTS_JSONL, on_event, &x, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_WAITS_JSONL, on_wait, &x, err) < 0 ||
 	    bndl_reader_finish(r, err) < 0)
 		return -1;
+	put_head(&x);
 	fputs("\n]}\n", out);
 	if (fflush(out) != 0 || ferror(out))
 		return repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the trace");

@@ -31,6 +31,8 @@ struct bndl_reader {
 	unsigned passes;
 	uint64_t passed_bytes; /* uncompressed bytes of the passes before this one */
 	uint64_t kept; /* bytes the command keeps outside JSON (bndl_reader_charge()) */
+	/* processes.jsonl's first record was compared with manifest.json "argv" (or has none) */
+	bool command_checked;
 	/* this pass */
 	char *cur; /* name of the member whose header was read last (owned), or NULL */
 	bool cur_reg; /* it is a regular file */
@@ -237,6 +239,8 @@ static int header_check(struct bndl_reader *r, const char *name, size_t len, str
 	return 0;
 }
 
+static int command_check_member(struct bndl_reader *r, struct repro_err **err);
+
 /* Move to the next header: 1 with r->cur set, 0 at the end of the archive, -1 with *err. */
 static int next_header(struct bndl_reader *r, struct repro_err **err)
 {
@@ -246,6 +250,10 @@ static int next_header(struct bndl_reader *r, struct repro_err **err)
 
 	if (r->eof)
 		return 0;
+	/* no walk goes past processes.jsonl without its first record checked */
+	if (r->cur != NULL && r->cur_unread && r->cur_reg && !r->command_checked &&
+	    strcmp(r->cur, BNDL_PROCESSES_JSONL) == 0 && command_check_member(r, err) < 0)
+		return -1;
 	free(r->cur);
 	r->cur = NULL;
 	/* the data of the member before is skipped (decompressed, hence counted) */
@@ -676,19 +684,28 @@ struct line_sink {
 	void *ctx;
 };
 
-/* Parse one complete line and hand it to the sink; an empty line is skipped. */
-static int line_emit(const struct bndl_reader *r, const char *member, struct line_buf *lb,
-		     size_t lineno, const struct line_sink *sink, struct repro_err **err)
+static int command_check(struct bndl_reader *r, json_t *first, size_t lineno,
+			 struct repro_err **err);
+
+/*
+ * Parse one complete line and hand it to the sink; an empty line is
+ * skipped.  The first record of processes.jsonl is parsed and checked
+ * against the manifest whatever the filter says.
+ */
+static int line_emit(struct bndl_reader *r, const char *member, struct line_buf *lb, size_t lineno,
+		     const struct line_sink *sink, struct repro_err **err)
 {
 	cleanup_json json_t *obj = NULL;
 	json_error_t jerr;
 	size_t len = lb->len;
+	bool is_first = !r->command_checked && strcmp(member, BNDL_PROCESSES_JSONL) == 0;
 	int want;
 
 	lb->len = 0;
 	if (len == 0)
 		return 0;
-	if (sink->filter != NULL && (want = sink->filter(sink->ctx, lb->buf, len, lineno)) <= 0)
+	want = sink->filter != NULL ? sink->filter(sink->ctx, lb->buf, len, lineno) : 1;
+	if (want <= 0 && !is_first)
 		return want < 0 ? 1 : 0;
 	if (check_parse(r, member, lineno, lb->buf, len, err) < 0)
 		return -1;
@@ -699,6 +716,10 @@ static int line_emit(const struct bndl_reader *r, const char *member, struct lin
 		return line_error(r, member, lineno, jerr.text, err);
 	if (!json_is_object(obj))
 		return line_error(r, member, lineno, "not a JSON object", err);
+	if (is_first && command_check(r, obj, lineno, err) < 0)
+		return -1;
+	if (want <= 0)
+		return want < 0 ? 1 : 0;
 	if (sink->fn(sink->ctx, obj, lineno, err) < 0)
 		return -1;
 	json_decref(steal_ptr(&obj));
@@ -707,7 +728,7 @@ static int line_emit(const struct bndl_reader *r, const char *member, struct lin
 }
 
 /* Split one block of data into lines; *lineno counts the lines completed so far. */
-static int feed_block(const struct bndl_reader *r, const char *member, struct line_buf *lb,
+static int feed_block(struct bndl_reader *r, const char *member, struct line_buf *lb,
 		      const char *data, size_t len, size_t *lineno, const struct line_sink *sink,
 		      struct repro_err **err)
 {
@@ -812,4 +833,121 @@ int bndl_reader_copy(struct bndl_reader *r, const char *member, FILE *out, struc
 	if (n == 0 && carry > 0)
 		(void)repro_term_write(out, chunk, carry, true, false);
 	return n < 0 ? -1 : 0;
+}
+
+/* ---- the command (docs/bundle-format.md "manifest.json") ---- */
+
+/*
+ * word names the program argv0 names: it is argv0, or, for an argv0
+ * without '/', the path a PATH search found ("DIR/argv0").
+ */
+static bool names_program(const char *word, const char *argv0)
+{
+	size_t wl = strlen(word), al = strlen(argv0);
+
+	if (strcmp(word, argv0) == 0)
+		return true;
+	return al > 0 && strchr(argv0, '/') == NULL && wl > al && word[wl - al - 1] == '/' &&
+	       strcmp(word + wl - al, argv0) == 0;
+}
+
+/*
+ * exec_argv (an exec's "argv") is argv as run: the same words, or an
+ * interpreter and at most one argument of it before the program's path
+ * and argv[1..].  That is how the kernel runs a "#!" script (what
+ * /proc/PID/cmdline shows when the execve entry was not traced:
+ * execve(2) "Interpreter scripts") and how the launcher runs a file
+ * that execve refused with ENOEXEC ("/bin/sh" PATH ARG..., as execvp(3)).
+ */
+static bool same_command(json_t *argv, json_t *exec_argv)
+{
+	size_t n = json_array_size(argv), m = json_array_size(exec_argv);
+	const char *argv0 = json_string_value(json_array_get(argv, 0));
+
+	if (json_equal(argv, exec_argv))
+		return true;
+	if (argv0 == NULL || !json_is_array(exec_argv))
+		return false;
+	for (size_t skip = 1; skip <= 2; skip++) {
+		const char *prog = json_string_value(json_array_get(exec_argv, skip));
+		size_t i = 0;
+
+		if (m != n + skip || prog == NULL || !names_program(prog, argv0))
+			continue;
+		while (i < skip && json_is_string(json_array_get(exec_argv, i)))
+			i++;
+		if (i < skip)
+			continue;
+		for (i = 1; i < n; i++)
+			if (!json_equal(json_array_get(argv, i),
+					json_array_get(exec_argv, i + skip)))
+				break;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The first record of processes.jsonl (line lineno) against manifest.json
+ * "argv": replay runs the one, explain and show name the other, so they
+ * must be one command.  Either side absent (a command that could not be
+ * executed has no exec) passes.
+ */
+static int command_check(struct bndl_reader *r, json_t *first, size_t lineno,
+			 struct repro_err **err)
+{
+	json_t *argv = json_object_get(r->manifest, "argv");
+	json_t *exec = json_array_get(json_object_get(first, "execs"), 0);
+	json_t *exec_argv = json_object_get(exec, "argv");
+
+	r->command_checked = true;
+	if (argv == NULL || json_is_null(argv) || exec_argv == NULL || json_is_null(exec_argv) ||
+	    same_command(argv, exec_argv))
+		return 0;
+	return repro_err_set(err, EPROTO,
+			     "'%s' is not a consistent repro bundle: manifest.json \"argv\" is not "
+			     "the first process's first exec (processes.jsonl line %zu)",
+			     r->path, lineno);
+}
+
+/* Filter and line function of command_check_member(): line_emit() checks, then it stops. */
+static int stop_at_first(void *ctx, const char *line, size_t len, size_t lineno)
+{
+	(void)ctx;
+	(void)line;
+	(void)len;
+	(void)lineno;
+	return -1;
+}
+
+static int no_line(void *ctx, json_t *obj, size_t lineno, struct repro_err **err)
+{
+	(void)ctx;
+	(void)obj;
+	(void)lineno;
+	(void)err;
+	return 0;
+}
+
+/* Read processes.jsonl (the current member or ahead) up to its first record, to check it. */
+static int command_check_member(struct bndl_reader *r, struct repro_err **err)
+{
+	struct line_sink sink = { .fn = no_line, .filter = stop_at_first };
+
+	if (foreach_sink(r, BNDL_PROCESSES_JSONL, &sink, err) < 0)
+		return -1;
+	r->command_checked = true; /* also when it holds no record */
+	return 0;
+}
+
+int bndl_reader_check_command(struct bndl_reader *r, struct repro_err **err)
+{
+	int has;
+
+	if (r->command_checked)
+		return 0;
+	if ((has = bndl_reader_has(r, BNDL_PROCESSES_JSONL, err)) <= 0)
+		return has;
+	return command_check_member(r, err);
 }

@@ -82,6 +82,29 @@ struct bndl_reader *bndl_reader_open_limited(const char *path, const struct bndl
 json_t *bndl_reader_manifest(const struct bndl_reader *r);
 
 /*
+ * The command (docs/bundle-format.md "manifest.json"): manifest.json
+ * "argv" must be the first exec of the first process (processes.jsonl's
+ * first record), or that exec its interpreter's form of it (a "#!" script
+ * or a file run by /bin/sh after ENOEXEC: an interpreter, at most one
+ * argument of it, the program's path, argv[1..]).  Every walk of the
+ * archive checks it on its way: reading processes.jsonl (any foreach), or
+ * passing it to reach a later member or the end (bndl_reader_finish());
+ * a failed check is EPROTO, "'PATH' is not a consistent repro bundle:
+ * manifest.json "argv" is not the first process's first exec
+ * (processes.jsonl line N)".  Either side absent (no exec: a command that
+ * could not be executed; no argv) passes.
+ *
+ * bndl_reader_check_command - make that check now, for a command that acts
+ * on the manifest (replay) or prints before reading past processes.jsonl
+ * (show --host): reads processes.jsonl up to its first record, forward
+ * from where the reader is (call it before reading members that follow
+ * processes.jsonl, so that a pipe still works; a member already passed was
+ * checked then).  Returns 0 (also when the bundle has no processes.jsonl),
+ * or -1 with *err.
+ */
+int bndl_reader_check_command(struct bndl_reader *r, struct repro_err **err);
+
+/*
  * Called for each line of a .jsonl member: obj is borrowed for the call;
  * lineno counts from 1.  Return 0 to go on, -1 with *err to stop.
  */

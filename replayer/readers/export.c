@@ -13,6 +13,12 @@
 struct exporter {
 	FILE *out;
 	size_t n; /* trace events written */
+	/*
+	 * borrowed: the document's start, written before the first event (so
+	 * that a bundle refused in processes.jsonl's first line gets no output);
+	 * NULL once written
+	 */
+	const json_t *head;
 	json_t *threads; /* "TID" -> true: threads named so far */
 	int write_errno; /* the first write error, 0: none */
 };
@@ -23,6 +29,18 @@ static json_t *us(int64_t ns)
 	return json_real((double)ns / 1000.0);
 }
 
+/* The document's start, once (x->head), as printable ASCII (bndl_json_write()). */
+static void put_head(struct exporter *x)
+{
+	if (x->head != NULL &&
+	    (fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", x->out) == EOF ||
+	     bndl_json_write(x->head, x->out, JSON_COMPACT) < 0 ||
+	     fputs(",\"traceEvents\":[", x->out) == EOF) &&
+	    x->write_errno == 0)
+		x->write_errno = errno != 0 ? errno : EIO;
+	x->head = NULL;
+}
+
 /*
  * Write one trace event (taken), comma-separated from the one before, as
  * printable ASCII (bndl_json_write(): controls, C1, bidirectional
@@ -30,6 +48,7 @@ static json_t *us(int64_t ns)
  */
 static void emit(struct exporter *x, json_t *ev)
 {
+	put_head(x);
 	if ((x->n > 0 && fputc(',', x->out) == EOF) || fputc('\n', x->out) == EOF ||
 	    bndl_json_write(ev, x->out, JSON_COMPACT | JSON_REAL_PRECISION(15)) < 0) {
 		if (x->write_errno == 0)
@@ -166,7 +185,9 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 		bndl_reader_open_limited(opts->bundle_path, opts->limits, err);
 	cleanup_json json_t *threads = json_object();
 	struct exporter x = { .out = out, .threads = threads };
-	json_t *m, *other;
+	cleanup_json json_t *other = NULL;
+	json_t *m;
+
 	if (r == NULL)
 		return -1;
 	m = bndl_reader_manifest(r);
@@ -174,17 +195,14 @@ int rpl_export_chrome_trace(const struct rpl_export_opts *opts, FILE *out, struc
 			  json_object_get(m, "argv"), "cwd", json_object_get(m, "cwd"), "exit",
 			  json_object_get(m, "exit"), "units",
 			  "ts and dur in microseconds since the program's start");
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", out);
-	if (bndl_json_write(other, out, JSON_COMPACT) < 0)
-		fputs("{}", out);
-	json_decref(other);
-	fputs(",\"traceEvents\":[", out);
+	x.head = other;
 	/* older bundles lack waits.jsonl */
 	if (bndl_reader_foreach_opt(r, BNDL_PROCESSES_JSONL, on_process, &x, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_EVENTS_JSONL, on_event, &x, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_WAITS_JSONL, on_wait, &x, err) < 0 ||
 	    bndl_reader_finish(r, err) < 0)
 		return -1;
+	put_head(&x);
 	fputs("\n]}\n", out);
 	if (fflush(out) != 0 || ferror(out))
 		return repro_err_set(err, errno != 0 ? errno : EIO, "cannot write the trace");

@@ -450,25 +450,13 @@ static int dump_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err
 }
 
 /*
- * --json of a view: host.json as it is, a .jsonl member as one JSON array
- * written line by line as it streams (memory bounded by one line, not by
- * the member).
+ * --json of a .jsonl view: one JSON array written line by line as it
+ * streams (memory bounded by one line, not by the member).
  */
 static int view_json(struct bndl_reader *r, const char *member, FILE *out, struct repro_err **err)
 {
-	cleanup_json json_t *doc = NULL;
 	struct dump d = { out, 0 };
 
-	if (strcmp(member, BNDL_HOST_JSON) == 0) {
-		doc = bndl_reader_load(r, member, err);
-		if (doc == NULL)
-			return -1;
-		if (bndl_json_write(doc, out,
-				    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
-		    fputc('\n', out) == EOF)
-			return repro_err_set(err, errno ? errno : EIO, "cannot write output");
-		return 0;
-	}
 	if (fputc('[', out) == EOF)
 		return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 	if (bndl_reader_foreach(r, member, dump_line, &d, err) < 0)
@@ -493,14 +481,22 @@ int rpl_views_show(struct bndl_reader *r, enum rpl_show_view view, bool json, FI
 	if (has == 0)
 		return repro_err_set(err, EPROTO,
 				     "the bundle has no %s (written by an older repro?)", member);
-	if (json)
-		return view_json(r, member, out, err);
 	if (view == RPL_VIEW_HOST) {
+		/* host.json comes before processes.jsonl: the command is checked before printing */
 		host = bndl_reader_load(r, member, err);
-		if (host == NULL)
+		if (host == NULL || bndl_reader_check_command(r, err) < 0)
 			return -1;
-		show_host(host, out);
+		if (!json) {
+			show_host(host, out);
+			return 0;
+		}
+		if (bndl_json_write(host, out,
+				    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) < 0 ||
+		    fputc('\n', out) == EOF)
+			return repro_err_set(err, errno ? errno : EIO, "cannot write output");
 		return 0;
 	}
+	if (json)
+		return view_json(r, member, out, err);
 	return bndl_reader_foreach(r, member, view == RPL_VIEW_FILES ? on_file : on_net, &l, err);
 }

@@ -308,7 +308,7 @@ static enum rpl_replay_kind kind_of(const char *k)
 	return 0;
 }
 
-/* The manifest's command and cwd, host.json's HOME. */
+/* The manifest's command (checked against processes.jsonl) and cwd, host.json's HOME. */
 static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct repro_err **err)
 {
 	json_t *m = bndl_reader_manifest(r), *env;
@@ -328,7 +328,9 @@ static int read_facts(struct bndl_reader *r, struct rpl_replay_plan *p, struct r
 		if (!json_is_string(e))
 			return repro_err_set(err, EPROTO,
 					     "replay: the bundle's manifest argv is not strings");
-	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &p->host, err) < 0)
+	/* what runs is what explain and show name (host.json comes first: a pipe still works) */
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &p->host, err) < 0 ||
+	    bndl_reader_check_command(r, err) < 0)
 		return -1;
 	env = json_object_get(p->host, "environment");
 	if (str(env, "HOME") != NULL)

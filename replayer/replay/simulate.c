@@ -445,7 +445,8 @@ int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, boo
 		return -1;
 	m = bndl_reader_manifest(r);
 	s.cwd = str(m, "cwd") != NULL ? str(m, "cwd") : "/";
-	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &host, err) < 0)
+	if (bndl_reader_load_opt(r, BNDL_HOST_JSON, &host, err) < 0 ||
+	    bndl_reader_check_command(r, err) < 0)
 		return -1;
 	s.home = str(json_object_get(host, "environment"), "HOME");
 	s.host = json_is_integer(json_object_get(host, "uid")) ? host : NULL;

@@ -392,8 +392,12 @@ def process_shapes(base):
         "wide": [{"pid": 1, "ppid": 0}] + [{"pid": i, "ppid": 1, "execs": [
             {"t_ns": i, "path": "/bin/x", "argv": ["x", str(i)]}]} for i in range(2, 3000)],
         "deep-execs": [{"pid": 1, "ppid": 0, "execs": [
+            {"t_ns": 0, "path": "/bin/sh", "argv": man["argv"]}] + [
             {"t_ns": i, "path": "/bin/sh", "argv": ["sh", "-c", "exec %d" % i]}
-            for i in range(5000)]}],
+            for i in range(1, 5000)]}],
+        # manifest.json "argv" is not the first exec: refused (docs/bundle-format.md)
+        "command-differs": [{"pid": 1, "ppid": 0, "execs": [
+            {"t_ns": 0, "path": "/bin/sh", "argv": ["sh", "-c", "not the manifest's"]}]}],
     }
     for name, procs in trees.items():
         ev = [{"seq": i + 1, "t_ns": -i, "pid": p.get("pid"), "syscall": "execve",

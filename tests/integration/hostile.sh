@@ -11,6 +11,8 @@
 #     --json output and export are printable ASCII (no raw DEL either)
 #   - a FIFO nobody writes to as the bundle path (open(2) blocked for ever):
 #     one line, exit 2; a pipe (<(cat B)) is read like the file
+#   - a manifest "argv" that is not the first exec (show one command, replay
+#     another): every reader refuses it in one line, replay runs nothing
 # (bundle_limits.sh: the read and memory limits, duplicate members, one pass)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -32,13 +34,13 @@ mkdir chain && tar --zstd -xf base.repro -C chain || exit 1
 /usr/bin/python3 - chain <<'PY'
 import json, os, sys
 d, n = sys.argv[1], 40000
+m = json.load(open(os.path.join(d, "manifest.json")))
 with open(os.path.join(d, "processes.jsonl"), "w") as f:
     f.write(json.dumps({"pid": 1000, "ppid": 0, "start_ns": 0, "end_ns": n + 1, "exit": {"code": 0},
-                        "execs": [{"t_ns": 1, "path": "/bin/sh", "argv": ["sh", "-c", "x"]}]}) + "\n")
+                        "execs": [{"t_ns": 1, "path": "/bin/sh", "argv": m["argv"]}]}) + "\n")
     for i in range(1, n):
         f.write(json.dumps({"pid": 1000 + i, "ppid": 999 + i, "start_ns": i, "end_ns": i + 1,
                             "exit": {"code": 0}}) + "\n")
-m = json.load(open(os.path.join(d, "manifest.json")))
 m["counts"]["processes"] = n
 json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
 PY
@@ -92,4 +94,40 @@ rc=$?
 check "show on a pipe: exit 0, what the file shows" sh -c "test $rc = 0 && cmp -s file.txt out.txt"
 "$repro" show /dev/stdin <base.repro >out.txt 2>err.txt
 check "show /dev/stdin redirected from a file reads it" test $? = 0
+
+# manifest.json "argv" that is not the first process's first exec: explain
+# would name one command and replay run another.  Every reader refuses it
+# in one line, before any output, and nothing runs.
+mkdir argv && tar --zstd -xf base.repro -C argv || exit 1
+/usr/bin/python3 - argv "$work/marker" <<'PY'
+import json, os, sys
+path = os.path.join(sys.argv[1], "manifest.json")
+m = json.load(open(path))
+m["argv"] = ["sh", "-c", "touch '%s'" % sys.argv[2]]
+json.dump(m, open(path, "w"))
+PY
+(cd argv && tar --zstd --format=pax -cf ../argv.repro $(/usr/bin/python3 -c \
+	'import json; print(" ".join(json.load(open("manifest.json"))["members"]))')) || exit 1
+want="repro: 'argv.repro' is not a consistent repro bundle: manifest.json \"argv\" is not the first process's first exec (processes.jsonl line 1)"
+for cmd in "show" "show --host" "show --host --json" "show --net" "show --files" "show --trace" \
+	"show --all" "explain" "explain --json" "diff argv.repro base.repro" "diff base.repro argv.repro" \
+	"export" "report" "replay --simulate" "replay --yes --no-overlay" "replay --yes" "replay"; do
+	case $cmd in diff*) args=$cmd ;; *) args="$cmd argv.repro" ;; esac
+	timeout 60 "$repro" $args >out.txt 2>err.txt
+	rc=$?
+	# replay names the bundle by its full path
+	check "$cmd of a bundle whose manifest argv is not its first exec: exit 2, the one line, no output" \
+		sh -c "test $rc = 2 && test ! -s out.txt && test \"\$(sed \"s|'\$2/|'|\" err.txt)\" = \"\$1\"" \
+		sh "$want" "$work"
+done
+check "replay of that bundle ran nothing" test ! -e "$work/marker" -a ! -e argv.replay.repro
+"$repro" show --host <(cat argv.repro) >out.txt 2>err.txt
+rc=$?
+check "show --host of that bundle from a pipe: exit 2, the one line" \
+	sh -c "test $rc = 2 && test ! -s out.txt && grep -q 'is not a consistent repro bundle' err.txt && test \$(wc -l <err.txt) = 1"
+"$repro" show --host base.repro >file.txt 2>&1
+"$repro" show --host <(cat base.repro) >out.txt 2>err.txt
+rc=$?
+check "show --host of a consistent bundle from a pipe: exit 0, what the file shows" \
+	sh -c "test $rc = 0 && cmp -s file.txt out.txt"
 exit $fail

@@ -737,9 +737,15 @@ static struct bndl_spool_drops drops_of(const struct pack_state *st)
 	return d;
 }
 
+/*
+ * A spool without its END record is a recording that never ended (its
+ * recorder was killed, SIGKILL or a crash): what came after its last
+ * record written out is lost, though every record read is whole.
+ */
 static bool is_incomplete(const struct pack_state *st)
 {
-	return st->is_filled || st->drops.procs > 0 || st->is_truncated || st->damage != NULL;
+	return st->is_filled || st->drops.procs > 0 || st->is_truncated || st->damage != NULL ||
+	       !st->has_end;
 }
 
 static void append_note(json_t *arr, char *note_take)

@@ -380,6 +380,7 @@ int sess_pack_spool(const char *spool_dir, const char *out_path,
 	cleanup_json json_t *holder = NULL;
 	cleanup_json json_t *redacted = NULL;
 	struct bndl_pack_dest dest = { .out_path = out_path };
+	cleanup_close int lock = -1;
 
 	if (bndl_spool_check(spool_dir, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
@@ -388,6 +389,9 @@ int sess_pack_spool(const char *spool_dir, const char *out_path,
 				     "pack: the bundle '%s' would be written inside the spool "
 				     "'%s', which is removed after packing",
 				     out_path, spool_dir);
+	/* a recording writing -o now would replace this bundle, or this one its */
+	if ((lock = sess_output_lock(out_path, err)) == -2)
+		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	if (bndl_runinfo_load(spool_dir, &run, &holder, &run_argv, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	run.is_packed_later = true;

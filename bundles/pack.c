@@ -737,9 +737,15 @@ static struct bndl_spool_drops drops_of(const struct pack_state *st)
 	return d;
 }
 
+/*
+ * A spool without its END record is a recording that never ended (its
+ * recorder was killed, SIGKILL or a crash): what came after its last
+ * record written out is lost, though every record read is whole.
+ */
 static bool is_incomplete(const struct pack_state *st)
 {
-	return st->is_filled || st->drops.procs > 0 || st->is_truncated || st->damage != NULL;
+	return st->is_filled || st->drops.procs > 0 || st->is_truncated || st->damage != NULL ||
+	       !st->has_end;
 }
 
 static void append_note(json_t *arr, char *note_take)
@@ -973,14 +979,16 @@ static int member_from_spool(struct bndl_tarzst *w, const char *spool_dir, const
 {
 	cleanup_free char *path = repro_path_join(spool_dir, name);
 	struct tmp_member src = { .path = repro_xstrdup(path) };
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_err struct repro_err *oerr = NULL;
+	int fd = repro_file_open_regular(path, &oerr);
 	int rc;
 
 	if (fd < 0) {
 		tmp_member_release(&src);
-		if (errno == ENOENT)
+		if (repro_err_is(&oerr, ENOENT))
 			return 0;
-		return repro_err_set(err, errno, "cannot read '%s'", path);
+		*err = steal_ptr(&oerr);
+		return -1;
 	}
 	src.f = fdopen(fd, "r");
 	if (src.f == NULL) {
@@ -1296,9 +1304,10 @@ int bndl_runinfo_save(const char *spool_dir, const struct bndl_run_info *run,
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text == NULL)
 		return repro_err_set(err, EINVAL, "cannot encode '%s'", path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* written again during the run: the file made at the start, never a link */
+	fd = repro_file_create(path, true, err);
 	if (fd < 0)
-		return repro_err_set(err, errno, "cannot create '%s'", path);
+		return -1;
 	if (repro_write_all(fd, text, strlen(text), path, err) < 0)
 		return -1;
 	if (close(steal_fd(&fd)) < 0)
@@ -1346,12 +1355,13 @@ int bndl_runinfo_load(const char *spool_dir, struct bndl_run_info *run, json_t *
 	cleanup_free char *path = repro_path_join(spool_dir, BNDL_SPOOL_RUNINFO);
 	cleanup_free char *text = NULL;
 	cleanup_json json_t *o = NULL;
+	cleanup_close int fd = -1;
 	json_error_t jerr;
 	size_t len = 0;
 	char **argv;
 
-	text = repro_read_file(path, RUNINFO_MAX, &len, err);
-	if (text == NULL)
+	fd = repro_file_open_regular(path, err);
+	if (fd < 0 || (text = repro_read_fd(fd, RUNINFO_MAX, &len, path, err)) == NULL)
 		return -1;
 	o = json_loadb(text, len, 0, &jerr);
 	if (o == NULL || !json_is_object(o))

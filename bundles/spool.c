@@ -713,6 +713,58 @@ int bndl_spool_remove(const char *dir, struct repro_err **err)
 	return 0;
 }
 
+/* The spool directory (stat st) is the caller's and no one else may write in it. */
+static int check_spool_owner(const struct stat *st, struct repro_err **err)
+{
+	if (st->st_uid != geteuid())
+		return repro_err_set(err, 0,
+				     "the spool belongs to another user (uid %u, not %u): "
+				     "only the user who recorded it packs it",
+				     (unsigned)st->st_uid, (unsigned)geteuid());
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return repro_err_set(err, 0,
+				     "other users may write in the spool (mode %04o): "
+				     "its files cannot be trusted",
+				     (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* name in the spool directory dfd, when it is there, is a regular file (never followed). */
+static int check_spool_file(int dfd, const char *name, struct repro_err **err)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT
+			       ? 0
+			       : repro_err_set(err, errno, "cannot stat the spool's '%s'", name);
+	if (!S_ISREG(st.st_mode))
+		return repro_err_set(err, 0, "the spool's '%s' is %s, not a regular file", name,
+				     repro_file_kind(st.st_mode));
+	return 0;
+}
+
+int bndl_spool_check(const char *dir, struct repro_err **err)
+{
+	static const char *const names[] = { BNDL_SPOOL_FILE, BNDL_SPOOL_RUNINFO,
+					     BNDL_SPOOL_RESERVE };
+	cleanup_close int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return repro_err_set(err, errno, "cannot open the spool");
+	if (check_spool_owner(&st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (check_spool_file(dfd, names[i], err) < 0)
+			return -1;
+	for (size_t i = 0; bndl_members[i].name != NULL; i++)
+		if (bndl_members[i].producer == BNDL_BY_SESSION &&
+		    check_spool_file(dfd, bndl_members[i].name, err) < 0)
+			return -1;
+	return 0;
+}
+
 /* ---- reading ---- */
 
 void bndl_spool_reader_free(struct bndl_spool_reader *r)
@@ -760,13 +812,17 @@ static int check_file_hdr(const struct bndl_spool_reader *r, struct repro_err **
 struct bndl_spool_reader *bndl_spool_reader_open(const char *dir, struct repro_err **err)
 {
 	cleanup_spool_reader struct bndl_spool_reader *r = repro_xcalloc(1, sizeof(*r));
+	cleanup_err struct repro_err *oerr = NULL;
 	int fd;
 
 	r->path = repro_path_join(dir, BNDL_SPOOL_FILE);
 	r->reserve_path = repro_path_join(dir, BNDL_SPOOL_RESERVE);
-	fd = open(r->path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO planted in a spool would block open(2) and read(2) for ever */
+	fd = repro_file_open_regular(r->path, &oerr);
+	if (fd < 0 && oerr->errnum != 0)
+		return repro_err_set(err, oerr->errnum, "cannot open spool '%s'", r->path), NULL;
 	if (fd < 0)
-		return repro_err_set(err, errno, "cannot open spool '%s'", r->path), NULL;
+		return repro_err_set(err, 0, "cannot open spool: %s", oerr->msg), NULL;
 	r->f = fdopen(fd, "rb");
 	if (r->f == NULL) {
 		close(fd);
@@ -889,6 +945,7 @@ static int parse_blobs(const struct bndl_spool_reader *r, size_t len, uint16_t n
  */
 static bool reader_enter_reserve(struct bndl_spool_reader *r)
 {
+	cleanup_err struct repro_err *oerr = NULL; /* no reserve: the spool ends here */
 	struct bndl_spool_file_hdr hdr;
 	FILE *f;
 	int fd;
@@ -896,7 +953,7 @@ static bool reader_enter_reserve(struct bndl_spool_reader *r)
 	if (r->in_reserve)
 		return false;
 	r->in_reserve = true;
-	fd = open(r->reserve_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = repro_file_open_regular(r->reserve_path, &oerr);
 	if (fd < 0)
 		return false;
 	f = fdopen(fd, "rb");

@@ -361,6 +361,20 @@ int bndl_spool_close(struct bndl_spool *sp, struct repro_err **err);
  */
 int bndl_spool_remove(const char *dir, struct repro_err **err);
 
+/*
+ * bndl_spool_check - before a spool left behind is packed (`repro pack`):
+ * DIR must be a directory of the calling user (its effective uid) that no
+ * other user may write in, and each of the files a spool holds
+ * (events.spool, run.json, reserve and the derived members, as
+ * bndl_spool_remove() names them) a regular file when it is there -- not
+ * a symbolic link, whose target the pack would write or read, nor a FIFO,
+ * whose open(2) would wait for ever.  Root packing a spool another user
+ * prepared would otherwise write where that user's links point.  Returns
+ * 0, or -1 with *err (errnum 0 and a sentence naming what is wrong; errno
+ * of open(2) when DIR cannot be opened).
+ */
+int bndl_spool_check(const char *dir, struct repro_err **err);
+
 struct bndl_spool_reader;
 
 /*

@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -62,8 +63,32 @@ static void guard_tmp(const char *tmp)
 	}
 }
 
-/* The output into path through a temporary file beside it, renamed once complete. */
-static int write_replacing(const struct out_job *j, const char *path, struct repro_err **err)
+/*
+ * The mode of the file that replaces old (NULL: none): old's own, with its
+ * owner and group where this user may give them (root; a group of its own),
+ * else what a new file gets, 0666 less the umask (mkstemp(3) made it 0600).
+ */
+static int give_mode(int fd, const struct stat *old)
+{
+	mode_t mask;
+
+	if (old != NULL) {
+		/* fchown(2) first: it clears the set-user-ID and set-group-ID bits */
+		if (old->st_uid != geteuid() || old->st_gid != getegid())
+			(void)fchown(fd, old->st_uid, old->st_gid);
+		return fchmod(fd, old->st_mode & 07777);
+	}
+	mask = umask(0);
+	umask(mask);
+	return fchmod(fd, 0666 & ~mask);
+}
+
+/*
+ * The output into path through a temporary file beside it, renamed once
+ * complete; old (NULL: none) is what path is now, whose mode it keeps.
+ */
+static int write_replacing(const struct out_job *j, const char *path, const struct stat *old,
+			   struct repro_err **err)
 {
 	cleanup_free char *tmp = repro_xasprintf("%s.tmp-XXXXXX", path);
 	int fd = mkstemp(tmp);
@@ -73,7 +98,7 @@ static int write_replacing(const struct out_job *j, const char *path, struct rep
 	if (fd < 0)
 		return repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
 	guard_tmp(tmp);
-	f = fdopen(fd, "w");
+	f = give_mode(fd, old) == 0 ? fdopen(fd, "w") : NULL;
 	if (f == NULL) {
 		close(fd);
 		unlink(tmp);
@@ -83,14 +108,8 @@ static int write_replacing(const struct out_job *j, const char *path, struct rep
 	rc = j->fn(j->ctx, f, err);
 	if (fclose(f) != 0 && rc == 0)
 		rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
-	if (rc == 0) {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		/* mkstemp(3) made it 0600: the mode a new file gets */
-		if (chmod(tmp, 0666 & ~mask) < 0 || rename(tmp, path) < 0)
-			rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
-	}
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = repro_err_set(err, errno, "%s: cannot write '%s'", j->cmd, j->output);
 	if (rc < 0)
 		unlink(tmp);
 	guard_tmp(NULL);
@@ -111,6 +130,26 @@ static int write_through(const struct out_job *j, struct repro_err **err)
 	return rc;
 }
 
+/*
+ * A symbolic link named as -o is followed only when it is the caller's or
+ * the owner's of the directory it is in: the rule of fs.protected_symlinks
+ * (proc_sys_fs(5)) for sticky directories, here everywhere, so that a link
+ * another user planted in /tmp cannot aim the output at the caller's files.
+ */
+static int check_link(const struct out_job *j, const struct stat *link, struct repro_err **err)
+{
+	cleanup_free char *copy = repro_xstrdup(j->output);
+	struct stat dir;
+
+	if (link->st_uid == geteuid() ||
+	    (stat(dirname(copy), &dir) == 0 && link->st_uid == dir.st_uid))
+		return 0;
+	return repro_err_set(err, 0,
+			     "%s: '%s' is a symbolic link of another user (uid %u): not written "
+			     "through; give another -o FILE",
+			     j->cmd, j->output, (unsigned)link->st_uid);
+}
+
 int cli_output_write(const char *cmd, const char *output, const char *const *inputs, size_t ninputs,
 		     cli_write_fn fn, void *ctx, struct repro_err **err)
 {
@@ -120,6 +159,8 @@ int cli_output_write(const char *cmd, const char *output, const char *const *inp
 
 	if (output == NULL || strcmp(output, "-") == 0)
 		return fn(ctx, stdout, err);
+	if (lstat(output, &out) == 0 && S_ISLNK(out.st_mode) && check_link(&j, &out, err) < 0)
+		return -1;
 	if (stat(output, &out) < 0) {
 		int why = errno;
 
@@ -127,7 +168,7 @@ int cli_output_write(const char *cmd, const char *output, const char *const *inp
 			return repro_err_set(err, why, "%s: cannot write '%s'", cmd, output);
 		/* missing: made anew; a dangling link: the file it names, made through it */
 		return lstat(output, &out) == 0 ? write_through(&j, err)
-						: write_replacing(&j, output, err);
+						: write_replacing(&j, output, NULL, err);
 	}
 	for (size_t i = 0; i < ninputs; i++)
 		if (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
@@ -137,5 +178,5 @@ int cli_output_write(const char *cmd, const char *output, const char *const *inp
 	if (!S_ISREG(out.st_mode))
 		return write_through(&j, err);
 	real = realpath(output, NULL);
-	return write_replacing(&j, real != NULL ? real : output, err);
+	return write_replacing(&j, real != NULL ? real : output, &out, err);
 }

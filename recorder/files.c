@@ -12,6 +12,7 @@
 #include "common/names.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
+#include "common/fdutil.h"
 #include "common/content_hash.h"
 #include "common/map.h"
 #include "common/mountinfo.h"
@@ -1060,10 +1061,17 @@ static int write_jsonl(const struct ftable *t, const char *out_path, struct rec_
 	cleanup_free struct fentry **v = NULL;
 	cleanup_fclose FILE *f = NULL;
 	size_t n = 0;
+	int fd;
 
-	f = fopen(out_path, "we");
-	if (f == NULL)
+	/* never through a link planted where it goes (a spool packed later) */
+	fd = repro_file_create(out_path, false, err);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		close(fd);
 		return repro_err_set(err, errno, "cannot create '%s'", out_path);
+	}
 	if (has_failures(t))
 		mounts_load(&ms);
 	v = sorted_touched(t, &n);

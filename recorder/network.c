@@ -730,7 +730,7 @@ int rec_network_write(const char *spool_dir, const char *out_path, struct repro_
 				.out_path = out_path,
 				.names = json_object(),
 				.hosts = hosts_names(spool_dir) };
-	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int rc = -1;
 
 	if (fd < 0 || (ns.out = fdopen(fd, "w")) == NULL) {

@@ -283,7 +283,7 @@ static int walk_root(struct walk *w, const struct rec_overlay_root *r, struct re
 int rec_overlay_write(const struct rec_overlay_root *roots, size_t n, uint64_t max,
 		      const char *out_path, struct rec_overlay_stats *st, struct repro_err **err)
 {
-	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	cleanup_fclose FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	struct walk w = { .out = out, .out_path = out_path, .max = max ? max : REC_OVERLAY_MAX };
 	int rc = 0;

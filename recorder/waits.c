@@ -263,7 +263,7 @@ static int write_all(FILE *out, const char *spool_dir, const char *out_path, str
 
 int rec_waits_write(const char *spool_dir, const char *out_path, struct repro_err **err)
 {
-	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int rc;
 

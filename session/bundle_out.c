@@ -331,7 +331,8 @@ void sess_report_full_disk(const struct sess_state *s)
 /*
  * files.jsonl, network.jsonl and waits.jsonl, as a run makes them.  Best
  * effort: a spool on a read-only or full mount still packs, without them
- * (a partial one is removed, so that it is not packed).
+ * (a partial one is removed, so that it is not packed); a stale one, from a
+ * pack that was cut short, is replaced.
  */
 static void derive_later(const char *spool_dir)
 {
@@ -340,6 +341,10 @@ static void derive_later(const char *spool_dir)
 	cleanup_free char *waits = repro_xasprintf("%s/waits.jsonl", spool_dir);
 	cleanup_err struct repro_err *tmp_err = NULL;
 
+	/* made anew, never written through what is there (bndl_spool_check() saw regular files) */
+	(void)unlink(files);
+	(void)unlink(net);
+	(void)unlink(waits);
 	if (rec_files_write(spool_dir, NULL, files, &tmp_err) < 0) {
 		repro_err_free(&tmp_err);
 		(void)unlink(files);
@@ -375,12 +380,18 @@ int sess_pack_spool(const char *spool_dir, const char *out_path,
 	cleanup_json json_t *holder = NULL;
 	cleanup_json json_t *redacted = NULL;
 	struct bndl_pack_dest dest = { .out_path = out_path };
+	cleanup_close int lock = -1;
 
+	if (bndl_spool_check(spool_dir, err) < 0)
+		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	if (output_inside(spool_dir, out_path))
 		return repro_err_set(err, EINVAL,
 				     "pack: the bundle '%s' would be written inside the spool "
 				     "'%s', which is removed after packing",
 				     out_path, spool_dir);
+	/* a recording writing -o now would replace this bundle, or this one its */
+	if ((lock = sess_output_lock(out_path, err)) == -2)
+		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	if (bndl_runinfo_load(spool_dir, &run, &holder, &run_argv, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	run.is_packed_later = true;

@@ -5,6 +5,7 @@
  */
 #include "session/session_internal.h"
 #include "common/cleanup.h"
+#include "common/fdutil.h"
 #include "common/xalloc.h"
 #include "recorder/host.h"
 
@@ -16,8 +17,13 @@
 static int host_dump(const struct sess_state *s, const char *dir, struct repro_err **err)
 {
 	cleanup_free char *path = repro_xasprintf("%s/host.json", dir);
+	cleanup_close int fd = repro_file_create(path, false, err);
 
-	if (json_dump_file(s->host_json, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+	if (fd < 0)
+		return -1;
+	errno = 0;
+	if (json_dumpfd(s->host_json, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    close(steal_fd(&fd)) < 0) {
 		int e = errno ? errno : EIO;
 
 		(void)unlink(path);

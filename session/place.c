@@ -4,16 +4,20 @@
  */
 #include "session/session_internal.h"
 #include "common/cleanup.h"
+#include "common/map.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 const char *sess_tmp_parent(const struct sess_options *o)
@@ -87,6 +91,52 @@ int sess_check_output(const char *out, struct repro_err **err)
 	    (name_max > 0 && strlen(base) + TMP_SUFFIX_LEN > (size_t)name_max))
 		return repro_err_set(err, ENAMETOOLONG, "cannot write the bundle to '%s'", out);
 	return 0;
+}
+
+/*
+ * The bundle path's lock: its directory made canonical (realpath(3)) with
+ * its name, hashed (XXH3-64), and the name kept for `ss -x` to show.
+ */
+static int lock_name(const char *out, struct sockaddr_un *sun, socklen_t *len)
+{
+	cleanup_free char *copy = repro_xstrdup(out);
+	cleanup_free char *copy2 = repro_xstrdup(out);
+	cleanup_free char *key = NULL;
+	char dir[PATH_MAX];
+	int n;
+
+	if (realpath(dirname(copy), dir) == NULL)
+		return -1;
+	key = repro_xasprintf("%s/%s", dir, basename(copy2));
+	*sun = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	/* sun_path[0] == '\0': the abstract namespace, unix(7) */
+	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1, "repro-output/%016llx/%s",
+		     (unsigned long long)repro_map_key_str(key, strlen(key)), basename(copy2));
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= sizeof(sun->sun_path) - 1)
+		n = (int)sizeof(sun->sun_path) - 2; /* the name cut: the hash tells them apart */
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	return 0;
+}
+
+int sess_output_lock(const char *out, struct repro_err **err)
+{
+	cleanup_close int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sun;
+	socklen_t len;
+
+	if (fd < 0 || lock_name(out, &sun, &len) < 0)
+		return -1; /* no lock to be had: the run goes on without one */
+	if (bind(fd, (struct sockaddr *)&sun, len) == 0)
+		return steal_fd(&fd);
+	if (errno != EADDRINUSE)
+		return -1;
+	return repro_err_set(err, 0,
+			     "another recording is writing the bundle '%s' (the last to end would "
+			     "replace the other's): give another -o FILE",
+			     out),
+	       -2;
 }
 
 /* The spool directory in dir, with run.json and events.spool; a failed attempt leaves nothing. */

@@ -68,6 +68,8 @@ static void state_release(struct sess_state *s)
 	if (s->spool != NULL)
 		bndl_spool_close(s->spool, NULL);
 	free(s->spool_dir);
+	if (s->output_lock >= 0)
+		close(s->output_lock);
 }
 #define cleanup_state __attribute__((cleanup(state_release)))
 
@@ -247,8 +249,10 @@ static int start(struct sess_state *s, const struct sess_policy *policies, size_
 	if (redact_argv(s, err) < 0)
 		return -1;
 	fill_info(s);
-	if (sess_check_output(s->o->output, err) < 0 || sess_make_spool(s, err) < 0 ||
-	    sess_overlay_prepare(s, err) < 0)
+	if (sess_check_output(s->o->output, err) < 0)
+		return -1;
+	s->output_lock = sess_output_lock(s->o->output, err);
+	if (s->output_lock == -2 || sess_make_spool(s, err) < 0 || sess_overlay_prepare(s, err) < 0)
 		return -1;
 	t1 = lnch_now_ns();
 	s->timing.setup_ns = t1 - t0;
@@ -409,7 +413,9 @@ int sess_run(const struct sess_options *opts, const struct sess_policy *policies
 	     struct sess_result *out, struct repro_err **err)
 {
 	cleanup_state struct sess_state s = {
-		.o = opts, .child = { .pid = -1, .err_fd = -1, .notify_sock = -1 }
+		.o = opts,
+		.child = { .pid = -1, .err_fd = -1, .notify_sock = -1 },
+		.output_lock = -1,
 	};
 	struct sess_result r = { 0 };
 

@@ -51,6 +51,7 @@ struct sess_state {
 	char warnings[1024];
 	struct lnch_result res;
 	bool made_spool;
+	int output_lock; /* sess_output_lock()'s fd, or -1 */
 	bool was_stop_requested;
 	struct rec_redact *redact;
 	json_t *redacted; /* names of what was redacted */
@@ -95,6 +96,19 @@ bool sess_same_fs(const char *a, const char *b);
  * (a full one passes: the bundle will go elsewhere).  Returns 0 or -1 with *err.
  */
 int sess_check_output(const char *out, struct repro_err **err);
+/*
+ * sess_output_lock - hold the bundle path out for as long as the returned
+ * fd is open, so that a second run (or `repro pack`) writing the same path
+ * is refused instead of replacing the first one's bundle, or being replaced
+ * by it.  The lock is an abstract unix(7) socket named after out's
+ * canonical path: no file in the program's sight (the default -o is in its
+ * working directory), released by the kernel however repro ends, SIGKILL
+ * included.  Runs in other network namespaces do not see each other's.
+ * Returns the fd (O_CLOEXEC); -1 when no lock can be had (no AF_UNIX, out's
+ * directory missing: the run goes on without it, *err untouched); -2 with
+ * *err (errnum 0) when another run holds out.
+ */
+int sess_output_lock(const char *out, struct repro_err **err);
 /*
  * sess_make_spool - make s->spool_dir with run.json and open s->spool, in
  * the spool parent or, when that is full, another scratch directory (one

@@ -282,7 +282,7 @@ static void scenario_procs(struct bndl_spool *sp)
 	fx_proc_exec(sp, 103, 4000000100, "/bin/sh", a3, sizeof(a3));
 }
 
-uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
+static uint64_t write_scenario(const char *dir, uint64_t *nfailed, bool has_end)
 {
 	cleanup_err struct repro_err *err = NULL;
 	struct bndl_spool *sp = bndl_spool_open(dir, &err);
@@ -315,10 +315,23 @@ uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
 	fx_append(sp, &ev);
 	fx_proc_exit(sp, 101, 8000000000, 1 << 8);
 	fx_proc_exit(sp, 100, 9000000000, 1 << 8);
+	/* a recording that ended has its END record; one without it is incomplete */
+	if (has_end && bndl_spool_end(sp, true, 1 << 8, 9000000000, &err) < 0)
+		abort();
 	if (bndl_spool_close(sp, &err) < 0)
 		abort();
 	*nfailed = 1 + 12 + 1 + 3;
 	return seq;
+}
+
+uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed)
+{
+	return write_scenario(dir, nfailed, true);
+}
+
+uint64_t fx_write_scenario_killed(const char *dir, uint64_t *nfailed)
+{
+	return write_scenario(dir, nfailed, false);
 }
 
 char *fx_full_spool(const char *dir, bool has_end, int errnum)

@@ -69,6 +69,9 @@ void fx_proc_exit(struct bndl_spool *sp, int32_t pid, uint64_t t_ns, int status)
  */
 uint64_t fx_write_scenario(const char *dir, uint64_t *nfailed);
 
+/* fx_write_scenario_killed - the same without its END record, as a killed recorder leaves it. */
+uint64_t fx_write_scenario_killed(const char *dir, uint64_t *nfailed);
+
 /*
  * fx_full_spool - DIR/spool as a recording on a full disk leaves it: pid 1
  * (one failed openat, exit 3), a DROPPED record (errnum, ENOSPC or EDQUOT,

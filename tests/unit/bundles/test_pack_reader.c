@@ -287,7 +287,7 @@ static void test_pack_truncated_spool_warns(void **state)
 	json_t *m;
 
 	assert_int_equal(mkdir(spool, 0700), 0);
-	fx_write_scenario(spool, &nfailed);
+	fx_write_scenario_killed(spool, &nfailed);
 	assert_int_equal(stat(file, &st), 0);
 	assert_int_equal(truncate(file, st.st_size - 3), 0);
 	run.has_exit = 0;
@@ -825,6 +825,56 @@ static void test_pack_complete_spool(void **state)
 	bndl_reader_free(r);
 }
 
+/* A whole spool without its END record (a recorder killed by SIGKILL) packs as incomplete. */
+static void test_pack_killed_spool(void **state)
+{
+	cleanup_free char *spool = repro_xasprintf("%s/spool", (char *)*state);
+	cleanup_free char *out = repro_xasprintf("%s/killed.repro", (char *)*state);
+	cleanup_err struct repro_err *err = NULL;
+	struct bndl_run_info run = packed_later();
+	struct bndl_reader *r;
+	uint64_t nfailed;
+	json_t *m;
+
+	assert_int_equal(mkdir(spool, 0700), 0);
+	fx_write_scenario_killed(spool, &nfailed);
+	assert_int_equal(bndl_pack(spool, &run, fx_render_ops(), out, &err), 0);
+	r = open_ok(out);
+	m = bndl_reader_manifest(r);
+	assert_true(json_is_true(json_object_get(m, "incomplete")));
+	assert_true(warnings_have(m, "recording was interrupted and packed later by 'repro pack'"));
+	bndl_reader_free(r);
+}
+
+/* A spool to pack later holds regular files only, in a directory no one else may write in. */
+static void test_spool_check(void **state)
+{
+	cleanup_free char *spool = repro_xasprintf("%s/spool", (char *)*state);
+	cleanup_free char *files = repro_xasprintf("%s/files.jsonl", spool);
+	cleanup_free char *host = repro_xasprintf("%s/host.json", spool);
+	cleanup_err struct repro_err *err = NULL;
+	uint64_t nfailed;
+
+	assert_int_equal(mkdir(spool, 0700), 0);
+	fx_write_scenario_killed(spool, &nfailed);
+	assert_int_equal(bndl_spool_check(spool, &err), 0);
+	assert_int_equal(symlink("/etc/passwd", files), 0);
+	assert_int_equal(bndl_spool_check(spool, &err), -1);
+	assert_string_equal(err->msg,
+			    "the spool's 'files.jsonl' is a symbolic link, not a regular file");
+	repro_err_free(&err);
+	assert_int_equal(unlink(files), 0);
+	assert_int_equal(mkfifo(host, 0600), 0);
+	assert_int_equal(bndl_spool_check(spool, &err), -1);
+	assert_string_equal(err->msg, "the spool's 'host.json' is a FIFO, not a regular file");
+	repro_err_free(&err);
+	assert_int_equal(unlink(host), 0);
+	assert_int_equal(chmod(spool, 0777), 0);
+	assert_int_equal(bndl_spool_check(spool, &err), -1);
+	assert_string_equal(err->msg, "other users may write in the spool (mode 0777): its files "
+				      "cannot be trusted");
+}
+
 /*
  * -o on a full filesystem: the members are staged past a full scratch
  * directory, the bundle goes to the fallback directory on another
@@ -884,6 +934,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_pack_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_archive_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_truncated_spool_warns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pack_killed_spool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spool_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_signal_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_failure_keeps_spool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_render_error_aborts, setup, teardown),

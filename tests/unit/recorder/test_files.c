@@ -238,6 +238,7 @@ static json_t *run(struct fixture *fx, bool no_uring, const char *name, struct r
 	o.no_uring = no_uring;
 	o.uring_min_paths = 1;
 	assert_int_equal(bndl_spool_flush(fx->sp, &err), 0);
+	(void)unlink(out); /* rec_files_write() makes its output anew, never over a file */
 	if (rec_files_write_stats(fx->spool_dir, &o, out, st, &err) < 0)
 		fail_msg("rec_files_write: %s", err->msg);
 	if (!no_uring && uring_works())

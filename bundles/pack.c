@@ -314,6 +314,14 @@ static json_t *argv_json(const struct bndl_render_ops *ops, const struct bndl_bl
 	return arr;
 }
 
+/* A string of the spool as JSON: through the redaction callback when there is one. */
+static json_t *str_json(const struct bndl_render_ops *ops, const char *data, size_t len)
+{
+	if (ops != NULL && ops->str_json != NULL)
+		return ops->str_json(ops->ctx, data, len);
+	return bndl_json_bytes(data, len);
+}
+
 static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 {
 	struct proc *p = proc_get(st, ev->pid, ev->t_ns);
@@ -324,11 +332,11 @@ static void on_proc_exec(struct pack_state *st, const struct bndl_event *ev)
 
 	json_object_set_new(exec, "t_ns", json_integer((json_int_t)ev->t_ns));
 	json_object_set_new(exec, "path",
-			    path != NULL ? bndl_json_bytes(path->data, path->len) : json_null());
+			    path != NULL ? str_json(st->ops, path->data, path->len) : json_null());
 	if (path != NULL && written != NULL &&
 	    (written->len != path->len || memcmp(written->data, path->data, path->len) != 0))
 		json_object_set_new(exec, "path_as_written",
-				    bndl_json_bytes(written->data, written->len));
+				    str_json(st->ops, written->data, written->len));
 	json_object_set_new(exec, "argv",
 			    argv_json(st->ops, bndl_event_blob(ev, BNDL_BLOB_ARGV, 1)));
 	if (env != NULL && env->data != NULL && st->ops != NULL && st->ops->env_json != NULL)
@@ -1225,6 +1233,8 @@ int bndl_pack_to(const char *spool_dir, const struct bndl_run_info *run,
 		return -1;
 	st.members = member_list(&st);
 	manifest = manifest_json(&st, run);
+	if (ops != NULL && ops->redact_json != NULL)
+		ops->redact_json(ops->ctx, manifest);
 	json_object_set(manifest, "members", st.members);
 	manifest_text = json_dumps(manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (manifest_text == NULL)

@@ -53,6 +53,18 @@ struct bndl_render_ops {
 	 * leave the machine; ownership moves to the caller.
 	 */
 	json_t *(*output_json)(void *ctx, const char *data, size_t len);
+	/*
+	 * str_json (may be NULL: written as it is): a string data[0..len) of
+	 * the spool that is no argument (an exec's path) as a new JSON
+	 * string, redacted as it may leave the machine; ownership moves to the
+	 * caller.
+	 */
+	json_t *(*str_json)(void *ctx, const char *data, size_t len);
+	/*
+	 * redact_json (may be NULL): redact every string of v in place
+	 * (manifest.json before it is written: cwd, warnings that name paths)
+	 */
+	void (*redact_json)(void *ctx, json_t *v);
 	void *ctx; /* borrowed: passed to the callbacks */
 	/*
 	 * progress (may be NULL): done of total bytes of the spool read so

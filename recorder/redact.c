@@ -104,9 +104,8 @@ static const char *const harmless_env[] = {
 struct rec_redact {
 	regex_t *extra;
 	size_t n_extra; /* compiled so far */
-	/* owned: values of secret environment variables, redacted wherever they appear */
-	char **known;
-	size_t n_known;
+	/* owned: secret values learned (environments, argv), redacted wherever they appear */
+	struct rec_known *known;
 	char **keep_env;
 	size_t n_keep;
 	bool is_hostname_hidden; /* rec_redact_hide_hostname() */
@@ -198,6 +197,61 @@ static bool span_has_secret_word(const char *s, size_t n)
 	return false;
 }
 
+/* Whether s[0..n) is one of the parts of a name that say "password" or "signature" alone. */
+static bool is_secret_part(const char *s, size_t n)
+{
+	static const char *const parts[] = { "pass", "pw", "pat", "sig" };
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strlen(parts[i]) == n && strncasecmp(s, parts[i], n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Names that hold credentials without a secret word: MYSQL_PWD, DBPASS,
+ * GH_PAT …; upper case only, as environment names are written (so that
+ * --bypass is no secret option).
+ */
+static bool has_secret_suffix(const char *name, size_t len)
+{
+	static const char *const suffixes[] = { "_PWD", "PASS", "_PAT" };
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len > n && strncmp(name + len - n, suffixes[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool rec_redact_is_secret_name(const char *s, size_t n)
+{
+	size_t start = 0;
+
+	while (start < n && s[start] == '-')
+		start++;
+	if (span_has_secret_word(s + start, n - start) || has_secret_suffix(s + start, n - start))
+		return true;
+	for (size_t i = start, part = start; i <= n; i++) {
+		if (i < n && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			continue;
+		if (is_secret_part(s + part, i - part))
+			return true;
+		part = i + 1;
+	}
+	return false;
+}
+
+bool rec_redact_is_setting_name(const char *s, size_t n)
+{
+	const char *dot = memrchr(s, '.', n);
+	size_t last = dot != NULL ? (size_t)(dot - s) + 1 : 0;
+
+	return n > last && rec_redact_is_secret_name(s + last, n - last);
+}
+
 /*
  * One pass of one rule over a string: s is read once from left to right,
  * and the output is built from the spans between the redacted ones.
@@ -208,11 +262,34 @@ struct pass {
 	size_t copied; /* s[0..copied) is in out already */
 	struct repro_sbuf out;
 	bool changed;
+	struct rec_known *learn; /* borrowed, may be NULL: where what is redacted is learned */
 };
+
+/*
+ * Learn the secret S[0..N): the pieces between the REC_REDACTED an earlier
+ * rule left in it, each when long enough (rec_known_add()).  O(N).
+ */
+static void learn_span(struct rec_known *k, const char *s, size_t n)
+{
+	const size_t rlen = sizeof(REC_REDACTED) - 1;
+
+	while (n > 0) {
+		const char *r = memmem(s, n, REC_REDACTED, rlen);
+		size_t piece = r != NULL ? (size_t)(r - s) : n;
+
+		rec_known_add(k, s, piece);
+		if (r == NULL)
+			return;
+		s += piece + rlen;
+		n -= piece + rlen;
+	}
+}
 
 /* Replace s[from..to) by REC_REDACTED; spans come in increasing order. */
 static void pass_redact(struct pass *p, size_t from, size_t to)
 {
+	if (p->learn != NULL)
+		learn_span(p->learn, p->s + from, to - from);
 	repro_sbuf_add(&p->out, p->s + p->copied, from - p->copied);
 	repro_sbuf_adds(&p->out, REC_REDACTED);
 	p->copied = to;
@@ -254,7 +331,7 @@ static void rule_after_secret_option(struct pass *p, const char *prev)
 	for (size_t i = 0; i < n; i++)
 		if (!is_name_char((unsigned char)prev[i]))
 			return;
-	if (!span_has_secret_word(prev, n))
+	if (!rec_redact_is_secret_name(prev, n))
 		return;
 	if (p->len > 1 && p->s[0] == '-' && p->s[1] == '-')
 		return; /* the next long option, not a value */
@@ -298,7 +375,7 @@ static bool is_secret_option(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!is_name_char((unsigned char)s[i]))
 			return false;
-	return span_has_secret_word(s, n);
+	return rec_redact_is_secret_name(s, n);
 }
 
 /*
@@ -318,16 +395,238 @@ static void rule_after_secret_name(struct pass *p, const char *prev)
 			return;
 		joined |= prev[i] == '_' || prev[i] == '.';
 	}
-	if (joined && span_has_secret_word(prev, n))
+	if (joined && rec_redact_is_setting_name(prev, n))
 		pass_redact(p, 0, p->len);
 }
 
-/* ^pass:(V:.+)$ (openssl's -pass pass:VALUE, -passin pass:VALUE) */
+/*
+ * (^|[[:space:]'"=])pass:(V:[^[:space:]'"]+) (openssl's -pass pass:VALUE,
+ * -passin pass:VALUE, also inside a command line); a whole argument
+ * "pass:VALUE" goes to its end.
+ */
 static void rule_pass_source(struct pass *p, const char *prev)
 {
 	(void)prev;
-	if (p->len > 5 && strncmp(p->s, "pass:", 5) == 0)
+	if (p->len > 5 && strncmp(p->s, "pass:", 5) == 0) {
 		pass_redact(p, 5, p->len);
+		return;
+	}
+	for (size_t i = 1; i + 5 < p->len; i++) {
+		unsigned char before = (unsigned char)p->s[i - 1];
+		size_t end = i + 5;
+
+		if (!(is_blank(before) || is_quote(before) || before == '=') ||
+		    strncmp(p->s + i, "pass:", 5) != 0)
+			continue;
+		while (end < p->len && !is_blank((unsigned char)p->s[end]) &&
+		       !is_quote((unsigned char)p->s[end]))
+			end++;
+		if (end > i + 5) {
+			pass_redact(p, i + 5, end);
+			i = end;
+		}
+	}
+}
+
+/*
+ * The quote at s[k]: ' or " (ESC false), or \' or \" (ESC true: JSON
+ * written inside a double-quoted shell string, "{\"token\": \"V\"}");
+ * 0 when there is none.  *WIDTH: its bytes.
+ */
+static char quote_at(const struct pass *p, size_t k, bool esc, size_t *width)
+{
+	*width = esc ? 2 : 1;
+	if (esc)
+		return k + 1 < p->len && p->s[k] == '\\' && is_quote((unsigned char)p->s[k + 1])
+			       ? p->s[k + 1]
+			       : 0;
+	return k < p->len && is_quote((unsigned char)p->s[k]) ? p->s[k] : 0;
+}
+
+/*
+ * The end of a quoted value that starts at s[v], closed by QUOTE (after
+ * a backslash when ESC); a backslash escapes the byte after it otherwise.
+ * len when it does not end.
+ */
+static size_t quoted_end(const struct pass *p, size_t v, char quote, bool esc)
+{
+	for (size_t i = v; i < p->len; i++) {
+		if (p->s[i] == '\\' && esc && i + 1 < p->len && p->s[i + 1] == quote)
+			return i;
+		if (p->s[i] == '\\')
+			i++;
+		else if (p->s[i] == quote && !esc)
+			return i;
+	}
+	return p->len;
+}
+
+/* After the name's closing quote at s[j]: blanks, ':' or '=', blanks; where the value's quote is, or len. */
+static size_t field_separator(const struct pass *p, size_t j)
+{
+	size_t k = j;
+
+	while (k < p->len && is_blank((unsigned char)p->s[k]))
+		k++;
+	if (k >= p->len || (p->s[k] != ':' && p->s[k] != '='))
+		return p->len;
+	for (k++; k < p->len && is_blank((unsigned char)p->s[k]);)
+		k++;
+	return k;
+}
+
+/*
+ * Q([[:alnum:]_.-]+)Q[[:space:]]*[:=][[:space:]]*R(V:[^R]*)R with Q and R
+ * each ' or " (or each \' or \"), the name a secret one: a field of JSON
+ * or of a Python or Ruby dict ({"password": "V"}, {'api_key': 'V'}), in
+ * program output or an argument (curl -d '{"token":"V"}').  A value that
+ * does not end ends the rule for its kind of quote: no later one can end
+ * either, so each byte is read a bounded number of times.
+ */
+static void rule_json_field(struct pass *p, const char *prev)
+{
+	bool is_open[2][2] = { { false, false }, { false, false } }; /* [esc][is "] */
+
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		bool esc = p->s[i] == '\\';
+		size_t w, j, k, v, end;
+		char q = quote_at(p, i, esc, &w), qv;
+
+		if (q == 0) {
+			i++;
+			continue;
+		}
+		for (j = i + w; j < p->len && is_name_char((unsigned char)p->s[j]);)
+			j++;
+		if (quote_at(p, j, esc, &w) != q ||
+		    !rec_redact_is_secret_name(p->s + i + w, j - i - w)) {
+			i = j > i + 1 ? j : i + 1;
+			continue;
+		}
+		k = field_separator(p, j + w);
+		qv = quote_at(p, k, esc, &w);
+		if (qv == 0 || is_open[esc][qv == '"']) {
+			i = j + 1;
+			continue;
+		}
+		v = k + w;
+		end = quoted_end(p, v, qv, esc);
+		if (end == p->len) {
+			is_open[esc][qv == '"'] = true;
+			i = j + 1;
+			continue;
+		}
+		if (end > v)
+			pass_redact(p, v, end);
+		i = end + w;
+	}
+}
+
+/* The words after which prose names a secret ("using api key V", "token: V"). */
+static bool is_prose_word(const char *s, size_t n)
+{
+	static const char *const words[] = { "token",	   "secret", "password", "passwd",
+					     "passphrase", "key",    "apikey",	 "pw" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
+			return true;
+	return false;
+}
+
+/* [0-9a-fA-F]{8}-…-[0-9a-fA-F]{12}: an RFC 9562 UUID, an identifier that is no secret */
+static bool is_uuid(const char *s, size_t n)
+{
+	if (n != 36)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool is_dash = i == 8 || i == 13 || i == 18 || i == 23;
+		char c = s[i];
+
+		if (is_dash ? c != '-'
+			    : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+				(c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return true;
+}
+
+/* The characters of a credential written in prose: [[:alnum:]_+/=.~-] */
+static bool is_credential_char(unsigned char c)
+{
+	return is_alnum(c) || c == '_' || c == '+' || c == '/' || c == '=' || c == '.' ||
+	       c == '~' || c == '-';
+}
+
+/*
+ * Whether s[0..n) has the alphabet and mix of a credential: 8 bytes or more
+ * of [[:alnum:]_+/=.~-] with a digit and a letter, and not a UUID.  Words,
+ * numbers and paths of words ("/etc/ssl/key.pem") do not.
+ */
+static bool looks_like_credential(const char *s, size_t n)
+{
+	bool has_digit = false, has_alpha = false;
+
+	if (n < REC_REDACT_KNOWN_MIN || is_uuid(s, n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_credential_char(c))
+			return false;
+		has_digit |= c >= '0' && c <= '9';
+		has_alpha |= is_alpha(c);
+	}
+	return has_digit && has_alpha;
+}
+
+/*
+ * (^|[^[:alnum:]])P[[:space:]]*(:|=|is)?[[:space:]]+(V:C) where P is a
+ * prose word (is_prose_word()) and C a word that looks like a credential
+ * (looks_like_credential(); a '.' or ',' that ends a sentence is not part of
+ * it): "using api key V", "the token is V".  Each word is looked at once,
+ * with the next one: O(len(s)).
+ */
+static void rule_prose(struct pass *p, const char *prev)
+{
+	(void)prev;
+	for (size_t i = 0; i < p->len;) {
+		size_t w = i, k, v, end;
+
+		if (!is_alpha((unsigned char)p->s[i]) ||
+		    (i > 0 && is_alnum((unsigned char)p->s[i - 1]))) {
+			i++;
+			continue;
+		}
+		while (i < p->len && is_alpha((unsigned char)p->s[i]))
+			i++;
+		if (!is_prose_word(p->s + w, i - w) ||
+		    (i < p->len && is_alnum((unsigned char)p->s[i])))
+			continue;
+		k = i;
+		if (k < p->len && (p->s[k] == ':' || p->s[k] == '='))
+			k++;
+		for (v = k; v < p->len && is_blank((unsigned char)p->s[v]);)
+			v++;
+		if (v + 2 < p->len && strncasecmp(p->s + v, "is", 2) == 0 &&
+		    is_blank((unsigned char)p->s[v + 2]))
+			for (v += 2; v < p->len && is_blank((unsigned char)p->s[v]);)
+				v++;
+		if (v == k)
+			continue;
+		for (end = v; end < p->len && is_credential_char((unsigned char)p->s[end]);)
+			end++;
+		while (end > v && (p->s[end - 1] == '.' || p->s[end - 1] == ','))
+			end--;
+		if (end < p->len && !is_blank((unsigned char)p->s[end]) &&
+		    !is_quote((unsigned char)p->s[end]) && strchr(".,;)]}", p->s[end]) == NULL)
+			continue;
+		if (looks_like_credential(p->s + v, end - v)) {
+			pass_redact(p, v, end);
+			i = end;
+		}
+	}
 }
 
 /*
@@ -431,7 +730,7 @@ static void rule_assignment(struct pass *p, const char *prev)
 	(void)prev;
 	while (i < p->len && is_name_char((unsigned char)p->s[i]))
 		i++;
-	if (i + 1 < p->len && p->s[i] == '=' && span_has_secret_word(p->s, i))
+	if (i + 1 < p->len && p->s[i] == '=' && rec_redact_is_secret_name(p->s, i))
 		pass_redact(p, i + 1, p->len);
 }
 
@@ -487,7 +786,7 @@ static void inline_assignments(struct pass *p, char quote)
 			i++;
 			continue;
 		}
-		if (c == '=' && i > run && span_has_secret_word(p->s + run, i - run))
+		if (c == '=' && i > run && rec_redact_is_secret_name(p->s + run, i - run))
 			i = inline_value(p, i, quote, &memo);
 		else
 			i++;
@@ -600,7 +899,7 @@ static void rule_secret_header(struct pass *p, const char *prev)
 			i++;
 			continue;
 		}
-		if (c == ':' && run != SIZE_MAX && span_has_secret_word(p->s + run, i - run))
+		if (c == ':' && run != SIZE_MAX && rec_redact_is_secret_name(p->s + run, i - run))
 			i = header_value(p, i + 1, 1, i + 1, &memo);
 		else
 			i++;
@@ -608,9 +907,36 @@ static void rule_secret_header(struct pass *p, const char *prev)
 	}
 }
 
+/* The shortest user of a URL that is taken for a token (bytes). */
+#define TOKEN_USER_MIN 20
+
+/*
+ * Whether the user s[0..n) of a URL without a password is a token
+ * (https://TOKEN@host/, as GitHub and GitLab accept): TOKEN_USER_MIN bytes
+ * or more of [[:alnum:]_-] with a digit and a letter; user names
+ * (git, deploy, first.last) are not.
+ */
+static bool is_token_user(const char *s, size_t n)
+{
+	bool has_digit = false, has_alpha = false;
+
+	if (n < TOKEN_USER_MIN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_alnum(c) && c != '_' && c != '-')
+			return false;
+		has_digit |= c >= '0' && c <= '9';
+		has_alpha |= is_alpha(c);
+	}
+	return has_digit && has_alpha;
+}
+
 /*
  * [[:alpha:]][[:alnum:]+.-]*://[^/?#:[:space:]]*:(V:[^/?#[:space:]]+)@[^/?#@[:space:]]*:
- * the password of a URL's userinfo (RFC 3986 3.2.1); the user stays.  The
+ * the password of a URL's userinfo (RFC 3986 3.2.1); the user stays, unless
+ * there is no password and the user is a token (is_token_user()).  The
  * authority runs from "://" to the first '/', '?', '#' or blank; the
  * userinfo ends at its last '@' (a password may hold an '@' that was not
  * escaped: http://bob:p1@p2@host/), the user at the first ':'.  SEP is the
@@ -637,6 +963,10 @@ static size_t url_password(struct pass *p, size_t sep)
 	if (at == SIZE_MAX)
 		return sep + 1;
 	colon = memchr(p->s + u, ':', at - u);
+	if (colon == NULL && is_token_user(p->s + u, at - u)) {
+		pass_redact(p, u, at);
+		return at;
+	}
 	if (colon == NULL || (size_t)(colon - p->s) + 1 == at)
 		return sep + 1;
 	pass_redact(p, (size_t)(colon - p->s) + 1, at);
@@ -779,13 +1109,68 @@ static void rule_inline_programs(struct pass *p, const char *prev)
 
 typedef void (*rule_fn)(struct pass *p, const char *prev);
 
+/*
+ * What a string holds that a rule needs to match at all: a rule whose
+ * NEEDS has no bit in common with the string's (string_traits()) is
+ * skipped, so a path or a word without '=', ':' or a blank costs one scan
+ * and the token shapes.
+ */
+enum trait {
+	T_PREV = 1u << 0, /* there is an argument before it */
+	T_EQ = 1u << 1, /* '=' */
+	T_COLON = 1u << 2, /* ':' */
+	T_BLANK = 1u << 3, /* a blank or a command separator (; & | ( ) ` newline) */
+	T_DASH0 = 1u << 4, /* it starts with '-' */
+	T_QUOTE = 1u << 5, /* ' or " */
+	T_ALPHA = 1u << 6, /* a letter */
+	T_ANY = ~0u,
+};
+
+static unsigned string_traits(const char *s, size_t len, const char *prev)
+{
+	unsigned t = prev != NULL ? T_PREV : 0;
+
+	if (len > 0 && s[0] == '-')
+		t |= T_DASH0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (is_alpha(c))
+			t |= T_ALPHA;
+		else if (c == '=')
+			t |= T_EQ;
+		else if (c == ':')
+			t |= T_COLON;
+		else if (is_quote(c))
+			t |= T_QUOTE;
+		else if (is_blank(c) || strchr(";&|()`", c) != NULL)
+			t |= T_BLANK;
+	}
+	return t;
+}
+
 /* Applied to every argument in this order, each to the output of the one before. */
-static const rule_fn arg_rules[] = {
-	rule_after_secret_option, rule_user_after_option, rule_user_option,
-	rule_assignment,	  rule_inline_single,	  rule_inline_double,
-	rule_inline_bare,	  rule_credential_header, rule_secret_header,
-	rule_url_password,	  rule_token_shapes,	  rule_after_secret_name,
-	rule_pass_source,	  rule_inline_words,	  rule_inline_programs,
+static const struct {
+	rule_fn fn;
+	unsigned needs; /* enum trait: any of them */
+} arg_rules[] = {
+	{ rule_after_secret_option, T_PREV },
+	{ rule_user_after_option, T_PREV },
+	{ rule_user_option, T_DASH0 },
+	{ rule_json_field, T_QUOTE },
+	{ rule_assignment, T_EQ },
+	{ rule_inline_single, T_EQ },
+	{ rule_inline_double, T_EQ },
+	{ rule_inline_bare, T_EQ },
+	{ rule_credential_header, T_COLON },
+	{ rule_secret_header, T_COLON },
+	{ rule_url_password, T_COLON },
+	{ rule_token_shapes, T_ANY },
+	{ rule_after_secret_name, T_PREV },
+	{ rule_pass_source, T_COLON },
+	{ rule_inline_words, T_BLANK | T_DASH0 },
+	{ rule_inline_programs, T_BLANK },
+	{ rule_prose, T_BLANK },
 };
 
 static int compile(regex_t *re, const char *pattern, int flags, const char *what,
@@ -826,6 +1211,7 @@ struct rec_redact *rec_redact_new(const char *const *keep_env, const char *const
 {
 	cleanup_redact struct rec_redact *r = repro_xcalloc(1, sizeof(*r));
 
+	r->known = rec_known_new();
 	if (compile_extras(r, extra_regex, err) < 0)
 		return NULL;
 	r->n_keep = strv_len(keep_env);
@@ -845,30 +1231,13 @@ void rec_redact_free(struct rec_redact *r)
 	for (size_t i = 0; i < r->n_keep; i++)
 		free(r->keep_env[i]);
 	free(r->keep_env);
-	for (size_t i = 0; i < r->n_known; i++)
-		free(r->known[i]);
-	free(r->known);
+	rec_known_free(r->known);
 	free(r);
-}
-
-/* Names that hold credentials without a secret word: MYSQL_PWD, PGPASS, GH_PAT … */
-static bool has_secret_suffix(const char *name)
-{
-	static const char *const suffixes[] = { "_PWD", "PASS", "_PAT" };
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t n = strlen(suffixes[i]);
-
-		if (len > n && strcasecmp(name + len - n, suffixes[i]) == 0)
-			return true;
-	}
-	return false;
 }
 
 static bool has_secret_word(const char *name)
 {
-	return span_has_secret_word(name, strlen(name)) || has_secret_suffix(name);
+	return rec_redact_is_secret_name(name, strlen(name));
 }
 
 static bool matches_any(const char *name, const char *const *globs, size_t n)
@@ -984,59 +1353,72 @@ static void pass_end(struct pass *p, char **cur)
 }
 
 /*
- * Every occurrence of a known secret value in s (one found in a secret
- * environment variable: `cmd "$GITHUB_TOKEN"` puts it in a child's argv).
- * O(len(s)) per value, with memmem(3).
+ * Every occurrence of a learned secret value in s (`cmd "$GITHUB_TOKEN"`
+ * puts one in a child's argv, git stats a URL with a token as a path): one
+ * scan, O(len(s)) whatever the number of values (rec_known_find()).
  */
-static void redact_known(struct pass *p, const char *value)
+static void redact_known(struct pass *p, struct rec_known *k)
 {
-	size_t vlen = strlen(value);
-	const char *at = p->s;
+	cleanup_free struct rec_cmd_span *v = NULL;
+	size_t n = rec_known_find(k, p->s, p->len, &v);
 
-	while ((at = memmem(at, p->len - (size_t)(at - p->s), value, vlen)) != NULL) {
-		pass_redact(p, (size_t)(at - p->s), (size_t)(at - p->s) + vlen);
-		at += vlen;
-	}
+	for (size_t i = 0; i < n; i++)
+		pass_redact(p, v[i].from, v[i].to);
+}
+
+/* Learn the value of one "NAME=value" whose NAME is secret; true when it was new. */
+static bool learn_env_entry(struct rec_redact *r, const char *entry, size_t len)
+{
+	const char *eq = memchr(entry, '=', len);
+	size_t vlen;
+
+	if (eq == NULL)
+		return false;
+	vlen = len - (size_t)(eq + 1 - entry);
+	if (vlen < REC_REDACT_KNOWN_MIN || !rec_redact_is_secret_name(entry, (size_t)(eq - entry)))
+		return false;
+	return rec_known_add(r->known, eq + 1, vlen);
 }
 
 void rec_redact_learn_env(struct rec_redact *r, const char *const *envp)
 {
-	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++) {
-		const char *eq = strchr(envp[i], '=');
-		cleanup_free char *name = NULL;
-
-		if (eq == NULL || strlen(eq + 1) < REC_REDACT_KNOWN_MIN)
-			continue;
-		name = repro_xstrndup(envp[i], (size_t)(eq - envp[i]));
-		if (!has_secret_word(name))
-			continue;
-		r->known = repro_xgrow(r->known, r->n_known, sizeof(char *));
-		r->known[r->n_known++] = repro_xstrdup(eq + 1);
-	}
+	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+		(void)learn_env_entry(r, envp[i], strlen(envp[i]));
 }
 
-/* The rules of rec_redact_arg() over CUR (owned; freed or returned). */
-static char *redact_owned(const struct rec_redact *r, char *cur, const char *prev_arg)
+/*
+ * The rules of rec_redact_arg() over CUR (owned; freed or returned), what
+ * they redact learned into LEARN (may be NULL).
+ */
+static char *redact_learning(const struct rec_redact *r, char *cur, const char *prev_arg,
+			     struct rec_known *learn)
 {
+	unsigned traits = string_traits(cur, strlen(cur), prev_arg);
 	struct pass p;
 
-	for (size_t i = 0; i < r->n_known; i++) {
-		pass_begin(&p, cur);
-		redact_known(&p, r->known[i]);
-		pass_end(&p, &cur);
-	}
-
+	pass_begin(&p, cur);
+	redact_known(&p, r->known);
+	pass_end(&p, &cur);
 	for (size_t i = 0; i < sizeof(arg_rules) / sizeof(arg_rules[0]); i++) {
+		if (!(arg_rules[i].needs & traits))
+			continue;
 		pass_begin(&p, cur);
-		arg_rules[i](&p, prev_arg);
+		p.learn = learn;
+		arg_rules[i].fn(&p, prev_arg);
 		pass_end(&p, &cur);
 	}
 	for (size_t i = 0; i < r->n_extra; i++) {
 		pass_begin(&p, cur);
+		p.learn = learn;
 		redact_extra(&p, &r->extra[i]);
 		pass_end(&p, &cur);
 	}
 	return cur;
+}
+
+static char *redact_owned(const struct rec_redact *r, char *cur, const char *prev_arg)
+{
+	return redact_learning(r, cur, prev_arg, NULL);
 }
 
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg)
@@ -1057,15 +1439,106 @@ static char *with_span(const char *arg, const struct rec_cmd_span *sp)
 	return b.buf;
 }
 
-char **rec_redact_argv(const struct rec_redact *r, const char *const *argv, size_t argc)
+/* rec_redact_argv(), learning what it redacts into LEARN (may be NULL). */
+static char **redact_argv_learning(const struct rec_redact *r, const char *const *argv, size_t argc,
+				   struct rec_known *learn)
 {
 	cleanup_free struct rec_cmd_span *spans = repro_xcalloc(argc + 1, sizeof(*spans));
 	char **out = repro_xcalloc(argc + 1, sizeof(*out));
 
 	rec_redact_cmd_argv(argv, argc, spans);
-	for (size_t i = 0; i < argc; i++)
-		out[i] = redact_owned(r, with_span(argv[i], &spans[i]), i > 0 ? argv[i - 1] : NULL);
+	for (size_t i = 0; i < argc; i++) {
+		if (learn != NULL && spans[i].to > spans[i].from)
+			learn_span(learn, argv[i] + spans[i].from, spans[i].to - spans[i].from);
+		out[i] = redact_learning(r, with_span(argv[i], &spans[i]),
+					 i > 0 ? argv[i - 1] : NULL, learn);
+	}
 	return out;
+}
+
+char **rec_redact_argv(const struct rec_redact *r, const char *const *argv, size_t argc)
+{
+	return redact_argv_learning(r, argv, argc, NULL);
+}
+
+/* The NUL-separated strings of DATA[0..LEN) as a new NULL-terminated array of new strings. */
+static char **strings_split(const char *data, size_t len, size_t *count)
+{
+	size_t n = 0, cap = 8;
+	char **v = repro_xcalloc(cap + 1, sizeof(*v));
+
+	for (size_t off = 0; off < len;) {
+		const char *nul = memchr(data + off, '\0', len - off);
+		size_t k = nul != NULL ? (size_t)(nul - data) - off : len - off;
+
+		if (n == cap) {
+			cap *= 2;
+			v = repro_xrealloc(v, (cap + 1) * sizeof(*v));
+		}
+		v[n++] = repro_xstrndup(data + off, k);
+		v[n] = NULL;
+		off += k + 1;
+	}
+	*count = n;
+	return v;
+}
+
+size_t rec_redact_learn_exec(struct rec_redact *r, const char *argv, size_t argv_len,
+			     const char *envp, size_t envp_len)
+{
+	size_t before = rec_known_count(r->known), n;
+	char **v;
+
+	if (argv != NULL) {
+		v = strings_split(argv, argv_len, &n);
+		rec_redact_argv_free(redact_argv_learning(r, (const char *const *)v, n, r->known));
+		rec_redact_argv_free(v);
+	}
+	for (size_t off = 0; envp != NULL && off < envp_len;) {
+		const char *nul = memchr(envp + off, '\0', envp_len - off);
+		size_t k = nul != NULL ? (size_t)(nul - envp) - off : envp_len - off;
+
+		if (!learn_env_entry(r, envp + off, k)) {
+			/* a kept value (http_proxy) still loses what the argument rules find */
+			cleanup_free char *value = NULL;
+			const char *eq = memchr(envp + off, '=', k);
+
+			if (eq != NULL) {
+				value = repro_xstrndup(eq + 1, k - (size_t)(eq + 1 - (envp + off)));
+				free(redact_learning(r, steal_ptr(&value), NULL, r->known));
+			}
+		}
+		off += k + 1;
+	}
+	return rec_known_count(r->known) - before;
+}
+
+size_t rec_redact_known_count(const struct rec_redact *r)
+{
+	return rec_known_count(r->known);
+}
+
+char *rec_redact_text(const struct rec_redact *r, const char *s, size_t len, size_t *out_len)
+{
+	struct repro_sbuf b = { 0 };
+
+	/* a NUL cannot be in a C string: the pieces between NULs are redacted one by one */
+	for (size_t off = 0;;) {
+		const char *nul = memchr(s + off, '\0', len - off);
+		size_t k = nul != NULL ? (size_t)(nul - s) - off : len - off;
+		cleanup_free char *piece = redact_owned(r, repro_xstrndup(s + off, k), NULL);
+
+		repro_sbuf_adds(&b, piece);
+		if (nul == NULL)
+			break;
+		repro_sbuf_add(&b, "", 1);
+		off += k + 1;
+	}
+	if (b.buf == NULL)
+		repro_sbuf_adds(&b, "");
+	if (out_len != NULL)
+		*out_len = b.len;
+	return b.buf;
 }
 
 void rec_redact_argv_free(char **argv)

@@ -5,11 +5,19 @@
  * Redaction of secrets before they reach a bundle (DESIGN.md "No secrets
  * leave the machine"; issue 3 section 4).
  *
- * A struct rec_redact is an immutable policy built once per recording from
- * --keep-env and --redact; it holds compiled regexes and no other state, so
- * it may be shared read-only between threads.  Redaction takes time linear
- * in what it reads (rec_redact_arg()).  What was redacted is reported
+ * A struct rec_redact is the policy of one recording, built from
+ * --keep-env and --redact, and the secret values it has learned so far
+ * (rec_redact_learn_env(), rec_redact_learn_exec()), which are replaced
+ * wherever they appear.  Once it stops learning it may be shared read-only
+ * between threads; learning and use must not overlap.  Redaction takes time
+ * linear in what it reads (rec_redact_arg()).  What was redacted is reported
  * by name only (an environment variable's name, "argv[3]"), never by value.
+ *
+ * One rule for every string a bundle stores: argv through rec_redact_argv(),
+ * environments through rec_redact_env_entry(), every other string (paths,
+ * socket addresses, DNS names, output, host facts) through
+ * rec_redact_text(), JSON members through rec_redact_json() and
+ * rec_redact_member_file().
  */
 
 #include "common/err.h"
@@ -38,18 +46,46 @@ struct rec_redact;
 struct rec_redact *rec_redact_new(const char *const *keep_env, const char *const *extra_regex,
 				  struct repro_err **err);
 
-/* The shortest environment value rec_redact_learn_env() keeps (bytes): shorter ones match too much. */
+/* The shortest secret value that is learned (bytes): shorter ones would blank ordinary words. */
 #define REC_REDACT_KNOWN_MIN 8
 
 /*
  * rec_redact_learn_env - remember the values (REC_REDACT_KNOWN_MIN bytes or
  * more) of envp's variables whose names are secret (as host.json redacts
- * them), so that rec_redact_arg() replaces them wherever they appear: a
- * script that passes "$GITHUB_TOKEN" to a command puts the value in its
+ * them), so that every later redaction replaces them wherever they appear:
+ * a script that passes "$GITHUB_TOKEN" to a command puts the value in its
  * argv.  envp: NULL-terminated "NAME=value" strings (borrowed; copied).
- * Cost: each argument is searched once per value learned.
+ * Cost: O(bytes of ENVP); the values learned cost nothing per redaction but
+ * one scan of what is redacted (an Aho-Corasick automaton).
  */
 void rec_redact_learn_env(struct rec_redact *r, const char *const *envp);
+
+/*
+ * rec_redact_learn_exec - learn the secrets of one exec: every span that
+ * the argument rules redact in ARGV (rec_redact_argv(); the token of
+ * `git clone https://oauth2:TOKEN@host/x.git`, the file name of `touch
+ * ghp_….txt`), the values of the secret variables of ENVP, and what the
+ * argument rules redact in its other values; each REC_REDACT_KNOWN_MIN bytes
+ * or more.  ARGV, ENVP: NUL-separated strings of ARGV_LEN, ENVP_LEN bytes
+ * (borrowed; either may be NULL).  Returns how many values were new.
+ * O(ARGV_LEN + ENVP_LEN) besides rec_redact_argv()'s cost.  Never fails.
+ */
+size_t rec_redact_learn_exec(struct rec_redact *r, const char *argv, size_t argv_len,
+			     const char *envp, size_t envp_len);
+
+/*
+ * rec_redact_learn_spool - rec_redact_learn_exec() for every exec of the
+ * spool in SPOOL_DIR: the process records' argv and environments and the
+ * execve/execveat calls' (also those that failed), so that what any exec
+ * hides is hidden in every member, before or after it.  One sequential read
+ * of the spool, O(its bytes).  A spool that ends early (damaged, torn) is
+ * learned up to there.  Returns 0, or -1 with *err when the spool cannot be
+ * opened or read.
+ */
+int rec_redact_learn_spool(struct rec_redact *r, const char *spool_dir, struct repro_err **err);
+
+/* rec_redact_known_count - how many secret values the policy has learned. */
+size_t rec_redact_known_count(const struct rec_redact *r);
 
 /* rec_redact_free - release a policy from rec_redact_new(); NULL-safe. */
 void rec_redact_free(struct rec_redact *r);
@@ -103,6 +139,39 @@ bool rec_redact_env_value(const struct rec_redact *r, const char *name);
  * redacted.  Never fails (aborts on OOM).
  */
 char *rec_redact_arg(const struct rec_redact *r, const char *arg, const char *prev_arg);
+
+/*
+ * rec_redact_text - S[0..LEN) (borrowed; may hold NUL bytes, which stay)
+ * as it may leave the machine, for a string that is no argument: a path, a
+ * socket address, a DNS name, a line of output, a host fact.  The rules of
+ * rec_redact_arg() without an argument before it, learned values included.
+ * Returns a new NUL-terminated string the caller frees, its length (NULs
+ * counted) in *OUT_LEN (may be NULL).  O(LEN) besides rec_redact_arg()'s
+ * factor; a string without '=', ':', quotes or blanks costs two scans.
+ * Never fails.
+ */
+char *rec_redact_text(const struct rec_redact *r, const char *s, size_t len, size_t *out_len);
+
+/*
+ * rec_redact_json - replace, in place, every string of V (values and object
+ * keys, at any depth; V may be NULL) by rec_redact_text() of it.  A key that
+ * changes moves its value (a key it then equals is replaced).  Returns how
+ * many strings changed.  O(bytes of V's strings).  Never fails.
+ */
+size_t rec_redact_json(const struct rec_redact *r, json_t *v);
+
+/*
+ * rec_redact_member_file - rec_redact_json() over the member file PATH: a
+ * JSON Lines file when IS_LINES (each line; a line that is not JSON is
+ * redacted as text), else one JSON document (written back indented by 2).
+ * The file is replaced (rename(2) of a file made beside it, same mode) only
+ * when something changed; a line that did not change keeps its bytes.
+ * PATH is never followed as a symlink; a missing PATH is no error.  O(its
+ * bytes), one line or document in memory at a time.  Returns 0, or -1 with
+ * *err (errno of the read, write or rename).
+ */
+int rec_redact_member_file(const struct rec_redact *r, const char *path, bool is_lines,
+			   struct repro_err **err);
 
 /*
  * rec_redact_argv - ARGV[0..ARGC) (borrowed) as it may leave the machine: a

@@ -32,6 +32,7 @@ struct secret_opt {
 	const char *opt; /* as written, case matters: "-p", "/p:" */
 	unsigned form; /* enum opt_form */
 	char after; /* 0: the whole value; else only what follows the first AFTER in it */
+	char until; /* 0: to the end; else up to the last UNTIL in it (sqlplus u/PASS@db) */
 };
 
 #define MAX_PROGS 8
@@ -49,6 +50,14 @@ struct prog_row {
 	/* a wrapper: after its options (and POSITIONALS words) comes another command */
 	bool is_wrapper;
 	bool is_after_dashdash; /* the command starts after "--" only (kubectl exec POD -- CMD) */
+	/*
+	 * 0: none; else the SECRET_POS-th operand (a word after the program and
+	 * its subcommand that is no option, no option's value and no
+	 * NAME=VALUE) is a secret: `vault login TOKEN`, `htpasswd -b F U PASS`
+	 */
+	unsigned secret_pos;
+	struct secret_opt pos; /* .after: only what follows it; .until: up to its last one */
+	char pos_flag; /* 0: always; else only once a short option holding this letter came */
 	bool is_shell; /* sh -c STRING NAME ARG…: STRING's "$N" is ARG N (argv only) */
 	unsigned positionals; /* words between the options and the command: timeout's DURATION */
 	const char *value_opts; /* " -u -C ": the wrapper's options whose value is the next word */
@@ -95,6 +104,15 @@ static const struct prog_row prog_rows[] = {
 	{ .progs = { "openssl" }, .opts = { { "-k", OPT_NEXT } } },
 	{ .progs = { "gpg", "gpg2" },
 	  .opts = { { "--passphrase", OPT_NEXT }, { "--passphrase", OPT_ASSIGN } } },
+	{ .progs = { "az" }, .sub = "login", .opts = { { "-p", OPT_EITHER } } },
+	{ .progs = { "twine" }, .sub = "upload", .opts = { { "-p", OPT_EITHER } } },
+	{ .progs = { "ssh-keygen" }, .opts = { { "-N", OPT_EITHER }, { "-P", OPT_EITHER } } },
+	{ .progs = { "vault", "bao" }, .sub = "login", .secret_pos = 1 },
+	{ .progs = { "htpasswd" }, .secret_pos = 3, .pos_flag = 'b', .value_opts = " -C -r " },
+	{ .progs = { "sqlplus", "rman", "expdp", "impdp", "exp", "imp", "sqlldr", "dgmgrl" },
+	  .secret_pos = 1,
+	  .pos = { .after = '/', .until = '@' },
+	  .value_opts = " -M -R " },
 
 	/* wrappers */
 	{ .progs = { "env" }, .is_wrapper = true, .value_opts = " -u -C -S --unset --chdir " },
@@ -167,7 +185,10 @@ struct cmd_state {
 	int wrapper; /* the wrapper row in force, or -1 */
 	unsigned positionals; /* the wrapper's words still to pass before the command */
 	bool is_opts_done; /* the wrapper's "--" came */
-	bool is_wrapper_value; /* the next word is the value of a wrapper option */
+	bool is_wrapper_value; /* the next word is the value of a wrapper's (or a row's) option */
+	unsigned operands; /* operands of the program so far (prog_row.secret_pos) */
+	uint64_t letters; /* a-z, A-Z: the letters of its short options so far */
+	int generic_next; /* command lines: -1; else the next word is a secret (after this byte) */
 	int secret_after; /* -1: none; else the next word is a secret (after this byte; 0: whole) */
 	/* a shell's -c (argv only): */
 	bool is_argv; /* words are whole arguments, not those of a command line */
@@ -183,6 +204,7 @@ static void state_init(struct cmd_state *st, bool is_argv)
 	*st = (struct cmd_state){ .expect_prog = true,
 				  .wrapper = -1,
 				  .secret_after = -1,
+				  .generic_next = -1,
 				  .is_argv = is_argv,
 				  .shell_pos = -1 };
 }
@@ -283,6 +305,66 @@ static bool value_span(const char *w, size_t n, size_t start, char after, struct
 	return true;
 }
 
+/* value_span() of an operand: what follows AFTER (not at its start: `/nolog`), up to the last UNTIL. */
+static bool operand_span(const char *w, size_t n, const struct secret_opt *o,
+			 struct rec_cmd_span *sp)
+{
+	if (o->after != 0 && (n == 0 || w[0] == o->after))
+		return false;
+	if (!value_span(w, n, 0, o->after, sp))
+		return false;
+	if (o->until != 0) {
+		const char *u = memrchr(w + sp->from, o->until, sp->to - sp->from);
+
+		if (u != NULL)
+			sp->to = (size_t)(u - w);
+	}
+	return sp->to > sp->from;
+}
+
+static unsigned letter_bit(char c)
+{
+	return c >= 'a' && c <= 'z' ? (unsigned)(c - 'a') : 26u + (unsigned)(c - 'A');
+}
+
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * A word of the program's own (no option of a secret, no subcommand): the
+ * letters of a short option cluster, the value an active row's option
+ * takes next, or an operand that a row makes a secret.  O(n) plus a
+ * constant per row.
+ */
+static bool operand_word(struct cmd_state *st, const char *w, size_t n, struct rec_cmd_span *sp)
+{
+	if (n > 1 && w[0] == '-') {
+		for (size_t i = 1; w[1] != '-' && i < n; i++)
+			if (is_letter(w[i]))
+				st->letters |= 1ull << letter_bit(w[i]);
+		for (uint64_t m = st->active; m != 0; m &= m - 1)
+			if (prog_rows[__builtin_ctzll(m)].secret_pos > 0 &&
+			    is_listed(prog_rows[__builtin_ctzll(m)].value_opts, w, n))
+				st->is_wrapper_value = true;
+		return false;
+	}
+	if (memchr(w, '=', n) != NULL)
+		return false; /* vault login -method=userpass username=bob: NAME=VALUE */
+	st->operands++;
+	for (uint64_t m = st->active; m != 0; m &= m - 1) {
+		const struct prog_row *r = &prog_rows[__builtin_ctzll(m)];
+
+		if (r->secret_pos != st->operands ||
+		    (r->pos_flag != 0 && !(st->letters >> letter_bit(r->pos_flag) & 1)))
+			continue;
+		if (operand_span(w, n, &r->pos, sp))
+			return true;
+	}
+	return false;
+}
+
 /* One option of a row against the word: a span (glued, assigned) or a value to come. */
 static bool match_opt(struct cmd_state *st, const struct secret_opt *o, const char *w, size_t n,
 		      struct rec_cmd_span *sp)
@@ -332,6 +414,7 @@ static bool subcommand(struct cmd_state *st, const char *w, size_t n)
 			continue;
 		is_sub = true;
 		st->active |= 1ull << i;
+		st->operands = 0; /* operands count from the subcommand */
 		if (prog_rows[i].is_wrapper && st->wrapper < 0)
 			wrapper_start(st, i);
 	}
@@ -428,8 +511,65 @@ static bool scan_word(struct cmd_state *st, const char *w, size_t n, struct rec_
 		return false;
 	}
 	has = secret_option(st, w, n, sp);
-	if (!subcommand(st, w, n) && st->wrapper >= 0)
+	if (subcommand(st, w, n))
+		return has;
+	if (st->wrapper >= 0)
 		wrapper_word(st, w, n);
+	else if (!has && st->secret_after < 0)
+		has = operand_word(st, w, n, sp);
+	return has;
+}
+
+/* -u, --user, --proxy-user: curl's user:password comes next */
+static bool is_user_opt(const char *w, size_t n)
+{
+	return (n == 2 && memcmp(w, "-u", 2) == 0) || (n == 6 && memcmp(w, "--user", 6) == 0) ||
+	       (n == 12 && memcmp(w, "--proxy-user", 12) == 0);
+}
+
+/*
+ * What the generic option rules of redact.c say of the word after W in a
+ * command line: -1 nothing; 0 it is a secret (W is an option or a setting
+ * named for a secret: --password, --db-pass, aws_secret_access_key); ':'
+ * what follows its first ':' is (W is -u, --user, --proxy-user).  O(n).
+ */
+static int generic_next(const char *w, size_t n)
+{
+	bool is_joined = false;
+
+	if (is_user_opt(w, n))
+		return ':';
+	for (size_t i = 0; i < n; i++) {
+		char c = w[i];
+
+		if (!(is_letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return -1;
+		is_joined |= c == '_' || c == '.';
+	}
+	if (n < 2 || (w[0] != '-' && !is_joined))
+		return -1;
+	if (w[0] != '-')
+		return rec_redact_is_setting_name(w, n) ? 0 : -1;
+	return rec_redact_is_secret_name(w, n) ? 0 : -1;
+}
+
+/*
+ * scan_cmd_word - scan_word() in a command line, with the generic rules
+ * too (the word after --password, the password of -u user:password), so
+ * that they hold in nested command lines (`bash -c "curl -u u:X …"` inside
+ * a script) as they do in an argv.
+ */
+static bool scan_cmd_word(struct cmd_state *st, const char *w, size_t n, struct rec_cmd_span *sp)
+{
+	int g = st->generic_next;
+	bool was_prog = st->expect_prog;
+	bool has = scan_word(st, w, n, sp);
+
+	st->generic_next = -1;
+	if (!has && g >= 0 && !(n > 1 && w[0] == '-' && w[1] == '-'))
+		return value_span(w, n, 0, (char)g, sp);
+	if (!has && !was_prog)
+		st->generic_next = generic_next(w, n);
 	return has;
 }
 
@@ -601,7 +741,7 @@ static void scan_string(const char *s, size_t len, unsigned depth, struct spans 
 			continue;
 		}
 		i = read_word(s, len, i, &w); /* consumes a byte at least; '' is a word */
-		if (!scan_word(&st, w.cooked, w.n, &sp)) {
+		if (!scan_cmd_word(&st, w.cooked, w.n, &sp)) {
 			scan_inner(&w, depth, out);
 			continue;
 		}

@@ -7,6 +7,8 @@
  * and rec_redact_arg().
  */
 
+#include "recorder/redact.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,5 +49,54 @@ size_t rec_redact_cmd_string(const char *s, size_t len, struct rec_cmd_span **ou
  */
 size_t rec_redact_cmd_string_pos(const char *s, size_t len, struct rec_cmd_span **out,
 				 uint64_t *pos);
+
+/*
+ * rec_redact_is_secret_name - whether S[0..N) names a secret: it holds a
+ * secret word (token, secret, password, key …; any case), or one of its
+ * parts between '-', '_', '.' and the ends is pass, pw, pat or sig
+ * (--db-pass, ansible_become_pass, --pw, sig of a SAS URL), or it ends in
+ * PASS, _PWD or _PAT (DBPASS, MYSQL_PWD, GH_PAT).  Leading dashes are part of
+ * no word.  O(N).
+ */
+bool rec_redact_is_secret_name(const char *s, size_t n);
+
+/*
+ * rec_redact_is_setting_name - whether the setting S[0..N) (a word joined
+ * by '_' or '.') names a secret: its part after the last '.' does
+ * (rec_redact_is_secret_name()), so `aws_secret_access_key` and
+ * `db.password` do while the file names `key.o` and `secret_key.txt` do
+ * not.  O(N).
+ */
+bool rec_redact_is_setting_name(const char *s, size_t n);
+
+/*
+ * The set of secret values a recording learned (recorder/redact_known.c):
+ * every occurrence of any of them is found in one scan.
+ */
+struct rec_known;
+
+/* rec_known_new - an empty set; release with rec_known_free() (NULL-safe). */
+struct rec_known *rec_known_new(void);
+void rec_known_free(struct rec_known *k);
+
+/*
+ * rec_known_add - add S[0..LEN) (copied) when it is REC_REDACT_KNOWN_MIN
+ * bytes or longer; true when it was not in the set yet.  O(LEN) expected.
+ */
+bool rec_known_add(struct rec_known *k, const char *s, size_t len);
+
+/* rec_known_count - how many values the set holds. */
+size_t rec_known_count(const struct rec_known *k);
+
+/*
+ * rec_known_find - the spans of S[0..LEN) covered by occurrences of values
+ * of the set (overlapping occurrences are joined), in increasing order and
+ * disjoint, in a new array *OUT (the caller frees it; NULL when none);
+ * returns their number.  The first call after values were added completes
+ * the automaton, O(total bytes of the values); then O(LEN) expected time
+ * whatever the number of values, and O(number of spans) memory.  Not safe
+ * to call from two threads while values are being added.
+ */
+size_t rec_known_find(struct rec_known *k, const char *s, size_t len, struct rec_cmd_span **out);
 
 #endif

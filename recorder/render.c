@@ -157,12 +157,31 @@ static int render_cb(void *ctx, const struct bndl_event *ev, json_t **json, char
 	return rec_render_event(ctx, ev, json, line, err);
 }
 
+/* A string of the spool that is no argument (an exec's path) as a redacted JSON string. */
+static json_t *str_cb(void *ctx, const char *data, size_t len)
+{
+	struct rec_renderer *r = ctx;
+	size_t n;
+	cleanup_free char *red = rec_redact_text(r->redact, data, len, &n);
+
+	return rec_json_str(red, n);
+}
+
+static void json_cb(void *ctx, json_t *v)
+{
+	struct rec_renderer *r = ctx;
+
+	(void)rec_redact_json(r->redact, v);
+}
+
 void rec_renderer_ops(struct rec_renderer *r, struct bndl_render_ops *ops)
 {
 	ops->render_event = render_cb;
 	ops->argv_json = argv_cb;
 	ops->env_json = env_cb;
 	ops->output_json = output_cb;
+	ops->str_json = str_cb;
+	ops->redact_json = json_cb;
 	ops->ctx = r;
 }
 
@@ -207,30 +226,39 @@ static void render_ptr(struct argctx *a)
 		fprintf(a->txt, "%#llx", (unsigned long long)a->v);
 }
 
+/*
+ * A path or string argument, redacted as any string of the bundle
+ * (rec_redact_text()): the same text in JSON and trace.txt.
+ */
 static void render_path(struct argctx *a)
 {
 	const struct bndl_blob *raw = blob(a, BNDL_BLOB_STR), *abs = blob(a, BNDL_BLOB_PATH);
+	cleanup_free char *red = NULL;
+	cleanup_free char *red_abs = NULL;
+	size_t n, n_abs;
 	char q[TXT * 5];
 
 	if (raw == NULL) {
 		render_ptr(a);
 		return;
 	}
-	fputs(rec_quote(raw->data, raw->len, q, sizeof(q)), a->txt);
+	red = rec_redact_text(a->redact, raw->data, raw->len, &n);
+	fputs(rec_quote(red, n, q, sizeof(q)), a->txt);
 	if (raw->kind & BNDL_BLOB_TRUNCATED)
 		json_object_set_new(a->obj, "truncated", json_true());
 	if (a->sys->args[a->i].kind == RA_STR || abs == NULL) {
-		set(a, rec_json_str(raw->data, raw->len));
+		set(a, rec_json_str(red, n));
 		return;
 	}
-	set(a, rec_json_str(abs->data, abs->len));
+	red_abs = rec_redact_text(a->redact, abs->data, abs->len, &n_abs);
+	set(a, rec_json_str(red_abs, n_abs));
 	/* the argument as the program wrote it, where the canonical path differs */
 	if (a->key != NULL &&
 	    (raw->len != abs->len || memcmp(raw->data, abs->data, raw->len) != 0)) {
 		char key[64];
 
 		snprintf(key, sizeof(key), "%s_as_written", a->key);
-		json_object_set_new(a->obj, key, rec_json_str(raw->data, raw->len));
+		json_object_set_new(a->obj, key, rec_json_str(red, n));
 	}
 }
 
@@ -289,18 +317,24 @@ static void render_open_how(struct argctx *a)
 static void render_sockaddr(struct argctx *a)
 {
 	const struct bndl_blob *b = blob(a, BNDL_BLOB_SOCKADDR);
+	cleanup_free char *red = NULL;
+	const char *text;
+	json_t *json;
 	char t[TXT];
 
 	if (b == NULL) {
 		render_ptr(a);
 		return;
 	}
-	set(a, rec_sockaddr_json(b->data, b->len));
+	json = rec_sockaddr_json(b->data, b->len);
+	(void)rec_redact_json(a->redact, json); /* a unix socket's path */
+	set(a, json);
+	text = rec_sockaddr_text(b->data, b->len, t, sizeof(t));
+	red = rec_redact_text(a->redact, text, strlen(text), NULL);
 	if (a->sys->args[a->i].kind == RA_MSGHDR)
-		fprintf(a->txt, "{msg_name=%s, ...}",
-			rec_sockaddr_text(b->data, b->len, t, sizeof(t)));
+		fprintf(a->txt, "{msg_name=%s, ...}", red);
 	else
-		fputs(rec_sockaddr_text(b->data, b->len, t, sizeof(t)), a->txt);
+		fputs(red, a->txt);
 }
 
 /*

@@ -65,6 +65,29 @@ static int pack_spool(const char *spool_dir, struct bndl_run_info *info,
 	return bndl_pack_to(spool_dir, info, &ops, dest, written, err);
 }
 
+/*
+ * Redact every member the session derived into DIR (BNDL_BY_SESSION: JSON
+ * Lines, or host.json as one document) with the policy, learned values
+ * included: paths in files.jsonl, DNS names in network.jsonl, links in
+ * waits.jsonl, host facts.  O(their bytes).
+ */
+static int redact_derived(const struct rec_redact *redact, const char *dir, struct repro_err **err)
+{
+	for (size_t i = 0; bndl_members[i].name != NULL; i++) {
+		const char *name = bndl_members[i].name;
+		size_t n = strlen(name);
+		cleanup_free char *path = NULL;
+
+		if (bndl_members[i].producer != BNDL_BY_SESSION)
+			continue;
+		path = repro_path_join(dir, name);
+		if (rec_redact_member_file(redact, path,
+					   n > 6 && strcmp(name + n - 6, ".jsonl") == 0, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* A set-user-ID program that ran without its privileges, said and kept as a warning. */
 static void note_setid(struct sess_state *s, const char *example)
 {
@@ -90,6 +113,7 @@ static int host_text(struct sess_state *s, const char *files, struct repro_err *
 		return 0;
 	if (rec_host_add_fs_usage(s->host_json, files, err) < 0)
 		return -1;
+	(void)rec_redact_json(s->redact, s->host_json);
 	free(s->host_text);
 	s->host_text = json_dumps(s->host_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (s->host_text == NULL)
@@ -126,9 +150,10 @@ static int derive(struct sess_state *s, const char *work, struct repro_err **err
 		return -1;
 	if (note[0] != '\0')
 		sess_add_warning(s, note);
-	if (rec_waits_write(s->spool_dir, waits, err) < 0 || sess_overlay_derive(s, work, err) < 0)
+	if (rec_waits_write(s->spool_dir, waits, err) < 0 ||
+	    sess_overlay_derive(s, work, err) < 0 || rec_network_write(s->spool_dir, net, err) < 0)
 		return -1;
-	return rec_network_write(s->spool_dir, net, err);
+	return redact_derived(s->redact, work, err);
 }
 
 /* Derive into work, then pack: the bundle goes to -o or, when that is full, into one of dirs. */
@@ -257,7 +282,14 @@ int sess_pack(struct sess_state *s, struct repro_err **err)
 	cleanup_dirs char **dirs = bndl_scratch_dirs(out_dir);
 	cleanup_err struct repro_err *perr = NULL;
 	size_t warnings_len = strlen(s->warnings);
-	int rc = pack_via(s, s->spool_dir, dirs, &perr);
+	int rc;
+
+	/* what any exec hides is hidden in every member, also before that exec */
+	if (rec_redact_learn_spool(s->redact, s->spool_dir, &perr) < 0) {
+		*err = steal_ptr(&perr);
+		return wrap_kept(s, err);
+	}
+	rc = pack_via(s, s->spool_dir, dirs, &perr);
 
 	if (rc < 0 && !bndl_is_disk_full(perr->errnum)) {
 		*err = steal_ptr(&perr);
@@ -379,6 +411,7 @@ int sess_pack_spool(const char *spool_dir, const char *out_path,
 	cleanup_dirs char **scratch = NULL;
 	cleanup_json json_t *holder = NULL;
 	cleanup_json json_t *redacted = NULL;
+	cleanup_redact struct rec_redact *redact = rec_redact_new(NULL, NULL, NULL);
 	struct bndl_pack_dest dest = { .out_path = out_path };
 	cleanup_close int lock = -1;
 
@@ -399,10 +432,14 @@ int sess_pack_spool(const char *spool_dir, const char *out_path,
 	if (run.redacted == NULL)
 		run.redacted = redacted = json_array();
 	derive_later(spool_dir);
+	/* the default rules (no --keep-env, --redact), with what the spool's execs reveal */
+	if (rec_redact_learn_spool(redact, spool_dir, err) < 0 ||
+	    redact_derived(redact, spool_dir, err) < 0)
+		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	/* staged where there is room; the bundle itself goes to -o or nowhere */
 	scratch = bndl_scratch_dirs(dirname(out_copy));
 	dest.scratch_dirs = (const char *const *)scratch;
-	if (pack_spool(spool_dir, &run, NULL, run.redacted, &dest, progress, NULL, err) < 0)
+	if (pack_spool(spool_dir, &run, redact, run.redacted, &dest, progress, NULL, err) < 0)
 		return repro_err_wrap(err, "cannot pack '%s'", spool_dir);
 	return bndl_spool_remove(spool_dir, err);
 }

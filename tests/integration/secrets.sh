@@ -200,5 +200,64 @@ printf 903170 >h/pin.txt
 check "a longer PIN: another size, content not compared" \
 	grep -q 'pin.txt: another size (5 bytes in A, 6 in B); content not compared: hash withheld (small)' \
 	<<<"$("$repro" diff h1.repro h4.repro)"
+# A secret stays home wherever it shows up (issue 26): what redaction
+# removes from an argument is removed from every string of the bundle,
+# paths included (git stats a URL as a local path; touch makes a file named
+# after a token), and from every reader's output; values a script exports
+# itself are learned from each exec's environment; general rules cover
+# secret-named options and settings, URL users, connect strings, and each
+# line of a script, nested ones too.
+for p in vault az twine ssh-keygen htpasswd sqlplus aws openssl; do standin "$p"; done
+ghp=ghp_Wq8ZtouchTok3n0123456789abcdefABCDEF
+every=(TOKENVALUE8x8 "$ghp" Zq9innerTok3nValue NsDbPass9x8 NsPwEq9x8 NsAnsBecome9x8 NsDockerPw9x8
+	NsSasSig9x8Zz a1b2c3d4e5f6g7h8i9j0k1 NsSqlPw9x8 NsOpenssl9x8 NsNestedCurl9x8 NsAwsKey9x8
+	NsVault9x8 NsAzLogin9x8 NsTwine9x8 NsKeygen9x8 NsHtpass9x8 NsJsonOut9x8 NsProseKey9x8)
+"$repro" record -o "$work/a.repro" -- git clone https://oauth2:TOKENVALUE8x8@127.0.0.1:1/x.git >/dev/null 2>&1
+"$repro" record -o "$work/b.repro" -- touch "$ghp.txt" >/dev/null 2>&1
+PATH="$bin:$PATH" "$repro" record -o "$work/c.repro" -- bash -c '
+export INNER_TOKEN=$(printf "%s%s" Zq9inner Tok3nValue)
+ls "$INNER_TOKEN" "/tmp/$INNER_TOKEN"
+/bin/true --db-pass NsDbPass9x8 --pw=NsPwEq9x8 -e ansible_become_pass=NsAnsBecome9x8
+docker run -e DBPASS=NsDockerPw9x8 img
+curl -s --max-time 2 "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig=NsSasSig9x8Zz" https://a1b2c3d4e5f6g7h8i9j0k1@127.0.0.1:1/ >/dev/null
+sqlplus scott/NsSqlPw9x8@orcl @run.sql
+openssl enc -aes256 -pass pass:NsOpenssl9x8 -in /dev/null
+bash -c "curl -s --max-time 2 -u user:NsNestedCurl9x8 http://127.0.0.1:1/ >/dev/null"
+aws configure set aws_secret_access_key NsAwsKey9x8
+vault login NsVault9x8
+az login -u bob -p NsAzLogin9x8
+twine upload -p NsTwine9x8 dist/x.whl
+ssh-keygen -N NsKeygen9x8 -f /tmp/k
+htpasswd -b -c /tmp/ht bob NsHtpass9x8
+echo "{\"password\": \"NsJsonOut9x8\"}" >&2
+echo "using api key NsProseKey9x8" >&2
+exit 0' >/dev/null 2>"$work/c.stderr" # not /dev/null: output.jsonl keeps what stderr got
+mkdir all && for k in a b c; do
+	tar --zstd -xf $k.repro -C all --transform "s/^/$k-/" || exit 1
+done || { echo "FAIL: cannot extract a/b/c.repro"; exit 1; }
+absent_from all "${every[@]}"
+# every reader's output: what the bundle holds, nothing more
+for k in a b c; do
+	for view in "show" "show --trace" "show --files" "show --net" "show --host" "show --json" "explain" "export" "report"; do
+		# shellcheck disable=SC2086
+		"$repro" $view "$k.repro" >"all/out-$k-${view// /_}.txt" 2>&1
+	done
+done
+planted_before=$planted
+absent_from all "${every[@]}" >/dev/null
+planted=$planted_before
+for s in "${every[@]}"; do
+	grep -rl -- "$s" all >/dev/null && { echo "FAIL: $s in a reader's output: $(grep -rl -- "$s" all | xargs -n1 basename | tr '\n' ' ')"; fail=1; }
+done
+check "readers (show, --trace, --files, --net, --host, --json, explain, export, report) print none" true
+# what must survive: the shape around each secret, ordinary paths and words
+check "git's URL keeps user and host" grep -qF 'https://oauth2:<redacted>@127.0.0.1:1/x.git' all/a-manifest.json
+check "the stat of the URL as a path is redacted too" grep -qF 'oauth2:<redacted>@127.0.0.1:1/x.git' all/a-events.jsonl
+check "touch's file keeps its suffix" grep -qF '<redacted>.txt' all/b-files.jsonl
+check "ls's paths: /tmp/<redacted>" grep -qF '"/tmp/<redacted>"' all/c-events.jsonl
+check "sqlplus keeps user and database" grep -qF 'sqlplus scott/<redacted>@orcl @run.sql' all/c-manifest.json
+check "a SAS URL keeps sv= and its shape" grep -qF 'sv=2022-11-02&sig=<redacted>' all/c-manifest.json
+check "output keeps the JSON and the sentence" grep -qF '{\"password\": \"<redacted>\"}\nusing api key <redacted>' all/c-output.jsonl
+check "ordinary paths survive (/usr/bin/git, /etc/ld.so.cache)" grep -qF '"/etc/ld.so.cache"' all/a-files.jsonl
 echo "secrets planted: $planted, leaked: $leaked"
 exit $fail

@@ -4,6 +4,7 @@
  * recording has it too.
  */
 #include "session/session_internal.h"
+#include "bundles/json_util.h"
 #include "common/cleanup.h"
 #include "common/fdutil.h"
 #include "common/xalloc.h"
@@ -11,23 +12,26 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 /* host.json in dir from the facts gathered; a partial file is removed. */
 static int host_dump(const struct sess_state *s, const char *dir, struct repro_err **err)
 {
 	cleanup_free char *path = repro_xasprintf("%s/host.json", dir);
-	cleanup_close int fd = repro_file_create(path, false, err);
+	cleanup_free char *text = bndl_json_text(s->host_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	cleanup_close int fd = -1;
 
-	if (fd < 0)
+	if (text == NULL)
+		return repro_err_set(err, EINVAL, "cannot encode '%s'", path);
+	if ((fd = repro_file_create(path, false, err)) < 0)
 		return -1;
-	errno = 0;
-	if (json_dumpfd(s->host_json, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    close(steal_fd(&fd)) < 0) {
-		int e = errno ? errno : EIO;
-
+	/* a write cut short by a full disk goes on until write(2) says ENOSPC */
+	if (repro_write_all(fd, text, strlen(text), path, err) < 0 || close(steal_fd(&fd)) < 0) {
+		if (*err == NULL)
+			repro_err_set(err, errno, "cannot write '%s'", path);
 		(void)unlink(path);
-		return repro_err_set(err, e, "cannot write '%s'", path);
+		return -1;
 	}
 	return 0;
 }

@@ -19,7 +19,8 @@
 static int host_dump(const struct sess_state *s, const char *dir, struct repro_err **err)
 {
 	cleanup_free char *path = repro_xasprintf("%s/host.json", dir);
-	cleanup_free char *text = bndl_json_text(s->host_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	cleanup_free char *text =
+		bndl_json_text(s->host_json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	cleanup_close int fd = -1;
 
 	if (text == NULL)

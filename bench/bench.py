@@ -172,6 +172,10 @@ def workloads(tmp):
     w += [
         ("find-stat-20000", ["find", tree, "-type", "f", "-printf", "%s %m\n"], None, 1),
         ("cpu-python", [py, "-c", CPU_SCRIPT], None, 1),
+        # 20,000 writes of 4 KiB to a file: each stops at entry and exit in
+        # repro (a failed write is recorded), none in strace's trace classes
+        ("write-4k-20000", ["dd", "if=/dev/zero", "of=" + os.path.join(tmp, "dd.bin"),
+                            "bs=4k", "count=20000", "status=none"], None, 1),
         ("tcp-%d-refused-%d-echo" % (NET_REFUSED, NET_ECHO),
          [py, "-c", NET_SCRIPT, str(NET_REFUSED), str(NET_ECHO)], None, 1),
         ("fixed-cost-true", ["/bin/true"], None, FIXED_COST_RUNS),

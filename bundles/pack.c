@@ -532,6 +532,8 @@ static int on_output(struct pack_state *st, const struct bndl_event *ev, struct 
 	json_object_set_new(obj, "bytes_written", json_integer((json_int_t)ev->args[1]));
 	json_object_set_new(obj, "truncated",
 			    json_boolean(b != NULL && (b->kind & BNDL_BLOB_TRUNCATED)));
+	if (ev->args[0] & BNDL_OUTPUT_DISCARDED)
+		json_object_set_new(obj, "discarded", json_true());
 	json_object_set_new(obj, "text",
 			    st->ops->output_json != NULL
 				    ? st->ops->output_json(st->ops->ctx, data, len)

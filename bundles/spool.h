@@ -106,6 +106,7 @@ enum bndl_rec_type {
 enum bndl_output_fd {
 	BNDL_OUTPUT_STDOUT = 1u << 1,
 	BNDL_OUTPUT_STDERR = 1u << 2,
+	BNDL_OUTPUT_DISCARDED = 1u << 3, /* the file was /dev/null: nobody read it */
 };
 
 enum bndl_event_flag {
@@ -203,6 +204,19 @@ struct bndl_sock_info {
 	uint64_t end_ns; /* when end was seen (since the start), 0: as the record's t_ns */
 	uint32_t end; /* enum bndl_sock_end */
 	uint32_t proto; /* enum bndl_sock_proto */
+};
+
+/*
+ * Where a failed write's fd led, at its exit stop (a BNDL_BLOB_STRUCT of its
+ * RA_FD_TARGET argument; events.jsonl "fs" and "size"), host layout: the
+ * filesystem's space as statvfs(3) gave it, and the file's size.
+ */
+struct bndl_fs_info {
+	uint64_t free_bytes; /* f_bavail * f_frsize: what an unprivileged writer may use */
+	uint64_t total_bytes; /* f_blocks * f_frsize */
+	uint64_t free_inodes; /* f_favail */
+	uint64_t total_inodes; /* f_files */
+	uint64_t size; /* st_size of the file, bytes */
 };
 
 enum bndl_blob_kind {

@@ -59,8 +59,11 @@
  * a lookup, which the filter cannot read: ptrace stops skip AT_EMPTY_PATH
  * (a stop each would cost too much), the listener gets them all and the
  * recorder drops the empty ones at entry.  write and writev stop for fds
- * 0-2 only (the recorder keeps 1 and 2: recorder/output.h); prctl only for
- * PR_SET_SECCOMP (the program installs a filter of its own).
+ * 0-2 (the recorder keeps 1 and 2: recorder/output.h) and, with %file,
+ * for every fd: like the other calls that write to a file's descriptor
+ * (pwrite64, fsync, ftruncate …) they are then recorded only when they
+ * fail, with the path of the fd; prctl stops only for PR_SET_SECCOMP (the
+ * program installs a filter of its own).
  *
  * Sends, receives and sendfile are recorded only when they fail unless
  * they name a destination or concern a watched socket (recorder/socks.h);
@@ -99,7 +102,10 @@ static const struct repro_sysent table[] = {
 	    ARGS(A(CLOSEFD, "fd"))),
 	ROW(connect, TN, T_NET, .flags = F_NETLOG, .net = REPRO_NET_CONNECT,
 	    .wait = REPRO_WAIT_CONNECT, ARGS(A(FD, "fd"), A(SOCKADDR, "addr"), A(SOCKLEN, NULL))),
-	ROW(copy_file_range, TD, 0, .bytes = REPRO_BYTES_RESULT),
+	ROW(copy_file_range, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY,
+	    .bytes = REPRO_BYTES_RESULT,
+	    ARGS(A(FD, "fd_in"), A(PTR, NULL), A(FD_TARGET, "fd"), A(PTR, NULL), A(SIZE, "count"),
+		 A(HEX, NULL))),
 	ROW(creat, TF | TD, T_FILE, .op = REPRO_OP_OPEN, ARGS(A(PATH, "path"), A(MODE, "mode"))),
 	ROW(dup, TD, 0),
 	ROW(dup2, TD, 0),
@@ -124,7 +130,8 @@ static const struct repro_sysent table[] = {
 	ROW(faccessat2, TF | TD, T_FILE, .op = REPRO_OP_STAT, .flags = F_BEHALF,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(AMODE, "mode"), A(ATFLAGS, "flags"))),
 	ROW(fadvise64, TD, 0),
-	ROW(fallocate, TD, 0),
+	ROW(fallocate, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY,
+	    ARGS(A(FD_TARGET, "fd"), A(HEX, "mode"), A(SIZE, "offset"), A(SIZE, "len"))),
 	ROW(fanotify_init, TD, 0),
 	ROW(fanotify_mark, TF | TD, T_FILE, .op = REPRO_OP_OTHER,
 	    ARGS(A(FD, "fd"), A(HEX, "flags"), A(HEX, "mask"), A(DIRFD, "dirfd"),
@@ -140,7 +147,8 @@ static const struct repro_sysent table[] = {
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(ID, "uid"), A(ID, "gid"),
 		 A(ATFLAGS, "flags"))),
 	ROW(fcntl, TD, 0, .wait = REPRO_WAIT_FCNTL),
-	ROW(fdatasync, TD, 0),
+	ROW(fdatasync, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY,
+	    ARGS(A(FD_TARGET, "fd"))),
 	ROW(fgetxattr, TD, 0, .flags = F_XATTR),
 	ROW(file_getattr, TF | TD, T_FILE, .op = REPRO_OP_STAT,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(PTR, NULL), A(SIZE, NULL),
@@ -162,8 +170,10 @@ static const struct repro_sysent table[] = {
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(HEX, "flags"))),
 	ROW(fstat, TD, 0),
 	ROW(fstatfs, TD, 0),
-	ROW(fsync, TD, 0),
-	ROW(ftruncate, TD, 0),
+	ROW(fsync, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY,
+	    ARGS(A(FD_TARGET, "fd"))),
+	ROW(ftruncate, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY,
+	    ARGS(A(FD_TARGET, "fd"), A(SIZE, "length"))),
 	ROW(futimesat, TF | TD, T_FILE, .op = REPRO_OP_CHANGE,
 	    ARGS(A(DIRFD, "dirfd"), A(PATH_AT, "path"), A(TIMES, NULL))),
 	ROW(getcwd, TF, T_FILE, ARGS(A(PTR, NULL), A(SIZE, "size"))),
@@ -292,9 +302,16 @@ static const struct repro_sysent table[] = {
 	ROW(pselect6, TD, 0, .wait = REPRO_WAIT_SELECT),
 	ROW(putpmsg, TN, T_NET, .net = REPRO_NET_OTHER,
 	    ARGS(A(FD, "fd"), A(PTR, NULL), A(PTR, NULL), A(INT, NULL), A(INT, NULL))),
-	ROW(pwrite64, TD, 0, .flags = F_BYTES_OUT, .bytes = REPRO_BYTES_COUNT),
-	ROW(pwritev, TD, 0, .flags = F_BYTES_OUT, .bytes = REPRO_BYTES_RESULT),
-	ROW(pwritev2, TD, 0, .flags = F_BYTES_OUT, .bytes = REPRO_BYTES_RESULT),
+	ROW(pwrite64, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY | F_BYTES_OUT,
+	    .bytes = REPRO_BYTES_COUNT,
+	    ARGS(A(FD_TARGET, "fd"), A(PTR, NULL), A(SIZE, "count"), A(SIZE, "offset"))),
+	ROW(pwritev, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY | F_BYTES_OUT,
+	    .bytes = REPRO_BYTES_RESULT,
+	    ARGS(A(FD_TARGET, "fd"), A(PTR, NULL), A(INT, "iovcnt"), A(SIZE, "offset"))),
+	ROW(pwritev2, TD, T_FILE, .op = REPRO_OP_WRITE, .flags = F_FAILURE_ONLY | F_BYTES_OUT,
+	    .bytes = REPRO_BYTES_RESULT,
+	    ARGS(A(FD_TARGET, "fd"), A(PTR, NULL), A(INT, "iovcnt"), A(SIZE, "offset"),
+		 A(PTR, NULL), A(HEX, "flags"))),
 	ROW(quotactl, TF, T_FILE, .op = REPRO_OP_OTHER,
 	    ARGS(A(HEX, "cmd"), A(PATH, "path"), A(INT, "id"), A(PTR, NULL))),
 	ROW(quotactl_fd, TD, 0),
@@ -340,7 +357,7 @@ static const struct repro_sysent table[] = {
 	ROW(select, TD, 0, .wait = REPRO_WAIT_SELECT),
 	ROW(sendfile, TN | TD, T_NET, .flags = F_FAILURE_ONLY | F_BYTES_OUT, .net = REPRO_NET_OTHER,
 	    .bytes = REPRO_BYTES_RESULT,
-	    ARGS(A(FD, "fd"), A(FD, "in_fd"), A(PTR, NULL), A(SIZE, "count"))),
+	    ARGS(A(FD_TARGET, "fd"), A(FD, "in_fd"), A(PTR, NULL), A(SIZE, "count"))),
 	ROW(sendmmsg, TN, T_NET, .flags = F_FAILURE_ONLY | F_NETLOG | F_DNS_IO | F_BYTES_OUT,
 	    .net = REPRO_NET_SEND,
 	    ARGS(A(FD, "fd"), A(MMSGHDR, NULL), A(INT, "vlen"), A(MSGFLAGS, "msg_flags"))),
@@ -447,10 +464,14 @@ static const struct repro_sysent table[] = {
 	ROW(waitid, TP, T_PROC, .flags = F_WAIT_CHILD, .wait = REPRO_WAIT_WAITID,
 	    ARGS(A(IDTYPE, "idtype"), A(PID, "target_pid"), A(PTR, NULL), A(WAITOPTS, "options"),
 		 A(PTR, NULL))),
-	ROW(write, TD, T_OUTPUT, .flags = F_DNS_IO | F_BYTES_OUT, .bytes = REPRO_BYTES_COUNT,
-	    COND(0, 0, 2, true, false), ARGS(A(FD, "fd"), A(OUTBUF, NULL), A(SIZE, "count"))),
-	ROW(writev, TD, T_OUTPUT, .flags = F_DNS_IO | F_BYTES_OUT, .bytes = REPRO_BYTES_RESULT,
-	    COND(0, 0, 2, true, false), ARGS(A(FD, "fd"), A(OUTIOV, NULL), A(INT, "iovcnt"))),
+	ROW(write, TD, T_OUTPUT | T_FILE, .op = REPRO_OP_WRITE,
+	    .flags = F_FAILURE_ONLY | F_DNS_IO | F_BYTES_OUT, .bytes = REPRO_BYTES_COUNT,
+	    COND(0, 0, 2, true, false), .cond_unless = T_FILE,
+	    ARGS(A(FD_TARGET, "fd"), A(OUTBUF, NULL), A(SIZE, "count"))),
+	ROW(writev, TD, T_OUTPUT | T_FILE, .op = REPRO_OP_WRITE,
+	    .flags = F_FAILURE_ONLY | F_DNS_IO | F_BYTES_OUT, .bytes = REPRO_BYTES_RESULT,
+	    COND(0, 0, 2, true, false), .cond_unless = T_FILE,
+	    ARGS(A(FD_TARGET, "fd"), A(OUTIOV, NULL), A(INT, "iovcnt"))),
 };
 
 const struct repro_sysent *repro_sysent_all(size_t *n)

@@ -160,6 +160,12 @@ enum repro_arg_kind {
 	RA_TIMES, /* the times to set (utimbuf, timeval[2], timespec[2]): an address, not decoded */
 	RA_HEX, /* unsigned flags or mask without names, hexadecimal */
 	RA_FD,
+	/*
+	 * an fd the call writes to: when the call fails, the recorder keeps
+	 * what the fd names ("path", or "fd_target" for a pipe or socket) and
+	 * the filesystem's space at that moment (recorder/sys/file.c)
+	 */
+	RA_FD_TARGET,
 	RA_DIRFD, /* AT_FDCWD or an fd naming a directory */
 	RA_PATH, /* path, relative to the cwd */
 	RA_PATH_AT, /* path, relative to the nearest preceding RA_DIRFD */
@@ -272,6 +278,12 @@ struct repro_sysent {
 	enum repro_sys_taint taint;
 	bool has_cond;
 	struct repro_sys_cond cond;
+	/*
+	 * trace classes with which cond is dropped: write stops for fds 0-2
+	 * only (what the program said), and for every fd with %file (so that a
+	 * failed write to a file is recorded)
+	 */
+	unsigned cond_unless;
 	struct repro_sysarg args[6]; /* in the kernel's order, RA_NONE after the last */
 };
 

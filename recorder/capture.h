@@ -135,8 +135,26 @@ void rec_net_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int
 			  enum repro_arg_kind kind);
 
 /*
+ * rec_file_capture_exit - at the exit stop of a call the recorder keeps:
+ * for an RA_FD_TARGET argument i of a call that failed, what the fd names
+ * now (/proc/TID/fd/N: a BNDL_BLOB_STR, and a BNDL_BLOB_PATH when it is a
+ * path) and, for a path, the filesystem's space and the file's size (a
+ * BNDL_BLOB_STRUCT struct bndl_fs_info).  Other kinds: nothing.  Three
+ * syscalls of the tracer (readlink, statvfs, stat), on failures only.
+ */
+void rec_file_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
+			   enum repro_arg_kind kind);
+
+/*
+ * rec_file_routine_failure - whether a failed call of a row with an
+ * RA_FD_TARGET argument failed the way a program retries (EAGAIN,
+ * EINTR and the kernel's restarts): not recorded.  False for other rows.
+ */
+bool rec_file_routine_failure(const struct rec_capture *c, const struct lnch_stop *st);
+
+/*
  * rec_net_count - at the exit stop of a send or receive (sendto, sendmsg,
- * recvfrom, recvmsg) on a socket whose data phase is counted
+ * recvfrom, recvmsg, and write or writev to an fd above 2) on a socket whose data phase is counted
  * (recorder/socks.h): add the bytes it moved, the time of the first byte
  * received, and how the connection ended when the call says (0 from a
  * receive, EPIPE, ECONNRESET, ETIMEDOUT).  Nothing for other calls.  O(1).

@@ -344,7 +344,8 @@ void rec_describe_call(struct rec_describe *d, const struct rec_capture *c,
 	if (c->sys->net == REPRO_NET_CONNECT ||
 	    (call->family != 0 && c->sys->net == REPRO_NET_BIND))
 		call->sock_type = socket_type(st->pid, (int)st->args[0]); /* connect, bind: type= */
-	else if (call->family == 0 && (c->sys->flags & REPRO_SYSF_FAILURE_ONLY))
+	else if (call->family == 0 && (c->sys->flags & REPRO_SYSF_FAILURE_ONLY) &&
+		 c->sys->net != REPRO_NET_NONE) /* a send or receive: the socket's peer */
 		describe_peer(d, st->pid, (int)st->args[0], call);
 }
 

@@ -109,25 +109,32 @@ static bool fd_identity(pid_t tid, int fd, struct stat *sb)
 	return stat(path, sb) == 0;
 }
 
-/* /dev/null (devices.txt: char 1:3) hears nothing: a shell's `cmd 2>/dev/null` said nothing. */
+/*
+ * /dev/null (devices.txt: char 1:3): a shell's `cmd 2>/dev/null`.  What the
+ * program said there is kept all the same, marked as discarded: nobody read
+ * it, but it is the program's own account of what went wrong.
+ */
 static bool is_dev_null(const struct stat *sb)
 {
 	return S_ISCHR(sb->st_mode) && major(sb->st_rdev) == 1 && minor(sb->st_rdev) == 3;
 }
 
-bool rec_output_wants(const struct lnch_stop *st)
+unsigned rec_output_wants(const struct lnch_stop *st)
 {
 	struct stat out, err;
+	unsigned null;
 
 	if (st->args[0] != 1 && st->args[0] != 2)
-		return false;
+		return 0;
 	/* dup2(2) is not traced: look each time (one stat for stderr, two for stdout) */
-	if (!fd_identity(st->tid, 2, &err) || is_dev_null(&err))
-		return false;
+	if (!fd_identity(st->tid, 2, &err))
+		return 0;
+	null = is_dev_null(&err) ? BNDL_OUTPUT_DISCARDED : 0;
 	if (st->args[0] == 2)
-		return true;
-	return fd_identity(st->tid, 1, &out) && out.st_dev == err.st_dev &&
-	       out.st_ino == err.st_ino;
+		return BNDL_OUTPUT_STDERR | null;
+	if (fd_identity(st->tid, 1, &out) && out.st_dev == err.st_dev && out.st_ino == err.st_ino)
+		return BNDL_OUTPUT_STDOUT | null;
+	return 0;
 }
 
 /* Read [addr, addr + len) of tid into ring, or count it when it cannot be read. */
@@ -172,7 +179,8 @@ static void keep_iov(struct rec_output *o, struct outproc *p, pid_t tid, uint64_
 	}
 }
 
-void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, bool is_writev)
+void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, unsigned fds,
+		      bool is_writev)
 {
 	struct outproc **slot;
 	struct outproc *p;
@@ -188,7 +196,7 @@ void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, bool is_
 	if (*slot == NULL)
 		*slot = repro_xcalloc(1, sizeof(**slot));
 	p = *slot;
-	p->fds |= st->args[0] == 1 ? BNDL_OUTPUT_STDOUT : BNDL_OUTPUT_STDERR;
+	p->fds |= fds;
 	p->t_ns = st->t_ns;
 	want = done < REC_OUTPUT_KEEP ? (size_t)done : REC_OUTPUT_KEEP;
 	if (is_writev) {

@@ -3,7 +3,8 @@
 
 /*
  * What the program said: the last REC_OUTPUT_KEEP bytes each process wrote
- * to its stderr, and to its stdout when that is the same file (the same
+ * to its stderr (/dev/null too, marked discarded), and to its stdout when
+ * that is the same file (the same
  * st_dev and st_ino through /proc/TID/fd/1 and /proc/TID/fd/2, as 2>&1 or a
  * terminal makes them).  The filter stops write and writev on fds 0 to 2
  * only (recorder/systab.c); the bytes are read from the tracee's memory at
@@ -66,25 +67,28 @@ void rec_output_free(struct rec_output *o);
 
 /*
  * rec_output_wants - at the entry stop of a write or writev (st borrowed):
- * true when its bytes are kept: fd 2 unless it is /dev/null (stat(2) of
- * /proc/TID/fd/2), or fd 1 when it is the same file as fd 2 (and a stat
- * of /proc/TID/fd/1).  False for fd 0 and for a stdout that is not
- * stderr.  O(1).
+ * whether its bytes are kept, as the bits of enum bndl_output_fd to add to
+ * the process's record: BNDL_OUTPUT_STDERR for fd 2, BNDL_OUTPUT_STDOUT for
+ * fd 1 when it is the same file as fd 2 (a stat(2) of /proc/TID/fd/2, and
+ * of /proc/TID/fd/1), with BNDL_OUTPUT_DISCARDED when that file is
+ * /dev/null; 0 (not kept) for fd 0 and for a stdout that is not stderr.
+ * O(1).
  */
-bool rec_output_wants(const struct lnch_stop *st);
+unsigned rec_output_wants(const struct lnch_stop *st);
 
 /*
  * rec_output_entry - at the entry stop of a write (is_writev false) or
- * writev that rec_output_wants() kept (st borrowed): of the bytes it asks
- * to write, the last REC_OUTPUT_KEEP at most are read from the tracee
- * (process_vm_readv) into st->pid's ring, so that the call needs no exit
- * stop.  What the program asked to write is kept, whether or not the
- * kernel then wrote it all (EPIPE, a short write to a full pipe).  A
- * 32-bit writev is not read.  Cost: O(bytes kept + iovecs, at most
- * REC_OUTPUT_IOV_MAX).  Never fails: bytes that cannot be read are
- * counted only.
+ * writev that rec_output_wants() kept, with what it returned in fds (st
+ * borrowed): of the bytes it asks to write, the last REC_OUTPUT_KEEP at
+ * most are read from the tracee (process_vm_readv) into st->pid's ring, so
+ * that the call needs no exit stop.  What the program asked to write is
+ * kept, whether or not the kernel then wrote it all (EPIPE, a short write
+ * to a full pipe).  A 32-bit writev is not read.  Cost: O(bytes kept +
+ * iovecs, at most REC_OUTPUT_IOV_MAX).  Never fails: bytes that cannot be
+ * read are counted only.
  */
-void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, bool is_writev);
+void rec_output_entry(struct rec_output *o, const struct lnch_stop *st, unsigned fds,
+		      bool is_writev);
 
 /*
  * rec_output_take - the BNDL_REC_OUTPUT record of pid into *ev (pid, t_ns

@@ -198,6 +198,16 @@ static bool capture_args(struct rec_capture *c, const struct lnch_stop *st)
 	return true;
 }
 
+/*
+ * Whether a stop of an output row (write, writev) is a write to a file
+ * descriptor above 2, which is recorded when it fails (common/sysent.c);
+ * a write to fds 0-2 is what the program said.
+ */
+static bool is_file_write(const struct repro_sysent *s, const struct lnch_stop *st)
+{
+	return (s->flags & REPRO_SYSF_FAILURE_ONLY) && (int32_t)st->args[0] > 2;
+}
+
 static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 {
 	struct rec_recorder *r = ctx;
@@ -225,10 +235,13 @@ static unsigned on_entry(void *ctx, const struct lnch_stop *st)
 		c->active = true; /* DNS over TCP: a query written, an answer read */
 		return LNCH_WANT_EXIT;
 	}
-	if (c->sys == NULL || (c->sys->trace & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND))) {
+	if (c->sys == NULL || ((c->sys->trace & (REC_CLASS_OUTPUT | REC_CLASS_ON_DEMAND)) &&
+			       !is_file_write(c->sys, st))) {
 		/* what the program said is no event: its bytes go to a ring, now */
-		if (c->sys != NULL && rec_output_wants(st))
-			rec_output_entry(r->out, st, c->sys->args[1].kind == RA_OUTIOV);
+		unsigned fds = c->sys != NULL ? rec_output_wants(st) : 0;
+
+		if (fds != 0)
+			rec_output_entry(r->out, st, fds, c->sys->args[1].kind == RA_OUTIOV);
 		c->only_if_injected = true; /* a fault rule may still fail it */
 		return LNCH_WANT_NOTHING;
 	}
@@ -273,6 +286,10 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->active = false; /* a send or receive that worked: nothing to keep */
 		return;
 	}
+	if (c->failure_only && !st->injected && rec_file_routine_failure(c, st)) {
+		c->active = false; /* a write to a full pipe, interrupted: it is tried again */
+		return;
+	}
 	c->ev.ret = st->ret;
 	c->ev.dur_ns = st->t_ns - c->ev.t_ns;
 	if (st->injected)
@@ -287,8 +304,10 @@ static void on_exit_stop(void *ctx, const struct lnch_stop *st)
 		c->ev.flags |= BNDL_EV_FILTER_DENIED;
 	if (st->filter_sigsys)
 		c->ev.flags |= BNDL_EV_FILTER_SIGSYS;
-	for (int i = 0; c->sys != NULL && i < repro_sysent_nargs(c->sys); i++)
+	for (int i = 0; c->sys != NULL && i < repro_sysent_nargs(c->sys); i++) {
 		rec_net_capture_exit(c, st, i, c->sys->args[i].kind);
+		rec_file_capture_exit(c, st, i, c->sys->args[i].kind);
+	}
 	if (c->sys != NULL && c->sys->net == REPRO_NET_RECV && st->ret > 0)
 		rec_describe_learn(&r->describe, c); /* names for host= of fault rules */
 	if (c->sys != NULL && c->sys->net != REPRO_NET_NONE) {

@@ -262,6 +262,40 @@ static void render_path(struct argctx *a)
 	}
 }
 
+/*
+ * An fd a failed write wrote to (RA_FD_TARGET): its number ("fd"), and what
+ * it named at the failure, as strace -y shows it ("3</mnt/w.bin>"): "path"
+ * for a file (redacted as any path), "fd_target" for a pipe or socket, and
+ * "fs" with "size" (struct bndl_fs_info; docs/bundle-format.md).
+ */
+static void render_fd_target(struct argctx *a)
+{
+	const struct bndl_blob *raw = blob(a, BNDL_BLOB_STR), *abs = blob(a, BNDL_BLOB_PATH);
+	const struct bndl_blob *fs = blob(a, BNDL_BLOB_STRUCT);
+	cleanup_free char *red = NULL;
+	struct bndl_fs_info info;
+	size_t n;
+	char q[TXT * 5];
+
+	set(a, json_integer((int)a->v));
+	fprintf(a->txt, "%d", (int)a->v);
+	if (raw == NULL)
+		return;
+	red = rec_redact_text(a->redact, raw->data, raw->len, &n);
+	fprintf(a->txt, "<%s>", rec_quote(red, n, q, sizeof(q)));
+	json_object_set_new(a->obj, abs != NULL ? "path" : "fd_target", rec_json_str(red, n));
+	if (fs == NULL || fs->len < sizeof(info))
+		return;
+	memcpy(&info, fs->data, sizeof(info));
+	json_object_set_new(a->obj, "fs",
+			    json_pack("{s:I,s:I,s:I,s:I}", "free_bytes",
+				      (json_int_t)info.free_bytes, "total_bytes",
+				      (json_int_t)info.total_bytes, "free_inodes",
+				      (json_int_t)info.free_inodes, "total_inodes",
+				      (json_int_t)info.total_inodes));
+	json_object_set_new(a->obj, "size", json_integer((json_int_t)info.size));
+}
+
 static uint64_t prev_oflags(const struct argctx *a)
 {
 	for (int j = a->i - 1; j >= 0; j--)
@@ -524,6 +558,7 @@ static void render_arg(struct argctx *a)
 	switch ((int)k) {
 	case RA_INT:
 	case RA_PROTO:
+	case RA_FD_TARGET: render_fd_target(a); break;
 	case RA_FD:
 	case RA_CLOSEFD:
 	case RA_PID:

@@ -142,11 +142,15 @@ void rec_classes_format(unsigned classes, char *buf, size_t cap)
 		 classes & REC_CLASS_PROCESS ? "process" : "");
 }
 
-/* The row's argument condition (common/sysent.c: calls that teach nothing do not stop). */
-static void add_condition(struct lnch_filter_rule *r, const struct repro_sysent *s)
+/*
+ * The row's argument condition (common/sysent.c: calls that teach nothing
+ * do not stop), unless one of classes drops it (cond_unless).
+ */
+static void add_condition(struct lnch_filter_rule *r, const struct repro_sysent *s,
+			  unsigned classes)
 {
 	r->arg = -1;
-	if (!s->has_cond)
+	if (!s->has_cond || (s->cond_unless & classes) != 0)
 		return;
 	r->arg = s->cond.arg;
 	r->mask = s->cond.mask;
@@ -168,7 +172,7 @@ struct lnch_filter_rule *rec_filter_rules(unsigned classes, size_t *n)
 		if (seccomp_syscall_resolve_name(table[i].name) == __NR_SCMP_ERROR)
 			continue;
 		rules[k].name = table[i].name;
-		add_condition(&rules[k], &table[i]);
+		add_condition(&rules[k], &table[i], classes);
 		k++;
 	}
 	*n = k;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -210,4 +211,69 @@ bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 	default: break;
 	}
 	return true;
+}
+
+/* Kernel restart codes (include/linux/errno.h): a signal interrupted the call. */
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+bool rec_file_routine_failure(const struct rec_capture *c, const struct lnch_stop *st)
+{
+	int64_t e = -st->ret;
+
+	if (c->sys == NULL || repro_sysent_arg_of(c->sys, RA_FD_TARGET) < 0)
+		return false;
+	return e == EAGAIN || e == EINTR || (e >= ERESTARTSYS && e <= ERESTART_RESTARTBLOCK);
+}
+
+/* The filesystem's space and the size of what the fd names, as a BNDL_BLOB_STRUCT of argument i. */
+static void capture_fs_info(struct rec_capture *c, const char *link, int i)
+{
+	struct statvfs vfs;
+	struct stat sb;
+	struct bndl_fs_info info;
+	void *buf;
+
+	if (statvfs(link, &vfs) < 0 || stat(link, &sb) < 0)
+		return;
+	info = (struct bndl_fs_info){
+		.free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize,
+		.total_bytes = (uint64_t)vfs.f_blocks * vfs.f_frsize,
+		.free_inodes = vfs.f_favail,
+		.total_inodes = vfs.f_files,
+		.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0,
+	};
+	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(info));
+	if (buf != NULL) {
+		memcpy(buf, &info, sizeof(info));
+		rec_capture_commit(c, sizeof(info));
+	}
+}
+
+void rec_file_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
+			   enum repro_arg_kind kind)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+	char *buf;
+
+	if (kind != RA_FD_TARGET || !(st->ret < 0 && st->ret >= -4095))
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)st->tid, (int)c->ev.args[i]);
+	n = readlink(link, target, sizeof(target));
+	if (n <= 0 || (size_t)n >= sizeof(target))
+		return; /* EBADF: no such fd; a path too long is left out */
+	buf = rec_capture_reserve(c, BNDL_BLOB_STR, (uint16_t)i, (size_t)n);
+	if (buf != NULL) {
+		memcpy(buf, target, (size_t)n);
+		rec_capture_commit(c, (size_t)n);
+	}
+	if (target[0] != '/')
+		return; /* pipe:[N], socket:[N], anon_inode:… */
+	buf = rec_capture_reserve(c, BNDL_BLOB_PATH, (uint16_t)i, (size_t)n);
+	if (buf != NULL) {
+		memcpy(buf, target, (size_t)n);
+		rec_capture_commit(c, (size_t)n);
+	}
+	capture_fs_info(c, link, i);
 }

@@ -491,7 +491,8 @@ void rec_net_after(struct rec_capture *c, const struct lnch_stop *st)
 void rec_net_count(struct rec_capture *c, const struct lnch_stop *st)
 {
 	enum repro_arg_kind k = c->sys->args[1].kind;
-	bool rx = k == RA_RECVBUF || k == RA_RMSGHDR, tx = k == RA_SENDBUF || k == RA_MSGHDR;
+	bool rx = k == RA_RECVBUF || k == RA_RMSGHDR;
+	bool tx = k == RA_SENDBUF || k == RA_MSGHDR || k == RA_OUTBUF || k == RA_OUTIOV;
 	struct rec_sockstat *ss;
 	uint8_t end = 0;
 

@@ -8,6 +8,7 @@
 #include "common/sysent.h"
 #include "replayer/readers/explain_internal.h"
 #include "replayer/readers/explain_said.h"
+#include "replayer/readers/explain_words.h"
 #include "replayer/readers/normalize.h"
 #include "replayer/readers/show_internal.h"
 #include "replayer/readers/sockidx.h"
@@ -57,6 +58,8 @@ struct xp_state {
 	/* events whose result repro did not see, by unseen_reason: kernel_walk, credentials, other */
 	size_t unseen[3];
 	struct xp_said_set *said; /* owned: output.jsonl, what each process said */
+	struct xp_words
+		*words; /* owned: files.jsonl's paths, for what was said (explain_words.c) */
 	struct xp_waits waits; /* waits.jsonl (explain_waits.c) */
 	struct rpl_sockidx socks; /* network.jsonl connects, for the waits on their sockets */
 };
@@ -124,6 +127,8 @@ static void state_release(struct xp_state *st)
 		free(x->errname);
 		free(x->sentence);
 		json_decref(x->net);
+		json_decref(x->fs);
+		json_decref(x->named);
 		json_decref(x->wait);
 		json_decref(x->reason);
 	}
@@ -143,6 +148,7 @@ static void state_release(struct xp_state *st)
 	json_decref(st->net.ok_conn);
 	json_decref(st->net.answered);
 	xp_said_free(st->said);
+	xp_words_free(st->words);
 }
 
 static const struct xp_proc *proc_of(const struct xp_state *st, int32_t pid)
@@ -404,6 +410,34 @@ static int32_t fd_of(json_t *ev)
 	return (int32_t)json_integer_value(v);
 }
 
+/*
+ * A failed write's filesystem at the failure (events.jsonl "fs", whose four
+ * counts must be integers) with the file's "size", as a new object; NULL
+ * when the event has none.  O(1).
+ */
+static json_t *fs_at_failure(json_t *ev)
+{
+	static const char *const keys[] = { "free_bytes", "total_bytes", "free_inodes",
+					    "total_inodes" };
+	json_t *fs = json_object_get(ev, "fs"), *out;
+
+	if (!json_is_object(fs))
+		return NULL;
+	out = json_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(fs, keys[i]);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			json_decref(out);
+			return NULL;
+		}
+		json_object_set(out, keys[i], v);
+	}
+	if (json_is_integer(json_object_get(ev, "size")))
+		json_object_set(out, "size", json_object_get(ev, "size"));
+	return out;
+}
+
 static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -482,6 +516,7 @@ static int on_event(void *ctx, json_t *ev, size_t lineno, struct repro_err **err
 		x->filter_denied = denied;
 		x->injected = injected;
 		x->inject_rule = (int)bndl_json_int(ev, "rule", 0);
+		x->fs = fs_at_failure(ev);
 	} else if (path_key != path && x->path != NULL && strcmp(x->path, path) != 0) {
 		x->path_search = true;
 	}
@@ -586,6 +621,7 @@ static int on_file(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 
 	if (path != NULL && repro_strmap_get(st->wanted, hash_key(path, &c), HASH_KEY_LEN, &i))
 		xp_facts_keep_file(&st->facts, path, o);
+	bndl_reader_charge(st->r, xp_words_note(st->words, o));
 	return 0;
 }
 
@@ -666,9 +702,9 @@ static double base_score(const struct xp_finding *x)
 	static const struct {
 		const char *err;
 		double score;
-	} table[] = { { "EACCES", 50 }, { "EPERM", 50 },  { "EROFS", 55 },   { "ENOSPC", 55 },
-		      { "EDQUOT", 55 }, { "ENOENT", 30 }, { "ENOTDIR", 30 }, { "ELOOP", 30 },
-		      { "EISDIR", 25 }, { "EEXIST", 15 } };
+	} table[] = { { "EACCES", 50 },	 { "EPERM", 50 }, { "EROFS", 55 },  { "ENOSPC", 55 },
+		      { "EDQUOT", 55 },	 { "EFBIG", 55 }, { "EIO", 55 },    { "ENOENT", 30 },
+		      { "ENOTDIR", 30 }, { "ELOOP", 30 }, { "EISDIR", 25 }, { "EEXIST", 15 } };
 
 	if (x->injected) /* the fault the run was made to meet: above what it led to */
 		return 100;
@@ -744,12 +780,18 @@ static size_t chain_of(const struct xp_state *st, int32_t pid, int32_t chain[XP_
 	return n;
 }
 
-/* The process nearest pid up its tree that said something, or 0. */
+/*
+ * The process nearest pid up its tree that said something a reader saw;
+ * else the nearest that said something to /dev/null; else 0.
+ */
 static int32_t quoted_pid(const struct xp_state *st, int32_t pid)
 {
 	int32_t chain[XP_CHAIN_MAX];
 	size_t n = chain_of(st, pid, chain);
 
+	for (size_t i = 0; i < n; i++)
+		if (xp_said_seen(st->said, chain[i]))
+			return chain[i];
 	for (size_t i = 0; i < n; i++)
 		if (xp_said_line(st->said, chain[i]) != NULL)
 			return chain[i];
@@ -799,6 +841,94 @@ static void score(struct xp_state *st)
 		end = start;
 	}
 	free(order);
+}
+
+/*
+ * The process whose words may explain a failed run: of those that failed
+ * and said something, not only passing on a child's status, one that ended
+ * with the first process's status, else any; the last to end.  0: none.
+ * O(processes).
+ */
+static const struct xp_proc *main_proc(const struct xp_state *st);
+
+static int32_t speaking_failure(const struct xp_state *st)
+{
+	const struct xp_proc *best = NULL, *first = main_proc(st);
+
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct xp_proc *p = &st->procs[i];
+		bool same = first != NULL && p->exit_code == first->exit_code,
+		     best_same = best != NULL && first != NULL &&
+				 best->exit_code == first->exit_code;
+
+		if (!p->failed || p->passed_on || xp_said_line(st->said, p->pid) == NULL)
+			continue;
+		if (best == NULL || (same && !best_same) ||
+		    (same == best_same && p->end_ns > best->end_ns))
+			best = p;
+	}
+	return best != NULL ? best->pid : 0;
+}
+
+/* Whether one of named ({"path","meta"} objects) was a regular file at the end. */
+static bool names_a_file(json_t *named)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach (named, i, n)
+		if (bndl_json_str(json_object_get(n, "meta"), "type") != NULL &&
+		    strcmp(bndl_json_str(json_object_get(n, "meta"), "type"), "file") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * When the run failed and no call explains it, the program's own words
+ * are the finding (docs/explain.md, "When nothing failed"): an XP_SAID
+ * finding is added when no failure is left once probes are set aside, or
+ * when the words name a regular file (by path or file name,
+ * explain_words.c) and no failure is named by them; then it comes first.  O(findings + bytes
+ * said).
+ */
+static void said_finding(struct xp_state *st)
+{
+	int32_t pid = run_failed(st) ? speaking_failure(st) : 0;
+	const char *text;
+	size_t len, real = 0, named_by_words = 0;
+	double top = 0;
+	json_t *named;
+	struct xp_finding *x;
+
+	if (pid == 0 || (text = xp_said_text(st->said, pid, &len)) == NULL)
+		return;
+	for (size_t i = 0; i < st->nf; i++) {
+		int32_t chain[XP_CHAIN_MAX];
+		struct xp_finding *f = &st->f[i];
+
+		if (f->noise)
+			continue;
+		real++;
+		top = f->score > top ? f->score : top;
+		named_by_words += xp_said_bonus(st->said, f, chain, chain_of(st, f->pid, chain)) >
+				  0;
+	}
+	named = xp_words_named(st->words, text, len);
+	if (!(real == 0 || (names_a_file(named) && named_by_words == 0)) ||
+	    (x = finding_add(st, "\x1fsaid")) == NULL) {
+		json_decref(named);
+		return;
+	}
+	x->kind = XP_SAID;
+	x->op = XP_OP_OTHER;
+	x->pid = pid;
+	x->fd = -1;
+	x->t_ns = proc_of(st, pid) != NULL ? proc_of(st, pid)->end_ns : 0;
+	x->count = 1;
+	x->named = named;
+	if (json_array_size(named) > 0)
+		x->path = repro_xstrdup(bndl_json_str(json_array_get(named, 0), "path"));
+	x->score = top + 1;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -851,16 +981,18 @@ static json_t *finding_json(const struct xp_state *st, const struct xp_finding *
 							  [XP_BIND] = "bind",
 							  [XP_DNS] = "dns",
 							  [XP_OTHER] = "other",
-							  [XP_WAIT] = "wait" }[x->kind]));
+							  [XP_WAIT] = "wait",
+							  [XP_SAID] = "said" }[x->kind]));
 	json_object_set_new(o, "pid", json_integer(x->pid));
 	json_object_set_new(o, "process", bndl_json_str_or_null(p != NULL ? p->label : NULL));
-	json_object_set_new(o, "syscall", json_string(x->syscall));
+	json_object_set_new(o, "syscall", bndl_json_str_or_null(x->syscall));
 	if (x->path != NULL) {
 		json_object_set_new(o, "path", json_string(x->path));
 		json_object_set_new(o, "op", json_string(xp_op_word(x->op)));
 	}
-	json_object_set_new(o, x->net != NULL || x->wait != NULL ? "outcome" : "errno",
-			    json_string(x->errname));
+	if (x->errname != NULL)
+		json_object_set_new(o, x->net != NULL || x->wait != NULL ? "outcome" : "errno",
+				    json_string(x->errname));
 	json_object_set_new(o, "count", json_integer((json_int_t)x->count));
 	json_object_set_new(o, "sentence", bndl_json_str_or_null(x->sentence));
 	json_object_set(o, "reason", x->reason);
@@ -946,6 +1078,10 @@ static void put_evidence(const struct xp_finding *x, FILE *out)
 		if (x->count > x->nseqs)
 			fprintf(out, " … %" PRIu64, x->seq);
 		fputs(" ", out);
+	}
+	if (x->kind == XP_SAID) {
+		fputs(x->path != NULL ? "output.jsonl; files.jsonl\n" : "output.jsonl\n", out);
+		return;
 	}
 	fputc('(', out);
 	repro_term_puts(out, x->syscall);
@@ -1121,6 +1257,7 @@ static int explain(const struct rpl_explain_opts *opts, FILE *out, json_t **doc,
 			   .url_hosts = json_object() },
 		.net = { .ok_conn = json_object(), .answered = json_object() },
 		.said = xp_said_new(),
+		.words = xp_words_new(),
 		.waits = { .interrupted = json_array(),
 			   .long_waits = json_array(),
 			   .add = add_for_waits },
@@ -1140,6 +1277,7 @@ static int explain(const struct rpl_explain_opts *opts, FILE *out, json_t **doc,
 		if (load(&st, r, err) == 0) {
 			classify(&st);
 			score(&st);
+			said_finding(&st);
 			rc = report(&st, out, doc, err);
 		}
 	}

@@ -21,6 +21,11 @@ enum xp_kind {
 	XP_DNS, /* network.jsonl lookup */
 	XP_OTHER, /* a failed call without a path (kill, wait4 …) */
 	XP_WAIT, /* waits.jsonl: a long wait, or what the processes waited in when interrupted */
+	/*
+	 * output.jsonl: a process that failed and said why, when no call
+	 * explains its exit (explain_said.c)
+	 */
+	XP_SAID,
 };
 
 /* What the call meant to do to its path, for the sentence and the permission check. */
@@ -67,6 +72,12 @@ struct xp_finding {
 	int inject_rule;
 	/* an execve ENOENT of one name in several directories: a PATH search that found nothing */
 	bool path_search;
+	/*
+	 * owned, or NULL: a failed write's filesystem at its first failure
+	 * (events.jsonl "fs", with the file's "size" added)
+	 */
+	json_t *fs;
+	json_t *named; /* owned: XP_SAID: the files its words name ({"path","meta"}), or NULL */
 	json_t *wait; /* owned: XP_WAIT: the waits.jsonl record (an array of them when interrupted) */
 	bool wait_interrupted; /* XP_WAIT: the run was cut short while these waits went on */
 	bool wait_dominant; /* XP_WAIT: the wait took half the run or more */

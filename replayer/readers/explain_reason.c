@@ -10,6 +10,7 @@
  */
 #include "replayer/readers/explain.h"
 #include "replayer/readers/explain_internal.h"
+#include "replayer/readers/explain_said.h"
 #include "common/sysent.h"
 #include "bundles/json_util.h"
 
@@ -613,6 +614,8 @@ static void human_bytes(FILE *f, json_int_t b)
 		fprintf(f, "%.1f GiB", (double)b / (double)((json_int_t)1 << 30));
 	else if (b >= 1 << 20)
 		fprintf(f, "%.1f MiB", (double)b / (double)(1 << 20));
+	else if (b >= 1 << 10)
+		fprintf(f, "%.1f KiB", (double)b / (double)(1 << 10));
 	else
 		fprintf(f, "%" JSON_INTEGER_FORMAT " bytes", b);
 }
@@ -638,6 +641,44 @@ static json_t *filesystem_of(json_t *host, const char *path)
 	return best;
 }
 
+/*
+ * A write that found its filesystem full (x->fs: the space at the first
+ * failure), with the mount point and type from after (host.json
+ * "filesystems"; NULL when unknown) and, when the space differs after the
+ * run (a rollback freed it), both.
+ */
+static void explain_full_at_failure(FILE *f, json_t *r, const struct xp_finding *x, json_t *after)
+{
+	const char *base = strrchr(x->path, '/') != NULL ? strrchr(x->path, '/') + 1 : x->path;
+	bool quota = is(x->errname, "EDQUOT");
+
+	if (after != NULL)
+		fprintf(f, "%s (%s, ", sq(after, "mount_point"),
+			str(after, "fstype") ? str(after, "fstype") : "?");
+	else
+		fputs("its filesystem (", f);
+	human_bytes(f, num(x->fs, "total_bytes", 0));
+	fputs(" in all) had ", f);
+	human_bytes(f, num(x->fs, "free_bytes", 0));
+	fprintf(f, " and %" JSON_INTEGER_FORMAT " inodes free when the write failed",
+		num(x->fs, "free_inodes", 0));
+	if (quota)
+		fputs(" (the user's disk quota was used up)", f);
+	if (num(x->fs, "size", 0) > 0) {
+		fprintf(f, "; %s had ", base);
+		human_bytes(f, num(x->fs, "size", 0));
+	}
+	if (after != NULL && num(after, "free_bytes", 0) != num(x->fs, "free_bytes", 0)) {
+		fputs(" (", f);
+		human_bytes(f, num(after, "free_bytes", 0));
+		fputs(" free after the run)", f);
+	}
+	json_object_set(r, "filesystem", x->fs);
+	if (after != NULL)
+		json_object_set(r, "filesystem_after", after);
+	json_object_set_new(r, "what", json_string(quota ? "quota" : "disk_full"));
+}
+
 static void explain_file(FILE *f, json_t *r, const struct xp_finding *x, const struct xp_proc *p,
 			 const struct xp_facts *facts)
 {
@@ -654,6 +695,20 @@ static void explain_file(FILE *f, json_t *r, const struct xp_finding *x, const s
 			str(mount, "mount_point") ? str(mount, "mount_point") : "its filesystem",
 			str(mount, "fstype") ? str(mount, "fstype") : "?");
 		reason_set(r, "read_only_mount", str(mount, "mount_point"), NULL);
+	} else if ((is(x->errname, "ENOSPC") || is(x->errname, "EDQUOT")) && x->fs != NULL) {
+		explain_full_at_failure(f, r, x, filesystem_of(facts->host, x->path));
+	} else if (is(x->errname, "EFBIG")) {
+		fputs("the file would grow past the largest size allowed (the process's RLIMIT_FSIZE, "
+		      "`ulimit -f`, or the filesystem's limit)",
+		      f);
+		if (x->fs != NULL && num(x->fs, "size", 0) > 0) {
+			fputs("; it had ", f);
+			human_bytes(f, num(x->fs, "size", 0));
+		}
+		reason_set(r, "file_too_large", x->path, NULL);
+	} else if (is(x->errname, "EIO")) {
+		fputs("the device or filesystem reported an input/output error", f);
+		reason_set(r, "io_error", x->path, NULL);
 	} else if (is(x->errname, "ENOSPC") || is(x->errname, "EDQUOT")) {
 		json_t *fs = filesystem_of(facts->host, x->path);
 
@@ -1030,6 +1085,14 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 	x->reason = json_object();
 	if (f == NULL)
 		return;
+	if (x->kind == XP_SAID) {
+		xp_said_explain(f, x->reason, x, p);
+		if (fclose(f) == 0)
+			x->sentence = buf;
+		else
+			free(buf);
+		return;
+	}
 	if (x->kind == XP_WAIT) {
 		xp_wait_explain(f, x->reason, x, p, facts->proc_of, facts->proc_ctx);
 		put_ending(f, x, p);
@@ -1054,7 +1117,8 @@ void xp_reason_build(struct xp_finding *x, const struct xp_proc *p, const struct
 		case XP_BIND: explain_bind(f, x->reason, x); break;
 		case XP_DNS: explain_dns(f, x->reason, x); break;
 		case XP_OTHER: explain_other(f, x->reason, x, p, facts); break;
-		case XP_WAIT: break;
+		case XP_WAIT:
+		case XP_SAID: break;
 		}
 	}
 	put_ending(f, x, p);

@@ -5,6 +5,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ struct said {
 	char *text; /* owned */
 	size_t len;
 	char *line; /* owned: the quote, or NULL */
+	bool discarded; /* output.jsonl "discarded": said to /dev/null */
 };
 
 struct xp_said_set {
@@ -108,6 +110,7 @@ int xp_said_on_line(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 	memcpy(d->text, json_string_value(text) + json_string_length(text) - len, len);
 	d->text[len] = '\0';
 	d->line = last_line(d->text, len);
+	d->discarded = json_is_true(json_object_get(o, "discarded"));
 	repro_map_put(s->by_pid, (uint32_t)pid, s->n++);
 	return 0;
 }
@@ -117,6 +120,13 @@ static const struct said *said_of(const struct xp_said_set *s, int32_t pid)
 	size_t i;
 
 	return repro_map_get(s->by_pid, (uint32_t)pid, &i) ? &s->v[i] : NULL;
+}
+
+bool xp_said_seen(const struct xp_said_set *s, int32_t pid)
+{
+	const struct said *d = said_of(s, pid);
+
+	return d != NULL && d->line != NULL && !d->discarded;
 }
 
 const char *xp_said_line(const struct xp_said_set *s, int32_t pid)
@@ -169,4 +179,63 @@ double xp_said_bonus(const struct xp_said_set *s, const struct xp_finding *f, co
 			return XP_SAID_BONUS;
 	}
 	return 0;
+}
+
+const char *xp_said_text(const struct xp_said_set *s, int32_t pid, size_t *len)
+{
+	const struct said *d = said_of(s, pid);
+
+	*len = d != NULL ? d->len : 0;
+	return d != NULL ? d->text : NULL;
+}
+
+/* ", a file of 411 bytes, mode 0644, owner uid 0 gid 0" of a files.jsonl meta (borrowed). */
+static void put_meta(FILE *f, json_t *meta)
+{
+	const char *type = bndl_json_str(meta, "type"), *mode = bndl_json_str(meta, "mode");
+	json_t *size = json_object_get(meta, "size");
+
+	if (!json_is_object(meta)) {
+		fputs(" (gone at the end of the run)", f);
+		return;
+	}
+	if (type != NULL && strcmp(type, "file") == 0 && json_is_integer(size) &&
+	    json_integer_value(size) == 0)
+		fputs(" (an empty file", f);
+	else if (type != NULL && strcmp(type, "file") == 0 && json_is_integer(size))
+		fprintf(f, " (a file of %" JSON_INTEGER_FORMAT " bytes", json_integer_value(size));
+	else
+		fprintf(f, " (a %s", type != NULL ? type : "file");
+	if (mode != NULL)
+		fprintf(f, ", mode %s", mode);
+	if (json_is_integer(json_object_get(meta, "uid")))
+		fprintf(f, ", owner uid %" PRId64 " gid %" PRId64, bndl_json_int(meta, "uid", 0),
+			bndl_json_int(meta, "gid", 0));
+	fputc(')', f);
+}
+
+void xp_said_explain(FILE *f, json_t *reason, const struct xp_finding *x, const struct xp_proc *p)
+{
+	size_t i;
+	json_t *file;
+
+	if (p != NULL)
+		fprintf(f, "%s (pid %d)", p->label, (int)x->pid);
+	else
+		fprintf(f, "pid %d", (int)x->pid);
+	if (p != NULL && p->exit_signal != NULL)
+		fprintf(f, " was killed by %s", p->exit_signal);
+	else if (p != NULL && p->has_exit)
+		fprintf(f, " exited with status %d", p->exit_code);
+	else
+		fputs(" failed", f);
+	fputs(" and said why; no call it made failed in a way that explains it", f);
+	json_array_foreach (x->named, i, file) {
+		fputs(i == 0 ? "; it named " : ", ", f);
+		fputs(bndl_json_str(file, "path"), f);
+		put_meta(f, json_object_get(file, "meta"));
+	}
+	json_object_set_new(reason, "what", json_string("program_said"));
+	json_object_set_new(reason, "files",
+			    x->named != NULL ? json_incref(x->named) : json_array());
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Longest quote of a line (bytes), cut at a UTF-8 character boundary. */
 #define XP_SAID_QUOTE_MAX 200
@@ -51,6 +52,28 @@ const char *xp_said_line(const struct xp_said_set *s, int32_t pid);
  * them; a shell that prints its child's failure): XP_SAID_BONUS, else 0.
  * Cost: O(n x bytes kept) memmem(3) per needle (four needles).
  */
+/*
+ * xp_said_seen - whether pid said something someone could read: a line,
+ * not to /dev/null (output.jsonl "discarded").  O(1).
+ */
+bool xp_said_seen(const struct xp_said_set *s, int32_t pid);
+
+/*
+ * xp_said_text - all that pid said, as kept (at most 32 KiB of
+ * output.jsonl's escaped text), its length in *len; NULL when pid said
+ * nothing.  Borrowed from s, valid until xp_said_free().  O(1).
+ */
+const char *xp_said_text(const struct xp_said_set *s, int32_t pid, size_t *len);
+
+/*
+ * xp_said_explain - the sentence of an XP_SAID finding x of process p
+ * (borrowed, may be NULL) into f, its facts into reason (what:
+ * "program_said", files: x->named): the process ended badly and no call
+ * it made explains it; the files its words name, with their type, size,
+ * mode and owner at the end of the run.  O(files named).
+ */
+void xp_said_explain(FILE *f, json_t *reason, const struct xp_finding *x, const struct xp_proc *p);
+
 double xp_said_bonus(const struct xp_said_set *s, const struct xp_finding *f, const int32_t *chain,
 		     size_t n);
 

@@ -102,7 +102,21 @@ def case_worked():
     bc.expect(len(many.splitlines()) > 1, "explain --all still lists the failures", many[:300])
 
 
+def case_devnull():
+    print("said: what a program said to /dev/null is kept, marked discarded")
+    bc.expect_exit(b, code=1)
+    outs = [o for o in b.output if "devnull-model.pth" in (o.get("text") or "")]
+    bc.expect(outs and outs[0].get("discarded") is True and outs[0].get("fds") == [2],
+              "output.jsonl: python's traceback, discarded", b.output)
+    f = bc.expect_cause("the open of devnull-model.pth",
+                        lambda f: (f.get("path") or "").endswith("/devnull-model.pth"))
+    said = f.get("said") or {}
+    bc.expect("devnull-model.pth" in (said.get("line") or ""),
+              "explain quotes what it said to /dev/null", said)
+
+
 {
+    "said_devnull": case_devnull,
     "said_worked": case_worked,
     "said_python_names_file": case_python_names_file,
     "said_shell_last_line": case_shell_last_line,

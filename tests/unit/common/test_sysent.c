@@ -60,21 +60,33 @@ static void test_sysent_rows_consistent(void **state)
 		/* a traced row has its arguments; an untraced one is for policies and waits */
 		if (s->trace != 0 && nargs == 0)
 			assert_true(strcmp(s->name, "fork") == 0 || strcmp(s->name, "vfork") == 0);
-		/* a row that acts on a path has a path argument, and the other way round */
+		/*
+		 * a row that acts on a path has a path argument, or writes to
+		 * an fd whose path is taken when it fails; and the other way round
+		 */
+		bool fd_write = repro_sysent_arg_of(s, RA_FD_TARGET) >= 0;
+
 		if (s->op != REPRO_OP_NONE)
 			assert_true(repro_sysent_arg_of(s, RA_PATH) >= 0 ||
-				    repro_sysent_arg_of(s, RA_PATH_AT) >= 0);
+				    repro_sysent_arg_of(s, RA_PATH_AT) >= 0 ||
+				    (fd_write && s->op == REPRO_OP_WRITE));
+		if (fd_write && s->trace != 0)
+			assert_true(s->flags & REPRO_SYSF_FAILURE_ONLY);
 		if (repro_sysent_arg_of(s, RA_PATH) >= 0 || repro_sysent_arg_of(s, RA_PATH_AT) >= 0)
 			assert_int_not_equal(s->op, REPRO_OP_NONE);
 		/* %file is exactly the calls that take a path, but for getcwd and fsconfig (strace's choice) */
 		assert_true(!!(s->classes & REPRO_SYS_FILE) ==
-			    (s->op != REPRO_OP_NONE || strcmp(s->name, "getcwd") == 0 ||
-			     strcmp(s->name, "fsconfig") == 0));
-		/* the filter stops a %file, %network or %process call with its own class */
+			    ((s->op != REPRO_OP_NONE && !fd_write) ||
+			     strcmp(s->name, "getcwd") == 0 || strcmp(s->name, "fsconfig") == 0));
+		/*
+		 * the filter stops a %file, %network or %process call with its
+		 * own class, or a write to an fd with %file (its failures)
+		 */
 		if (s->trace & REPRO_TRACE_ALL)
 			assert_true((s->trace & REPRO_TRACE_ALL & ~s->classes) == 0 ||
 				    strcmp(s->name, "fchdir") == 0 ||
-				    strcmp(s->name, "close") == 0);
+				    strcmp(s->name, "close") == 0 ||
+				    (fd_write && (s->trace & REPRO_TRACE_ALL) == REPRO_TRACE_FILE));
 		if (s->bytes == REPRO_BYTES_COUNT)
 			assert_true(s->args[2].kind == RA_NONE || s->args[2].kind == RA_SIZE);
 		if (s->flags & REPRO_SYSF_BEHALF)

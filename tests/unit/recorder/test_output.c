@@ -111,9 +111,9 @@ static void test_output_entry_write(void **state)
 	struct lnch_stop st = entry_stop(2, msg, 26);
 	struct bndl_event ev;
 
-	rec_output_entry(o, &st, false);
+	rec_output_entry(o, &st, BNDL_OUTPUT_STDERR, false);
 	st = entry_stop(2, msg, 0); /* nothing to write */
-	rec_output_entry(o, &st, false);
+	rec_output_entry(o, &st, BNDL_OUTPUT_STDERR, false);
 	assert_true(rec_output_take(o, getpid(), &ev));
 	assert_int_equal(ev.type, BNDL_REC_OUTPUT);
 	assert_int_equal(ev.args[0], BNDL_OUTPUT_STDERR);
@@ -142,7 +142,7 @@ static void test_output_entry_writev(void **state)
 	iov[0] = (struct iovec){ big, 20000 };
 	iov[1] = (struct iovec){ "\nfail", 5 };
 	iov[2] = (struct iovec){ "ed\n", 3 };
-	rec_output_entry(o, &st, true);
+	rec_output_entry(o, &st, BNDL_OUTPUT_STDOUT, true);
 	assert_int_equal(rec_output_next_pid(o), getpid());
 	assert_true(rec_output_take(o, getpid(), &ev));
 	assert_int_equal(ev.args[0], BNDL_OUTPUT_STDOUT);
@@ -162,7 +162,7 @@ static void test_output_entry_unreadable(void **state)
 	struct lnch_stop st = entry_stop(2, (void *)8, 100);
 	struct bndl_event ev;
 
-	rec_output_entry(o, &st, false);
+	rec_output_entry(o, &st, BNDL_OUTPUT_STDERR, false);
 	assert_true(rec_output_take(o, getpid(), &ev));
 	assert_int_equal(ev.args[1], 100);
 	assert_int_equal(ev.blobs[0].len, 0);

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,8 @@
 
 #define APP "/srv/app"
 
-/* A manifest for argv "bash start.sh" that ended with code. */
-static char *manifest(int code)
+/* A manifest for argv "bash start.sh" that ended with code; with_output: output.jsonl is a member. */
+static char *manifest(int code, bool with_output)
 {
 	char *m = NULL;
 
@@ -41,8 +42,8 @@ static char *manifest(int code)
 		     "\"net\":\"host\",\"sandbox\":\"none\"},\"counts\":{\"events\":0,\"failed\":0,"
 		     "\"processes\":2},\"incomplete\":false,\"dropped\":null,\"warnings\":[],"
 		     "\"redacted\":[],\"members\":[\"manifest.json\",\"host.json\","
-		     "\"processes.jsonl\",\"events.jsonl\",\"files.jsonl\",\"trace.txt\"]}",
-		     code) < 0)
+		     "\"processes.jsonl\",\"events.jsonl\",\"files.jsonl\",%s\"trace.txt\"]}",
+		     code, with_output ? "\"output.jsonl\"," : "") < 0)
 		abort();
 	return m;
 }
@@ -74,10 +75,10 @@ static const char host[] = "{\"uid\":995,\"gid\":994,\"groups\":[994],"
  * lines) whose run and python3 ended with code and child_code.  Returns
  * its path (the caller frees).
  */
-static void write_at(const char *path, const char *events, const char *files, int code,
-		     int child_code)
+static void write_at_said(const char *path, const char *events, const char *files,
+			  const char *output, int code, int child_code)
 {
-	char *m = manifest(code), *p = processes(child_code);
+	char *m = manifest(code, output != NULL), *p = processes(child_code);
 	/* name, text pairs in the registry's order (bundles/members.h) */
 	const char *members[] = {
 		"manifest.json",
@@ -90,7 +91,9 @@ static void write_at(const char *path, const char *events, const char *files, in
 		events,
 		"files.jsonl",
 		files,
-		"trace.txt",
+		output != NULL ? "output.jsonl" : "trace.txt",
+		output != NULL ? output : "",
+		output != NULL ? "trace.txt" : NULL,
 		"",
 		NULL,
 	};
@@ -98,6 +101,13 @@ static void write_at(const char *path, const char *events, const char *files, in
 	fx_write_bundle(path, members);
 	free(m);
 	free(p);
+}
+
+/* write_at_said without output.jsonl. */
+static void write_at(const char *path, const char *events, const char *files, int code,
+		     int child_code)
+{
+	write_at_said(path, events, files, NULL, code, child_code);
 }
 
 static char *write_run(const char *dir, const char *name, const char *events, const char *files,
@@ -115,16 +125,20 @@ static char *write_run(const char *dir, const char *name, const char *events, co
  * A bundle of events and files whose run and python3 ended with code and
  * child_code, explained as JSON: its findings (a new reference).
  */
-static json_t *explain(const char *events, const char *files, int code, int child_code)
+static json_t *explain_said(const char *events, const char *files, const char *output, int code,
+			    int child_code)
 {
-	char *dir = fx_tmpdir(), *text = NULL;
-	char *path = write_run(dir, "b.repro", events, files, code, child_code);
-	struct rpl_explain_opts o = { .json = true, .bundle_path = path };
+	char *dir = fx_tmpdir(), *text = NULL, *path = NULL;
+	struct rpl_explain_opts o = { .json = true };
 	struct repro_err *err = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	json_t *doc, *findings;
 
+	if (asprintf(&path, "%s/b.repro", dir) < 0)
+		abort();
+	write_at_said(path, events, files, output, code, child_code);
+	o.bundle_path = path;
 	if (rpl_explain_run(&o, out, &err) < 0)
 		fail_msg("explain: %s", err->msg);
 	fclose(out);
@@ -138,6 +152,12 @@ static json_t *explain(const char *events, const char *files, int code, int chil
 	free(text);
 	return findings;
 }
+/* explain_said without output.jsonl. */
+static json_t *explain(const char *events, const char *files, int code, int child_code)
+{
+	return explain_said(events, files, NULL, code, child_code);
+}
+
 /* diff --json of two runs (working a, broken b): its "cause" (a new reference, or NULL). */
 static json_t *diff_cause(const char *a_events, const char *b_events, const char *b_files)
 {
@@ -292,6 +312,113 @@ static void test_ranking_probe_noise_set_aside(void **state)
 	assert_string_equal(path_of(f, 0), APP "/config.yaml");
 	json_decref(f);
 	free(a), free(b), free(ev);
+}
+
+/*
+ * A write the filesystem refused for want of space (events.jsonl "fs": the
+ * space when it failed) comes first, before a file the program looked for
+ * earlier and did without, and its sentence gives the space at the failure.
+ */
+static void test_ranking_failed_write_full_disk(void **state)
+{
+	char *a =
+		open_event(1, 100000, APP "/optional.conf", "O_RDONLY|O_CLOEXEC", "ENOENT", "read");
+	const char *b = "{\"seq\":2,\"t_ns\":600000000,\"dur_ns\":1000,\"pid\":101,\"tid\":101,"
+			"\"syscall\":\"write\",\"fd\":3,\"path\":\"" APP "/cache/w.bin\","
+			"\"fs\":{\"free_bytes\":0,\"total_bytes\":65536,\"free_inodes\":10,"
+			"\"total_inodes\":12},\"size\":65536,\"count\":134464,\"op\":\"write\","
+			"\"ret\":-1,\"errno\":\"ENOSPC\"}\n";
+	char *ev = concat(a, b);
+	json_t *f = explain(ev, "", 1, 1);
+	json_t *first = json_array_get(f, 0), *reason = json_object_get(first, "reason");
+
+	assert_string_equal(path_of(f, 0), APP "/cache/w.bin");
+	assert_string_equal(json_string_value(json_object_get(reason, "what")), "disk_full");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(reason, "filesystem"),
+							    "total_bytes")),
+			 65536);
+	assert_non_null(
+		strstr(json_string_value(json_object_get(first, "sentence")),
+		       "64.0 KiB in all) had 0 bytes and 10 inodes free when the write failed"));
+	json_decref(f);
+	free(a), free(ev);
+}
+
+/* output.jsonl: python3 (pid 101) said text (JSON-escaped), to stderr. */
+static char *said_line(const char *text)
+{
+	char *o = NULL;
+
+	if (asprintf(&o,
+		     "{\"pid\":101,\"fds\":[2],\"t_ns\":700000000,\"bytes_written\":%zu,"
+		     "\"truncated\":false,\"text\":\"%s\"}\n",
+		     strlen(text), text) < 0)
+		abort();
+	return o;
+}
+
+/* files.jsonl record of a regular file that was read: mode, size. */
+static char *read_file_record(const char *path, const char *mode, int size)
+{
+	char *r = NULL;
+
+	if (asprintf(&r,
+		     "{\"path\":\"%s\",\"ops\":[\"read\"],\"first\":\"ok\",\"last\":\"ok\","
+		     "\"calls\":1,\"meta\":{\"type\":\"file\",\"mode\":\"%s\",\"uid\":0,"
+		     "\"gid\":0,\"size\":%d}}\n",
+		     path, mode, size) < 0)
+		abort();
+	return r;
+}
+
+/*
+ * Nothing failed, the program said why: its words are the finding, with
+ * the file they name and that file's mode (sshd's "too open" host key).
+ */
+static void test_ranking_said_when_nothing_failed(void **state)
+{
+	char *files = read_file_record(APP "/key.pem", "0644", 411);
+	char *out = said_line("Permissions 0644 for '" APP "/key.pem' are too open.\\n");
+	json_t *f = explain_said("", files, out, 1, 1);
+	json_t *first = json_array_get(f, 0);
+
+	assert_int_equal(json_array_size(f), 1);
+	assert_string_equal(json_string_value(json_object_get(first, "kind")), "said");
+	assert_string_equal(path_of(f, 0), APP "/key.pem");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(first, "reason"), "what")),
+		"program_said");
+	assert_non_null(strstr(json_string_value(json_object_get(first, "sentence")),
+			       "(a file of 411 bytes, mode 0644, owner uid 0 gid 0)"));
+	json_decref(f);
+	free(files), free(out);
+}
+
+/*
+ * A failure the program's words do not name comes after the file they do
+ * name (an empty weights file read without error), and a bare word of
+ * the message ("model") names no file.
+ */
+static void test_ranking_said_names_file_over_unnamed_failure(void **state)
+{
+	char *ev =
+		open_event(1, 100000, APP "/optional.conf", "O_RDONLY|O_CLOEXEC", "ENOENT", "read");
+	char *rec = read_file_record(APP "/weights.bin", "0644", 0);
+	char *model = read_file_record(APP "/model", "0755", 10);
+	char *files = concat(model, rec);
+	char *out = said_line("model load failed: weights.bin: unexpected end of file\\n");
+	json_t *f = explain_said(ev, files, out, 1, 1);
+	json_t *first = json_array_get(f, 0);
+
+	assert_string_equal(json_string_value(json_object_get(first, "kind")), "said");
+	assert_string_equal(path_of(f, 0), APP "/weights.bin");
+	assert_int_equal(
+		json_array_size(json_object_get(json_object_get(first, "reason"), "files")), 1);
+	assert_non_null(strstr(json_string_value(json_object_get(first, "sentence")),
+			       "(an empty file, mode 0644"));
+	assert_string_equal(path_of(f, 1), APP "/optional.conf");
+	json_decref(f);
+	free(ev), free(rec), free(model), free(files), free(out);
 }
 
 /*
@@ -637,6 +764,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ranking_last_failure_first),
 		cmocka_unit_test(test_ranking_probe_noise_set_aside),
 		cmocka_unit_test(test_ranking_injected_first),
+		cmocka_unit_test(test_ranking_failed_write_full_disk),
+		cmocka_unit_test(test_ranking_said_when_nothing_failed),
+		cmocka_unit_test(test_ranking_said_names_file_over_unnamed_failure),
 		cmocka_unit_test(test_diff_cause_outcome_differs),
 		cmocka_unit_test(test_replay_plan_imposes_what_matters),
 		cmocka_unit_test(test_replay_reproduced),

@@ -62,6 +62,8 @@ struct rpl_replay_plan {
  */
 int rpl_replay_kinds_parse(const char *text, unsigned *out, struct repro_err **err);
 
+struct bndl_limits;
+
 struct rpl_replay_opts {
 	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
 	bool fast; /* delays capped at 100 ms */
@@ -71,6 +73,8 @@ struct rpl_replay_opts {
 	const char *const *map_from, *const *map_to; /* borrowed: --map OLD=NEW pairs */
 	size_t nmaps;
 	bool include_system; /* --simulate: the system's paths too (rpl_explain_system_path()) */
+	/* borrowed: --simulate's reader limits (bundles/reader.h), NULL: the defaults */
+	const struct bndl_limits *limits;
 };
 
 /*
@@ -118,7 +122,11 @@ int rpl_replay_divergences(const char *recorded, const char *replayed,
  * resolved here; with probe_network each TCP destination, connected to
  * here for at most 1 s.  A new array of {"rank","kind" (path, dns,
  * network),"target","what","recorded","here"} in *out, the most important
- * first (existence, type, mode and owner, content, names, destinations).
+ * first (existence, type, mode and owner, content, names, destinations);
+ * a file whose hash the recorder's rule withholds (repro_hash_withheld(),
+ * common/content_hash.h) is never read here: "content not compared", with
+ * "hash_withheld" its reason.  The bundle is read under o->limits and
+ * whole, as every reader reads it (a member name twice is refused).
  * Returns 0, or -1 with *err (the reader's errors).  Linear in the bundle,
  * plus the bytes hashed and the probes.
  */

@@ -40,6 +40,12 @@ struct rpl_imposition {
 	/* per rule: the recorded events of the occurrences it imposes, in order (norigins[k]) */
 	uint64_t **origins;
 	size_t *norigins;
+	/*
+	 * owned: why no rule imposes it (nrules is then 0: its words are not
+	 * ones a rule takes, or its rule does not parse), or NULL; said before
+	 * and after the run, and counted among the failures not imposed
+	 */
+	char *cannot;
 };
 
 struct rpl_replay_plan {
@@ -81,8 +87,11 @@ struct rpl_replay_opts {
  * rpl_replay_plan_read - the impositions of bundle (borrowed path) under
  * o, in *out (release with rpl_replay_plan_release()).  Recorded paths are
  * mapped here: --map prefixes first, then the recorded cwd to o->cwd_here
- * and the recorded HOME to o->home_here; glob characters are escaped.
- * A file or exec failure is imposed at the occurrences it failed at (the
+ * and the recorded HOME to o->home_here; glob characters and ':' are
+ * escaped (a path with ':' is imposed: docs/faults.md).  A failure whose
+ * words no rule takes (a syscall, errno, address or name outside their
+ * characters: a crafted bundle) or whose rule does not parse is kept,
+ * without rules, its `cannot` saying why.  A file or exec failure is imposed at the occurrences it failed at (the
  * n-th call of that syscall on that path, counted over the whole run, in
  * events.jsonl order: `when=`); a refused or unreachable connect with its
  * errno, one that timed out after its recorded duration (`--fast`: at most
@@ -339,12 +348,13 @@ void rpl_replay_minimized_release(struct rpl_replay_minimized *m);
  * terminal (common/term.h).  All borrowed; linear in what they print.
  *  rpl_replay_say_before - before the run: how this machine differs from
  *    the recording's (uid, working directory, kernel release), and each
- *    failure imposed (none with no_impose).
+ *    failure imposed, or that cannot be and why (none with no_impose).
  *  rpl_replay_say_live - one divergence as it happens (a watch's line).
  *  rpl_replay_say_result - after the run: a command that could not be
  *    executed, --strict's stop and its context, the divergences (not with
  *    quiet; at most 5 process differences, then how to list the rest), the
- *    failures never imposed, the verdict line ("reproduced: exit 1 as
+ *    failures never imposed (the call never came, or no rule can impose
+ *    it, and why), the verdict line ("reproduced: exit 1 as
  *    recorded, 2 of 2 failures imposed"), where the replay was recorded.
  *  rpl_replay_say_step - --minimize's trial of imposition i done.
  *  rpl_replay_say_minimized - --minimize's set; returns the exit status:

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "cli/run.h"
+#include "cli/reading.h"
 #include "common/cleanup.h"
 #include "common/sha256.h"
 #include "common/xalloc.h"
@@ -297,18 +298,24 @@ static int minimize(struct replay_opts *o, struct repro_err **err)
 	return rc;
 }
 
-/* --simulate: the differences between the bundle's facts and this host; 0, 1 or -1. */
+/*
+ * --simulate: the differences between the bundle's facts and this host,
+ * the bundle read under show's default limits (cli/reading.h); 0, 1 or -1.
+ */
 static int simulate(const struct replay_opts *o, struct repro_err **err)
 {
+	struct bndl_limits lim;
 	struct rpl_replay_opts ro = { .cwd_here = o->cwd,
 				      .home_here = getenv("HOME"),
 				      .map_from = o->map_from,
 				      .map_to = o->map_to,
 				      .nmaps = o->nmaps,
-				      .include_system = o->include_system };
+				      .include_system = o->include_system,
+				      .limits = &lim };
 	json_t *d = NULL;
 	int rc;
 
+	cli_reading_init(&lim); /* the readers' default limits, the JSON held counted */
 	if (rpl_replay_simulate(o->bundle, &ro, o->probe_network, &d, err) < 0)
 		return -1;
 	rc = rpl_replay_say_simulated(stdout, d, o->json);

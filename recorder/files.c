@@ -542,109 +542,12 @@ static void hash_one(struct fentry *e, uint64_t max, char *buf)
 #define CONTENT_OPS (OP_READ | OP_WRITE | OP_CREATE | OP_EXEC | OP_LINK)
 
 /*
- * Names of key, token and credential files, matched without regard to case
- * against the last component of a path (a directory component for
- * NAME_DIR): their hash is withheld whatever their size and mode.
- */
-enum name_match {
-	NAME_EXACT,
-	NAME_PREFIX,
-	NAME_SUFFIX,
-	/* the text and, but for a plural 's', no letter after it: "api_token", not "tokenizer.json" */
-	NAME_WORD,
-	NAME_DIR, /* any directory on the way: ~/.ssh/config, /run/secrets/db */
-};
-
-static const struct {
-	enum name_match how;
-	const char *text;
-} secret_names[] = {
-	{ NAME_SUFFIX, ".key" },       { NAME_SUFFIX, ".pem" },
-	{ NAME_SUFFIX, ".p12" },       { NAME_SUFFIX, ".pfx" },
-	{ NAME_SUFFIX, ".jks" },       { NAME_SUFFIX, ".keystore" },
-	{ NAME_SUFFIX, ".kdbx" },      { NAME_SUFFIX, ".ppk" },
-	{ NAME_SUFFIX, ".env" },       { NAME_PREFIX, "id_rsa" },
-	{ NAME_PREFIX, "id_dsa" },     { NAME_PREFIX, "id_ecdsa" },
-	{ NAME_PREFIX, "id_ed25519" }, { NAME_PREFIX, ".env." },
-	{ NAME_EXACT, ".netrc" },      { NAME_EXACT, "_netrc" },
-	{ NAME_EXACT, ".pgpass" },     { NAME_EXACT, ".my.cnf" },
-	{ NAME_EXACT, ".htpasswd" },   { NAME_EXACT, ".pypirc" },
-	{ NAME_EXACT, ".npmrc" },      { NAME_EXACT, "shadow" },
-	{ NAME_EXACT, "gshadow" },     { NAME_EXACT, "shadow-" },
-	{ NAME_EXACT, "gshadow-" },    { NAME_WORD, "token" },
-	{ NAME_WORD, "secret" },       { NAME_WORD, "credential" },
-	{ NAME_WORD, "password" },     { NAME_DIR, ".ssh" },
-	{ NAME_DIR, ".gnupg" },	       { NAME_DIR, ".password-store" },
-	{ NAME_DIR, ".docker" },       { NAME_DIR, ".kube" },
-	{ NAME_DIR, "secrets" },       { NAME_DIR, "private" },
-};
-
-/* No letter at c[j] (past a plural 's'): a word of a file name ends there. */
-static bool ends_word(const char *c, size_t n, size_t j)
-{
-	if (j < n && (c[j] == 's' || c[j] == 'S'))
-		j++;
-	return j == n || !((c[j] >= 'a' && c[j] <= 'z') || (c[j] >= 'A' && c[j] <= 'Z'));
-}
-
-/* Whether the component c[0..n) matches entry k of secret_names. */
-static bool name_matches(size_t k, const char *c, size_t n, bool is_dir)
-{
-	const char *t = secret_names[k].text;
-	size_t len = strlen(t);
-
-	if ((secret_names[k].how == NAME_DIR) != is_dir || n < len)
-		return false;
-	switch (secret_names[k].how) {
-	case NAME_EXACT:
-	case NAME_DIR: return n == len && strncasecmp(c, t, n) == 0;
-	case NAME_PREFIX: return strncasecmp(c, t, len) == 0;
-	case NAME_SUFFIX: return strncasecmp(c + n - len, t, len) == 0;
-	case NAME_WORD:
-		for (size_t i = 0; i + len <= n; i++)
-			if (strncasecmp(c + i, t, len) == 0 && ends_word(c, n, i + len))
-				return true;
-		return false;
-	}
-	return false;
-}
-
-/*
- * A secret-looking name in PATH[0..LEN): each component against each entry,
- * O(LEN) times the table's size and the length of its texts.
- */
-static bool has_secret_name(const char *path, size_t len)
-{
-	size_t start = 0;
-
-	while (start < len) {
-		const char *slash = memchr(path + start, '/', len - start);
-		size_t end = slash != NULL ? (size_t)(slash - path) : len;
-
-		for (size_t k = 0; k < N(secret_names); k++)
-			if (end > start &&
-			    name_matches(k, path + start, end - start, slash != NULL))
-				return true;
-		start = end + 1;
-	}
-	return false;
-}
-
-/*
- * Why the content hash of regular file E is not stored, or NULL: a guess
- * at its content could be checked against an unsalted XXH3-64 (billions a
- * second), and these are the files whose content is worth guessing or small
- * enough to guess (docs/bundle-format.md, "Content hashes").
+ * Why the content hash of regular file E is not stored, or NULL: the one
+ * rule, shared with `replay --simulate` (common/content_hash.h).
  */
 static const char *withheld_reason(const struct fentry *e)
 {
-	if (has_secret_name(e->path, e->len))
-		return "secret-name";
-	if ((e->meta.mode & 077) == 0)
-		return "owner-only";
-	if (e->meta.size < REC_FILES_HASH_MIN_SIZE)
-		return "small";
-	return NULL;
+	return repro_hash_withheld(e->path, e->len, e->meta.mode, e->meta.size);
 }
 
 /*

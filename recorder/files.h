@@ -22,14 +22,6 @@
 #define REC_FILES_HASH_MAX_DEFAULT (64ull * 1024 * 1024)
 /* Default cap on the number of distinct paths recorded. */
 #define REC_FILES_MAX_PATHS_DEFAULT 1000000u
-/*
- * Regular files smaller than this get no content hash unless
- * hash_secrets is set (bytes): an unsalted 64-bit hash of a short file is
- * an oracle that a guess can be checked against, a PIN or a password file
- * in milliseconds (docs/bundle-format.md, "Content hashes").
- */
-#define REC_FILES_HASH_MIN_SIZE 256u
-
 /* Fewer paths than this are stat'ed with plain statx(2) (docs/performance.md). */
 #define REC_FILES_URING_MIN 128u
 
@@ -48,9 +40,10 @@ struct rec_files_opts {
 	uint32_t max_paths;
 	/*
 	 * also hash the files whose hash could give their content away (record
-	 * --hash-secrets): smaller than REC_FILES_HASH_MIN_SIZE, owner-only
-	 * (no permission bit for group or others), or named like a key, token
-	 * or credential file; by default they get "hash_withheld" instead
+	 * --hash-secrets): those repro_hash_withheld() names (common/
+	 * content_hash.h: named like a key, token or credential file,
+	 * owner-only, smaller than REPRO_HASH_MIN_SIZE); by default they get
+	 * "hash_withheld" instead
 	 */
 	bool hash_secrets;
 };

@@ -681,15 +681,30 @@ static int apply_key(struct parse *ps, size_t k, const char *val, struct repro_e
 }
 
 /*
- * The length of the value at val of key: up to the next ':', except that
- * addr= keeps its port ("10.0.0.1:80", "[::1]:443").
+ * The length of a value up to the next ':' that no backslash escapes
+ * ("a\:b" is one value, the backslash kept: path=, exe= and host= are
+ * fnmatch(3) globs, where "\:" matches a ':').  Linear in the value.
+ */
+static size_t escaped_len(const char *val)
+{
+	size_t n = 0;
+
+	while (val[n] != '\0' && val[n] != ':')
+		n += val[n] == '\\' && val[n + 1] != '\0' ? 2 : 1;
+	return n;
+}
+
+/*
+ * The length of the value at val of key: up to the next ':' not escaped
+ * by a backslash, except that addr= keeps its port ("10.0.0.1:80",
+ * "[::1]:443").
  */
 static size_t value_len(const char *key, size_t key_len, const char *val)
 {
 	size_t n;
 
 	if (key_len != 5 || strncmp(key, "addr=", 5) != 0)
-		return strcspn(val, ":");
+		return escaped_len(val);
 	if (val[0] == '[') {
 		n = strcspn(val, "]");
 		n += val[n] == ']';

@@ -24,13 +24,16 @@ static const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* s with fnmatch(3)'s special characters escaped, into a new string. */
+/*
+ * s with fnmatch(3)'s special characters escaped, and ':' (a rule's
+ * separator: "\\:" stays in the value, docs/faults.md), into a new string.
+ */
 static char *glob_escape(const char *s)
 {
 	char *out = repro_xmalloc(2 * strlen(s) + 1), *q = out;
 
 	for (; *s != '\0'; s++) {
-		if (strchr("*?[]\\", *s) != NULL)
+		if (strchr("*?[]\\:", *s) != NULL)
 			*q++ = '\\';
 		*q++ = *s;
 	}
@@ -91,7 +94,8 @@ static char *path_here(const struct rpl_replay_opts *o, const struct rpl_replay_
 /*
  * Whether s is made only of the characters in set (and not empty): what a
  * bundle's syscall name, errno name, address or host name may hold before
- * it goes into a rule's text, where a ':' would add keys of its own.
+ * it goes into a rule's text, where a ':' would add keys of its own (a
+ * path goes in escaped: glob_escape()).
  */
 static bool only(const char *s, const char *set)
 {
@@ -133,6 +137,35 @@ static struct rpl_imposition *add(struct rpl_replay_plan *p, enum rpl_replay_kin
 	p->v = repro_xreallocarray(p->v, p->n + 1, sizeof(*p->v));
 	p->v[p->n] = (struct rpl_imposition){ .kind = kind, .what = what, .seq = seq };
 	return &p->v[p->n++];
+}
+
+/* A recorded failure no rule can impose (what taken), and why (copied): said, never dropped. */
+static void add_unimposable(struct rpl_replay_plan *p, enum rpl_replay_kind kind, char *what,
+			    const char *why)
+{
+	add(p, kind, what, 0)->cannot = repro_xstrdup(why);
+}
+
+/*
+ * Whether im's first rule parses (the others differ from it by when= only):
+ * else its rules are dropped and im->cannot says why (the parser's line).
+ * One rule parsed: linear in its text, plus rpl_rules_add()'s look-ups.
+ */
+static void check_rules(struct rpl_imposition *im)
+{
+	struct rpl_rules *r = rpl_rules_new();
+	struct repro_err *err = NULL;
+
+	if (im->nrules > 0 && rpl_rules_add(r, im->rules[0], &err) < 0) {
+		im->cannot = repro_xasprintf("no fault rule can say it (%s)", err->msg);
+		for (size_t k = 0; k < im->nrules; k++) {
+			free(im->rules[k]);
+			free(im->origins[k]);
+		}
+		im->nrules = 0;
+	}
+	repro_err_free(&err);
+	rpl_rules_free(r);
 }
 
 /* ---- file and exec failures: at the occurrences they failed at ---- */
@@ -210,8 +243,15 @@ static void plan_file(struct rpl_replay_plan *p, const struct rpl_replay_opts *o
 	json_t *seqs = json_object_get(json_object_get(f, "evidence"), "events");
 	struct rpl_imposition *im;
 
-	if (!only(sc, LOWER) || path == NULL || !only(e, UPPER) || strpbrk(path, ":\n") != NULL)
-		return; /* a hostile bundle's words never become keys of a rule */
+	if (path == NULL)
+		return;
+	if (!only(sc, LOWER) ||
+	    !only(e, UPPER)) { /* a bundle's words never become keys of a rule */
+		add_unimposable(p, kind,
+				repro_xasprintf("%s %s %s", sc ? sc : "?", path, e ? e : "?"),
+				"its syscall or errno is not a name a fault rule takes");
+		return;
+	}
 	glob = path_here(o, p, path);
 	key = repro_xasprintf("%s\x1f%s", sc, path);
 	base = repro_xasprintf("%s:error=%s:path=%s", sc, e, glob);
@@ -219,6 +259,7 @@ static void plan_file(struct rpl_replay_plan *p, const struct rpl_replay_opts *o
 		 (uint64_t)json_integer_value(json_array_get(seqs, json_array_size(seqs) - 1)));
 	occurrence_rules(im, base, json_object_get(json_object_get(keys, key), "failed"),
 			 json_object_get(json_object_get(keys, key), "seqs"));
+	check_rules(im);
 }
 
 /* ---- connects and lookups ---- */
@@ -234,9 +275,15 @@ static void plan_connect(struct rpl_replay_plan *p, const struct rpl_replay_opts
 	struct rpl_imposition *im;
 	char *rule;
 
-	if (!only(ip, IPCHARS) || outcome == NULL || port <= 0 || port > 65535 ||
-	    (e != NULL && !only(e, UPPER)))
+	if (ip == NULL || outcome == NULL) /* not an IP connect */
 		return;
+	if (!only(ip, IPCHARS) || port <= 0 || port > 65535 || (e != NULL && !only(e, UPPER))) {
+		add_unimposable(
+			p, RPL_REPLAY_NETWORK,
+			repro_xasprintf("connect %s:%lld %s", ip, (long long)port, e ? e : outcome),
+			"its address, port or errno is not one a fault rule takes");
+		return;
+	}
 	addr = repro_xasprintf(fam != NULL && strcmp(fam, "AF_INET6") == 0 ? "[%s]:%lld"
 									   : "%s:%lld",
 			       ip, (long long)port);
@@ -254,6 +301,7 @@ static void plan_connect(struct rpl_replay_plan *p, const struct rpl_replay_opts
 	im = add(p, RPL_REPLAY_NETWORK, repro_xasprintf("connect %s %s", addr, e ? e : outcome),
 		 (uint64_t)json_integer_value(json_object_get(a, "seq")));
 	add_rule(im, rule);
+	check_rules(im);
 }
 
 static void plan_dns(struct rpl_replay_plan *p, json_t *f)
@@ -264,7 +312,7 @@ static void plan_dns(struct rpl_replay_plan *p, json_t *f)
 	cleanup_free char *glob = NULL;
 	struct rpl_imposition *im;
 
-	if (!only(name, HOSTCHARS) || outcome == NULL)
+	if (name == NULL || outcome == NULL)
 		return;
 	if (strcmp(outcome, "nxdomain") == 0)
 		err = "NXDOMAIN";
@@ -274,10 +322,16 @@ static void plan_dns(struct rpl_replay_plan *p, json_t *f)
 		err = "TIMEOUT";
 	if (err == NULL)
 		return;
+	if (!only(name, HOSTCHARS)) {
+		add_unimposable(p, RPL_REPLAY_DNS, repro_xasprintf("dns %s %s", name, err),
+				"its name is not one a fault rule takes");
+		return;
+	}
 	glob = glob_escape(name);
 	im = add(p, RPL_REPLAY_DNS, repro_xasprintf("dns %s %s", name, err),
 		 (uint64_t)json_integer_value(json_object_get(l, "seq")));
 	add_rule(im, repro_xasprintf("dns:error=%s:host=%s", err, glob));
+	check_rules(im);
 }
 
 json_t *rpl_replay_findings(const char *bundle, json_t **run, struct repro_err **err)
@@ -396,6 +450,7 @@ void rpl_replay_plan_release(struct rpl_replay_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].what);
+		free(p->v[i].cannot);
 		for (size_t k = 0; k < p->v[i].nrules; k++) {
 			free(p->v[i].rules[k]);
 			free(p->v[i].origins[k]);

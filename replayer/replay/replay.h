@@ -40,6 +40,12 @@ struct rpl_imposition {
 	/* per rule: the recorded events of the occurrences it imposes, in order (norigins[k]) */
 	uint64_t **origins;
 	size_t *norigins;
+	/*
+	 * owned: why no rule imposes it (nrules is then 0: its words are not
+	 * ones a rule takes, or its rule does not parse), or NULL; said before
+	 * and after the run, and counted among the failures not imposed
+	 */
+	char *cannot;
 };
 
 struct rpl_replay_plan {
@@ -62,6 +68,8 @@ struct rpl_replay_plan {
  */
 int rpl_replay_kinds_parse(const char *text, unsigned *out, struct repro_err **err);
 
+struct bndl_limits;
+
 struct rpl_replay_opts {
 	unsigned kinds; /* RPL_REPLAY_* to impose (0: all) */
 	bool fast; /* delays capped at 100 ms */
@@ -71,14 +79,19 @@ struct rpl_replay_opts {
 	const char *const *map_from, *const *map_to; /* borrowed: --map OLD=NEW pairs */
 	size_t nmaps;
 	bool include_system; /* --simulate: the system's paths too (rpl_explain_system_path()) */
+	/* borrowed: --simulate's reader limits (bundles/reader.h), NULL: the defaults */
+	const struct bndl_limits *limits;
 };
 
 /*
  * rpl_replay_plan_read - the impositions of bundle (borrowed path) under
  * o, in *out (release with rpl_replay_plan_release()).  Recorded paths are
  * mapped here: --map prefixes first, then the recorded cwd to o->cwd_here
- * and the recorded HOME to o->home_here; glob characters are escaped.
- * A file or exec failure is imposed at the occurrences it failed at (the
+ * and the recorded HOME to o->home_here; glob characters and ':' are
+ * escaped (a path with ':' is imposed: docs/faults.md).  A failure whose
+ * words no rule takes (a syscall, errno, address or name outside their
+ * characters: a crafted bundle) or whose rule does not parse is kept,
+ * without rules, its `cannot` saying why.  A file or exec failure is imposed at the occurrences it failed at (the
  * n-th call of that syscall on that path, counted over the whole run, in
  * events.jsonl order: `when=`); a refused or unreachable connect with its
  * errno, one that timed out after its recorded duration (`--fast`: at most
@@ -118,7 +131,11 @@ int rpl_replay_divergences(const char *recorded, const char *replayed,
  * resolved here; with probe_network each TCP destination, connected to
  * here for at most 1 s.  A new array of {"rank","kind" (path, dns,
  * network),"target","what","recorded","here"} in *out, the most important
- * first (existence, type, mode and owner, content, names, destinations).
+ * first (existence, type, mode and owner, content, names, destinations);
+ * a file whose hash the recorder's rule withholds (repro_hash_withheld(),
+ * common/content_hash.h) is never read here: "content not compared", with
+ * "hash_withheld" its reason.  The bundle is read under o->limits and
+ * whole, as every reader reads it (a member name twice is refused).
  * Returns 0, or -1 with *err (the reader's errors).  Linear in the bundle,
  * plus the bytes hashed and the probes.
  */
@@ -331,12 +348,13 @@ void rpl_replay_minimized_release(struct rpl_replay_minimized *m);
  * terminal (common/term.h).  All borrowed; linear in what they print.
  *  rpl_replay_say_before - before the run: how this machine differs from
  *    the recording's (uid, working directory, kernel release), and each
- *    failure imposed (none with no_impose).
+ *    failure imposed, or that cannot be and why (none with no_impose).
  *  rpl_replay_say_live - one divergence as it happens (a watch's line).
  *  rpl_replay_say_result - after the run: a command that could not be
  *    executed, --strict's stop and its context, the divergences (not with
  *    quiet; at most 5 process differences, then how to list the rest), the
- *    failures never imposed, the verdict line ("reproduced: exit 1 as
+ *    failures never imposed (the call never came, or no rule can impose
+ *    it, and why), the verdict line ("reproduced: exit 1 as
  *    recorded, 2 of 2 failures imposed"), where the replay was recorded.
  *  rpl_replay_say_step - --minimize's trial of imposition i done.
  *  rpl_replay_say_minimized - --minimize's set; returns the exit status:

@@ -52,8 +52,14 @@ void rpl_replay_say_before(FILE *out, const struct rpl_replay_result *r, bool no
 {
 	environment_block(out, r);
 	for (size_t k = 0; k < r->plan.n && !no_impose; k++) {
-		fputs("repro: replay: imposing ", out);
+		fputs(r->plan.v[k].cannot != NULL ? "repro: replay: cannot impose "
+						  : "repro: replay: imposing ",
+		      out);
 		repro_term_puts(out, r->plan.v[k].what);
+		if (r->plan.v[k].cannot != NULL) {
+			fputs(": ", out);
+			repro_term_puts(out, r->plan.v[k].cannot);
+		}
 		fputc('\n', out);
 	}
 }
@@ -179,7 +185,13 @@ static size_t say_divergences(FILE *out, const struct rpl_replay_result *r, bool
 static void summary(FILE *out, const struct rpl_replay_result *r, bool quiet, bool no_impose)
 {
 	for (size_t i = 0; i < r->plan.n && !no_impose && !quiet; i++)
-		if (r->fired[i] == 0) {
+		if (r->fired[i] == 0 && r->plan.v[i].cannot != NULL) {
+			fputs("repro: replay: not imposed, ", out);
+			repro_term_puts(out, r->plan.v[i].cannot);
+			fputs(": ", out);
+			repro_term_puts(out, r->plan.v[i].what);
+			fputc('\n', out);
+		} else if (r->fired[i] == 0) {
 			fputs("repro: replay: not imposed, the call never came here: ", out);
 			repro_term_puts(out, r->plan.v[i].what);
 			fputc('\n', out);

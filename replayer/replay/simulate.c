@@ -105,10 +105,16 @@ static json_t *recorded_state(json_t *obj, bool *changed)
 	return json_object_get(obj, *changed ? "before" : "meta");
 }
 
+/*
+ * The size and content here of a regular file against the recorded: its
+ * XXH3 compared when the recording has one, unless the recorder's rule
+ * withholds this file's hash (repro_hash_withheld(): its name, mode and
+ * size here), when it is not read at all and said not compared.
+ */
 static void compare_content(struct sim *s, const char *target, const char *here, json_t *rec,
 			    const struct stat *st)
 {
-	const char *hash = str(rec, "hash");
+	const char *hash = str(rec, "hash"), *why;
 	char a[64], b[64];
 	uint64_t h = 0;
 	int fd;
@@ -120,8 +126,17 @@ static void compare_content(struct sim *s, const char *target, const char *here,
 		differ(s, R_CONTENT, "path", target, "another size", a, b);
 		return;
 	}
-	if (hash == NULL || strncmp(hash, "xxh3:", 5) != 0 || (uint64_t)st->st_size > HASH_MAX ||
-	    (fd = open(here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+	if (hash == NULL || strncmp(hash, "xxh3:", 5) != 0 || (uint64_t)st->st_size > HASH_MAX)
+		return;
+	if ((why = repro_hash_withheld(here, strlen(here), st->st_mode, (uint64_t)st->st_size)) !=
+	    NULL) { /* the recorder's rule: no hash of this file here, not even compared */
+		snprintf(b, sizeof(b), "hash withheld (%s)", why);
+		differ(s, R_CONTENT, "path", target, "content not compared", "hashed", b);
+		json_object_set_new(json_array_get(s->out, json_array_size(s->out) - 1),
+				    "hash_withheld", json_string(why));
+		return;
+	}
+	if ((fd = open(here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
 		return;
 	if (repro_hash_fd(fd, HASH_MAX, s->buf, HASH_BUF, &h) == 0 &&
 	    strtoull(hash + 5, NULL, 16) != h) {
@@ -434,7 +449,7 @@ static json_t *ranked(json_t *arr)
 int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, bool probe_network,
 			json_t **out, struct repro_err **err)
 {
-	cleanup_reader struct bndl_reader *r = bndl_reader_open(bundle, err);
+	cleanup_reader struct bndl_reader *r = bndl_reader_open_limited(bundle, o->limits, err);
 	cleanup_json json_t *found = json_array(), *seen = json_object(), *host = NULL;
 	cleanup_free char *buf = repro_xmalloc(HASH_BUF);
 	struct sim s = { .o = o, .out = found, .seen = seen, .probe = probe_network, .buf = buf };
@@ -451,7 +466,8 @@ int rpl_replay_simulate(const char *bundle, const struct rpl_replay_opts *o, boo
 	s.home = str(json_object_get(host, "environment"), "HOME");
 	s.host = json_is_integer(json_object_get(host, "uid")) ? host : NULL;
 	if (bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_file, &s, err) < 0 ||
-	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, &s, err) < 0)
+	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, &s, err) < 0 ||
+	    bndl_reader_finish(r, err) < 0) /* a member twice, one missing: as every reader */
 		return -1;
 	*out = ranked(steal_ptr(&found)); /* takes the array */
 	return 0;

@@ -602,7 +602,8 @@ static int plan_points(struct plan_state *s, const char *bundle, struct repro_er
 	    bndl_reader_foreach(r, BNDL_PROCESSES_JSONL, on_process, s, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_OVERLAY_JSONL, on_overlay, s, err) < 0 ||
 	    bndl_reader_foreach_opt(r, BNDL_FILES_JSONL, on_file, s, err) < 0 ||
-	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, s, err) < 0)
+	    bndl_reader_foreach_opt(r, BNDL_NETWORK_JSONL, on_net, s, err) < 0 ||
+	    bndl_reader_finish(r, err) < 0) /* a member twice, one missing: as every reader */
 		return -1;
 	plan_parents(s);
 	qsort(s->p->v, s->p->n, sizeof(*s->p->v), by_id);

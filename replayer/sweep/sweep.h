@@ -62,8 +62,10 @@ struct swp_plan_opts {
  * files.jsonl (paths a call used successfully) and network.jsonl (TCP
  * destinations connected to, names resolved), with their faults
  * (docs/sweep.md, "Faults"), into *out (release with swp_plan_release()).
- * Returns 0, or -1 with *err (the bundle reader's errors, or EINVAL for a
- * fault name --faults does not know).  Linear in the bundle's members.
+ * The bundle is read whole, as every reader reads it (a member name twice
+ * is refused).  Returns 0, or -1 with *err (the bundle reader's errors, or
+ * EINVAL for a fault name --faults does not know).  Linear in the
+ * bundle's members.
  */
 int swp_plan_read(const char *bundle, const struct swp_plan_opts *o, struct swp_plan *out,
 		  struct repro_err **err);

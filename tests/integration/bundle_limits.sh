@@ -4,7 +4,8 @@
 #   - one pass: show, explain and diff read a bundle from a pipe, and give
 #     what they give for the file
 #   - a member name twice (tar -x keeps the last copy, a reader the first):
-#     refused, also when the copy comes after what the command needs
+#     refused, also when the copy comes after what the command needs (show,
+#     explain, diff, replay --simulate, sweep --from)
 #   - members not where manifest.json "members" says: refused
 #   - older bundles (no "members", the old order) are still read from a file;
 #     from a pipe, one line says to save it first
@@ -63,6 +64,19 @@ for cmd in show explain "diff ok.repro"; do
 	check "$cmd: a second events.jsonl after trace.txt is refused in one line" \
 		one_line 2 "two members are named 'events.jsonl'"
 done
+# --simulate reads files.jsonl and network.jsonl, and the rest to the end, before it prints
+(cd x && tar --zstd --format=pax -cf ../dupfiles.repro $order files.jsonl) || exit 1
+for b in dup dupfiles; do
+	"$repro" replay --simulate $b.repro >out.txt 2>err.txt
+	rc=$?
+	m=events.jsonl && [ $b = dupfiles ] && m=files.jsonl
+	check "replay --simulate: a second $m is refused in one line, nothing printed" \
+		sh -c "$(declare -f one_line); rc=$rc; one_line 2 \"two members are named '$m'\" && test ! -s out.txt"
+done
+"$repro" sweep --from dupfiles.repro -- sh -c 'exit 0' >out.txt 2>err.txt
+rc=$?
+check "sweep --from: a second files.jsonl is refused in one line, nothing run" \
+	sh -c "$(declare -f one_line); rc=$rc; one_line 2 \"two members are named 'files.jsonl'\" && test ! -s out.txt"
 "$repro" show --trace dup.repro >/dev/null 2>err.txt
 rc=$?
 check "show --trace: the same bundle is refused too" one_line 2 "two members are named"

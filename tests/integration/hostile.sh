@@ -13,12 +13,20 @@
 #     one line, exit 2; a pipe (<(cat B)) is read like the file
 #   - a manifest "argv" that is not the first exec (show one command, replay
 #     another): every reader refuses it in one line, replay runs nothing
-# (bundle_limits.sh: the read and memory limits, duplicate members, one pass)
+#   - replay of a bundle whose manifest says "net": "host", without --net
+#     host: the run has loopback only (the server here sees nothing)
+#   - replay of a command that writes to /tmp and /var/tmp: the writes work
+#     and land in the overlays, not on this machine
+# (bundle_limits.sh: the read and memory limits, duplicate members, one pass;
+# replay.sh: the command shown whole and quoted, an escape and a word of
+# 5,000 spaces with a tail, nothing run off a terminal without --yes,
+# rule keys in a bundle's words, a write outside the overlays refused)
 set -u
 . "$(dirname "$0")/lib.sh"
 repro=$(realpath "$1")
 work=$(mktemp -d /tmp/repro-hostile.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+tmpw=/tmp/$(basename "$work").w vtmpw=/var/tmp/$(basename "$work").w
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work" "$tmpw" "$vtmpw"' EXIT
 cd "$work" || exit 1
 fail=0
 # peak RSS in MiB of one command, and its status: "STATUS MIB"
@@ -130,4 +138,39 @@ check "show --host of that bundle from a pipe: exit 2, the one line" \
 rc=$?
 check "show --host of a consistent bundle from a pipe: exit 0, what the file shows" \
 	sh -c "test $rc = 0 && cmp -s file.txt out.txt"
+
+# replay of a bundle whose manifest asks for this machine's network: loopback only all the same
+members_of() { /usr/bin/python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["members"]))' "$1"; }
+if command -v curl >/dev/null; then
+	mkdir www && echo hi >www/index.html
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	/usr/bin/python3 -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>>server.log &
+	for _ in $(seq 100); do curl -s "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.05; done
+	: >server.log
+	"$repro" record -o net0.repro -- curl -sS -o /dev/null "http://127.0.0.1:$port/" >/dev/null 2>&1
+	rec=$?
+	mkdir net && tar --zstd -xf net0.repro -C net || exit 1
+	/usr/bin/python3 - net/manifest.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m.setdefault("options", {})["net"] = "host"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+	(cd net && tar --zstd --format=pax -cf ../net.repro $(members_of manifest.json)) || exit 1
+	"$repro" replay --yes net.repro </dev/null >net.out 2>net.err
+	rc=$?
+	check "replay of a bundle whose manifest says net host, without --net host: loopback only (curl exit $rec, then $rc), said so, the server here saw one request (the recording's)" \
+		sh -c "[ $rec = 0 ] && [ $rc = 7 ] && grep -q '^  network:     none but loopback' net.err &&
+			[ \$(grep -c '\"GET / ' server.log) = 1 ]" || cat net.err server.log
+fi
+
+# replay of a command that writes to /tmp and /var/tmp: into the overlays, not here
+"$repro" record -o tmpw.repro -- sh -c 'echo x >"$1" && echo y >"$2"' sh "$tmpw" "$vtmpw" >/dev/null 2>&1
+rec=$?
+rm -f "$tmpw" "$vtmpw"
+"$repro" replay --yes tmpw.repro </dev/null >tmpw.out 2>tmpw.err
+rc=$?
+check "replay of writes to /tmp and /var/tmp: they work (exit $rec, then $rc), in overlays said so, neither file is here" \
+	sh -c "[ $rec = 0 ] && [ $rc = 0 ] && [ ! -e '$tmpw' ] && [ ! -e '$vtmpw' ] &&
+		grep -q '^  writes:      into throwaway overlays of.* /tmp, /var/tmp' tmpw.err" || cat tmpw.err
 exit $fail

@@ -9,7 +9,8 @@
 #     the recording read and is missing here: the divergence is named as it
 #     happens and the summary says "another way"; --strict stops there with
 #     the last calls of both runs; a process only the recording had and one
-#     only the replay has are named;
+#     only the replay has are named; a failed open of a path with ':' is
+#     imposed (its ':' escaped in the rule), and --inject names one so;
 #  3. git's EACCES under a directory it could not write (as root: started
 #     as root and stepping down with runuser, as entrypoints do), the
 #     directory now writable: git fails the same way;
@@ -22,17 +23,21 @@
 #  6. a nonexistent, a garbage and a truncated bundle, one of a newer format
 #     version, one without a working directory, a command that is not
 #     here, bad options: one line, exit 2; a hostile exit signal not printed
-#     raw;
+#     raw; rule keys in a bundle's syscall and errno: never imposed, each
+#     such failure said in one line;
 #  7. --simulate: on the setup it was recorded in, exit 0; after a file is
 #     removed, another's mode changed and the server stopped, exactly
-#     those three differences (with --probe-network), exit 1; --json; as
-#     root, a bundle another user recorded: the directory that user cannot
+#     those three differences (with --probe-network), exit 1; --json; a
+#     recording made with --hash-secrets: an owner-only file's hash here
+#     is withheld, with why, a regular file's is printed; as root, a
+#     bundle another user recorded: the directory that user cannot
 #     search here is named;
 #  8. a received bundle (docs/replay.md, "Replaying a bundle you received"):
 #     without a terminal and without --yes nothing runs (exit 2, one line);
 #     --trust of another SHA-256 runs nothing, of the bundle's it runs; on a
 #     terminal, "n" runs nothing and "y" runs it; what will run is shown
-#     whole (a word with an escape and one of 5,000 spaces, byte for byte);
+#     whole (a word with an escape and one of 5,000 spaces and a tail,
+#     byte for byte);
 #     the run's writes outside the overlays fail (EROFS) and those the
 #     recording made land in overlays, not here; the network is loopback
 #     only unless --net host.
@@ -182,6 +187,29 @@ rec = [e["seq"] for e in events("occ.repro") if e.get("syscall") == "openat" and
 imp = [e["origin"] for e in events("occ.replay.repro") if e.get("imposed")]
 assert len(rec) == 3 and imp == rec, (rec, imp)'
 
+# 2e. a path with ':', the rule grammar's separator: imposed all the same, its ':' escaped
+mkdir colon colon/x && cd colon || exit 1
+"$repro" record -o ../colon.repro -- cat 'x/a:b' >/dev/null 2>&1
+rec=$?
+echo fine >'x/a:b'
+cd "$work" || exit 1
+"$repro" replay --yes colon.repro </dev/null >colon.out 2>colon.err
+rc=$?
+check "a path with ':': its ENOENT imposed, reproduced, 1 of 1 (exit $rec, then $rc)" \
+	sh -c "[ $rec = 1 ] && [ $rc = 1 ] && grep -q \"^cat: 'x/a:b': No such file or directory\" colon.err &&
+		grep -qx 'repro: replay: imposing openat $work/colon/x/a:b ENOENT' colon.err &&
+		grep -qx 'repro: replay: reproduced: exit 1 as recorded, 1 of 1 failure imposed' colon.err" ||
+	cat colon.err
+check "a path with ':': the rule names it with '\\:'" \
+	$py -c 'import json, sys
+inj = json.load(sys.stdin)["injections"]
+assert [i["text"] for i in inj] == ["openat:error=ENOENT:path=%s/colon/x/a\\:b:when=1" % sys.argv[1]], inj' \
+	"$work" < <(tar --zstd -xOf colon.replay.repro manifest.json)
+"$repro" replay --yes --no-impose --inject 'openat:error=EACCES:path=*/a\:b' -o colon2.repro colon.repro \
+	</dev/null >colon2.out 2>colon2.err
+check "--inject 'openat:error=EACCES:path=*/a\\:b' fires on x/a:b" \
+	sh -c "grep -q \"^cat: 'x/a:b': Permission denied\" colon2.err" || cat colon2.err
+
 # 3. git under a directory it could not write, writable now
 mkdir ro && chmod 555 ro
 if [ "$(id -u)" = 0 ]; then
@@ -282,7 +310,12 @@ start=$(date +%s)
 rc=$?
 took=$(($(date +%s) - start))
 check "a bundle whose words hold rule keys: nothing smuggled in, no delay, no signal (exit $rc, ${took}s)" \
-	sh -c "[ $took -lt 30 ] && ! grep -q 'delay=\|signal=' hostile.err && [ $rc != 137 ]" || cat hostile.err
+	sh -c "[ $took -lt 30 ] && ! grep -q '^repro: replay: imposing.*\(delay=\|signal=\)' hostile.err && [ $rc != 137 ] &&
+		! tar --zstd -xOf hostile.replay.repro manifest.json | grep -q 'delay=\|signal='" || cat hostile.err
+check "a bundle whose words hold rule keys: each such failure said in one line, not imposed, counted" \
+	sh -c "grep -qx 'repro: replay: cannot impose openat:signal=SIGKILL $work/app/app.json ENOENT:delay=1h: its syscall or errno is not a name a fault rule takes' hostile.err &&
+		grep -qx 'repro: replay: not imposed, its syscall or errno is not a name a fault rule takes: openat:signal=SIGKILL $work/app/app.json ENOENT:delay=1h' hostile.err &&
+		grep -q ', 0 of [1-9][0-9]* failures\? imposed' hostile.err" || cat hostile.err
 
 "$repro" replay --yes -q sigesc.repro >sig.out 2>sig.err
 check "a recorded exit signal with a terminal escape: not printed raw" \
@@ -325,6 +358,30 @@ check "--simulate --json: the differences as JSON" \
 rc=$?
 check "--json without --simulate: exit 2, one line" sh -c "[ $rc = 2 ] && [ \$(wc -l <bad.err) = 1 ]"
 
+# 7a. --simulate of a recording made with --hash-secrets: the hash of an owner-only
+# file here is never computed or printed (the recorder's rule), a regular file's is
+mkdir simkey && cd simkey || exit 1
+head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' >seed.bin && chmod 600 seed.bin
+head -c 300 /dev/urandom | od -An -tx1 | tr -d ' \n' >data.txt && chmod 644 data.txt
+"$repro" record --hash-secrets -o ../simkey.repro -- cat seed.bin data.txt >/dev/null 2>&1
+head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' >seed.bin
+head -c 300 /dev/urandom | od -An -tx1 | tr -d ' \n' >data.txt
+cd "$work" || exit 1
+check "--hash-secrets: the bundle holds the owner-only file's hash" \
+	sh -c "tar --zstd -xOf simkey.repro files.jsonl | grep '/simkey/seed\.bin\"' | grep -q '\"hash\":\"xxh3:'"
+"$repro" replay --simulate simkey.repro >simkey.out 2>&1
+rc=$?
+check "--simulate: the regular file's two hashes, the owner-only one's withheld and why (exit $rc)" \
+	sh -c "[ $rc = 1 ] &&
+		grep -qx '  another content: $work/simkey/data.txt (recorded: xxh3:[0-9a-f]\{16\}; here: xxh3:[0-9a-f]\{16\})' simkey.out &&
+		grep -qx '  content not compared: $work/simkey/seed.bin (recorded: hashed; here: hash withheld (owner-only))' simkey.out &&
+		[ \$(grep -o 'xxh3:' simkey.out | wc -l) = 2 ] && [ \$(grep -c '^  ' simkey.out) = 2 ]" || cat simkey.out
+"$repro" replay --simulate --json simkey.repro >simkey.json
+check "--simulate --json: hash_withheld says why, no hash of it here" \
+	$py -c 'import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["differences"] if x["target"].endswith("/seed.bin")]
+assert d == [dict(d[0], what="content not compared", here="hash withheld (owner-only)", hash_withheld="owner-only")], d' simkey.json
+
 # 7b. as root: a bundle another user recorded, a directory on the way that user cannot search here
 if [ "$(id -u)" = 0 ]; then
 	mkdir -p walk/app && echo x >walk/app/conf && cp "$repro" walk/repro && chmod -R a+rwX walk
@@ -356,7 +413,7 @@ mkdir -p recv && cd recv || exit 1
 spaces=$(printf '%5000s' '')
 # what ran is known by its exit (4) and its bundle (mark.replay.repro): its own writes are overlaid
 "$repro" record -o mark.repro -- sh -c 'exit 4' sh \
-	"$(printf 'a\033[2Jb')" "$spaces" >/dev/null 2>&1
+	"$(printf 'a\033[2Jb')" "$spaces; touch ~/pwned" >/dev/null 2>&1
 rm -f mark.replay.repro
 "$repro" replay mark.repro </dev/null >no.out 2>no.err
 rc=$?
@@ -365,8 +422,8 @@ check "received: no terminal, no --yes: exit 2, one line, nothing ran" \
 		grep -q 'runs only when you say so: on a terminal, or with --yes or --trust [0-9a-f]\{64\}; nothing was run' no.err" ||
 	cat no.err
 printf '%s\n' "\$'a\\x1b[2Jb'" >want.esc
-printf "'%s'\n" "$spaces" >want.spaces
-check "received: the command shown whole, every byte visible" \
+printf "'%s; touch ~/pwned'\n" "$spaces" >want.spaces
+check "received: the command shown whole, every byte visible (the tail after 5,000 spaces too)" \
 	sh -c "grep -qF -f want.esc no.err && grep -qF -f want.spaces no.err && ! grep -q \$(printf '\\033') no.err"
 sum=$(sha256sum mark.repro | cut -d' ' -f1)
 "$repro" replay --trust 0000000000000000000000000000000000000000000000000000000000000000 \

@@ -4,6 +4,7 @@
  * the statx(2) fallback.
  */
 #include "recorder/files.h"
+#include "common/content_hash.h"
 #include "bundles/spool.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -326,7 +327,7 @@ static void check_data(json_t *all, const struct tree *t)
 	assert_int_key(o, "calls", 2);
 	assert_owner_mode(meta, "file", "0644");
 	assert_int_key(meta, "size", (json_int_t)strlen(CONTENT));
-	/* smaller than REC_FILES_HASH_MIN_SIZE: no hash by default, and why */
+	/* smaller than REPRO_HASH_MIN_SIZE: no hash by default, and why */
 	assert_null(json_object_get(meta, "hash"));
 	assert_str_key(meta, "hash_withheld", "small");
 	assert_true(json_integer_value(json_object_get(meta, "mtime_ns")) >
@@ -481,8 +482,8 @@ struct hashed {
 
 static const struct hashed hashed[] = {
 	{ "pin.txt", 5, 0644, "small" },
-	{ "just-small.txt", REC_FILES_HASH_MIN_SIZE - 1, 0644, "small" },
-	{ "just-big.txt", REC_FILES_HASH_MIN_SIZE, 0644, NULL },
+	{ "just-small.txt", REPRO_HASH_MIN_SIZE - 1, 0644, "small" },
+	{ "just-big.txt", REPRO_HASH_MIN_SIZE, 0644, NULL },
 	{ "private.conf", 4096, 0600, "owner-only" },
 	{ "run.sh", 4096, 0700, "owner-only" },
 	{ "id_rsa_deploy", 4096, 0644, "secret-name" },

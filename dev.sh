@@ -27,6 +27,7 @@ PACKAGES=(
 	strace curl python3 git jq zstd clang-format clang libclang-rt-dev
 	passwd util-linux iproute2 procps file nginx-light iputils-ping
 	postgresql redis-server sqlite3 python3-venv scdoc man-db zsh
+	openssh-server dnsmasq-base
 	chromium
 )
 DEPS_DONE=0

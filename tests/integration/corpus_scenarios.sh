@@ -418,3 +418,74 @@ sc_diff_sqlite_dir() {
 	# shellcheck disable=SC2046
 	rec b -- $(as_app) sqlite3 "$work/db/app.db" "$sql"
 }
+
+# ---- nothing fails, the program says why --------------------------------------
+
+# sshd with a host key that is mode 0644 (copied with cp, unpacked from an
+# archive): it reads the key, refuses it as "too open", and exits 1
+sc_sshd_key_too_open() {
+	need /usr/sbin/sshd /usr/bin/ssh-keygen
+	mkdir -p "$work/ssh"
+	ssh-keygen -q -t ed25519 -N '' -f "$work/ssh/ssh_host_ed25519_key" || die "ssh-keygen failed"
+	chmod 0644 "$work/ssh/ssh_host_ed25519_key"
+	[ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd
+	rec b -- /usr/sbin/sshd -D -e -p "$PORT" -h "$work/ssh/ssh_host_ed25519_key" \
+		-o PidFile=none -o ListenAddress=127.0.0.1
+}
+
+# dnsmasq --test of a configuration with a bad value: the file opens, the
+# check fails and names the file
+sc_dnsmasq_bad_value() {
+	need /usr/sbin/dnsmasq
+	mkdir -p "$work/dnsmasq"
+	printf '%s\n' 'port=5353' 'cache-size=lots' >"$work/dnsmasq/local.conf"
+	rec b -- /usr/sbin/dnsmasq --test --conf-file="$work/dnsmasq/local.conf"
+}
+
+# an app start script whose weights file is there but empty (a download
+# cut short earlier): it reads 0 bytes, says so, and exits 1
+sc_weights_empty() {
+	need /usr/bin/python3
+	mkdir -p "$work/app/models"
+	: >"$work/app/models/weights.bin"
+	cat >"$work/app/serve.py" <<'PY'
+import os, pickle, sys
+
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "weights.bin")
+try:
+    with open(path, "rb") as f:
+        weights = pickle.load(f)
+except EOFError as e:
+    print("model load failed: %s: %s" % (path, e), file=sys.stderr)
+    sys.exit(1)
+PY
+	printf '%s\n' '#!/bin/sh' 'cd "$(dirname "$0")"' 'exec /usr/bin/python3 serve.py' \
+		>"$work/app/start.sh"
+	chmod -R a+rX "$work/app"
+	# shellcheck disable=SC2046
+	rec b -- $(as_app) /bin/sh "$work/app/start.sh"
+}
+
+# a full disk: the app writes its cache to a 64 KiB filesystem and fails
+# with ENOSPC (root: the tmpfs is mounted in a mount namespace of its own)
+sc_full_disk_cache() {
+	need_root
+	need /usr/bin/python3
+	mkdir -p "$work/app/cache"
+	cat >"$work/app/warm.py" <<'PY'
+import os, sys
+
+cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cache")
+try:
+    with open(os.path.join(cache, "embeddings.npy"), "wb") as f:
+        f.write(b"\0" * 300000)
+except OSError as e:
+    print("warmup failed: %s" % e, file=sys.stderr)
+    sys.exit(1)
+PY
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	WRAP=(unshare --mount --propagation private -- /bin/sh -c
+		'mount -t tmpfs -o size=64k tmpfs "$0" && exec "$@"' "$work/app/cache")
+	rec b -- /usr/bin/python3 "$work/app/warm.py"
+	WRAP=()
+}

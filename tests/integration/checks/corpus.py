@@ -73,6 +73,15 @@ def said(f, *words):
     return all(w in told(f) for w in words)
 
 
+def said_cause(path, *words):
+    """A "said" finding (nothing failed, the program said why) that names
+    path (a suffix) and every word."""
+    def pred(f):
+        return (f.get("kind") == "said" and (f.get("path") or "").endswith("/" + path) and
+                all(w in (f.get("sentence") or "") for w in words))
+    return pred
+
+
 def any_of(*preds):
     return lambda f: any(q(f) for q in preds)
 
@@ -155,6 +164,25 @@ CASES = {
         "(not the log it did without)",
         file_cause(p("app", "settings.json"), "ENOENT"),
         lambda s: s == 1, ["cannot read settings from"], None),
+    "sshd_key_too_open": (
+        "nothing fails: sshd reads its 0644 host key and refuses it as too open; "
+        "its words, naming the key, are the finding",
+        said_cause("ssh_host_ed25519_key"),
+        lambda s: s != 0, ["too open"], None),
+    "dnsmasq_bad_value": (
+        "nothing fails: dnsmasq --test rejects a value of local.conf and names the file",
+        said_cause("local.conf"),
+        lambda s: s != 0, ["local.conf"], None),
+    "weights_empty": (
+        "nothing fails: models/weights.bin is empty (0 bytes) and the app says it "
+        "could not load it",
+        said_cause("models/weights.bin", "an empty file"),
+        lambda s: s == 1, ["model load failed"], None),
+    "full_disk_cache": (
+        "the write of cache/embeddings.npy fails with ENOSPC on a 64 KiB filesystem",
+        lambda f: file_cause("cache/embeddings.npy", "ENOSPC")(f) and
+        "when the write failed" in (f.get("sentence") or ""),
+        lambda s: s == 1, ["No space left on device"], None),
     "diff_redis_dir": (
         "mkdir DIR/appendonlydir: ok in A, EACCES in B (the dir is read-only)",
         file_cause(p("redis-data", "appendonlydir"), "EACCES"),

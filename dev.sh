@@ -9,6 +9,10 @@
 #                    build-san/ + ctest; fails if either fails
 #   ./dev.sh bench   build, then bench/bench.py: repro against strace
 #                    (docs/performance.md; takes several minutes)
+#   ./dev.sh accuracy  build, then the corpus of real failures (ctest -L
+#                    corpus): per case the rank of the true cause in
+#                    explain and diff's verdict, then #1 %, top-3 %, diff %
+#                    (docs/explain.md "The corpus")
 #   ./dev.sh fuzz [TARGET] [SECONDS]
 #                    deps; a clang libFuzzer build in build-fuzz/, then fuzz
 #                    TARGET (reader, show, explain, diff; default all, one
@@ -114,6 +118,21 @@ cmd_bench() {
 	/usr/bin/python3 bench/bench.py --repro build/cli/repro
 }
 
+# The corpus, measured: every scenario of tests/integration/corpus.tsv in
+# each of its variants appends a line to a results file
+# (checks/corpus.py), which bench/accuracy.py turns into the table.
+cmd_accuracy() {
+	local out status=0
+	cmd_build
+	out=$(mktemp -d /tmp/repro-accuracy.XXXXXX)
+	chmod 755 "$out"
+	touch "$out/results.jsonl" && chmod 666 "$out/results.jsonl"
+	REPRO_ACCURACY_OUT=$out/results.jsonl ctest --test-dir build -L '^corpus$' \
+		-j"$(nproc)" --output-on-failure >"$out/ctest.log" 2>&1 || status=$?
+	/usr/bin/python3 bench/accuracy.py tests/integration/corpus.tsv "$out/results.jsonl"
+	log "ctest's log: $out/ctest.log (status $status)"
+}
+
 FUZZ_TARGETS=(reader show explain diff)
 
 # fuzz_one TARGET SECONDS: one libFuzzer run, its findings kept out of the
@@ -152,7 +171,7 @@ cmd_fuzz() {
 }
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -171,6 +190,7 @@ main() {
 	demo) cmd_demo ;;
 	test) cmd_test ;;
 	bench) cmd_bench ;;
+	accuracy) cmd_accuracy ;;
 	-h | --help | help) usage ;;
 	*) usage ;;
 	esac

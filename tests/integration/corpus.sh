@@ -162,6 +162,7 @@ run_user_variant() {
 	chown "$TEST_USER:" "$work" "$work/run" "$work/home"
 	runuser -u "$TEST_USER" -- env -i "PATH=$SAFE_PATH" LANG=C.UTF-8 CORPUS_INNER=1 \
 		"CORPUS_WORK=$work" ${REPRO_CORPUS_STRICT+"REPRO_CORPUS_STRICT=$REPRO_CORPUS_STRICT"} \
+		${REPRO_ACCURACY_OUT+"REPRO_ACCURACY_OUT=$REPRO_ACCURACY_OUT"} \
 		${ASAN_OPTIONS+"ASAN_OPTIONS=$ASAN_OPTIONS"} ${UBSAN_OPTIONS+"UBSAN_OPTIONS=$UBSAN_OPTIONS"} \
 		/bin/bash "$stage/tests/integration/corpus.sh" "$stage/repro" user "$stage" "$name" ||
 		status=$?

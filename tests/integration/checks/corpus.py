@@ -223,6 +223,21 @@ def check_diff(words):
         cause = ""
     bc.expect(all(w in cause for w in words), "diff --json: cause names %s" % ", ".join(words),
               cause[:400])
+    return all(w in line for w in words) and all(w in cause for w in words)
+
+
+def record_accuracy(rank, diff_ok):
+    """One line for ./dev.sh accuracy (REPRO_ACCURACY_OUT, appended): the
+    case, its variant, the rank of the true cause among explain's findings
+    (null: not among them) and whether diff's cause named it (null: no
+    pair)."""
+    out = os.environ.get("REPRO_ACCURACY_OUT")
+    if not out:
+        return
+    line = json.dumps({"case": NAME, "variant": bc.env("CASE_VARIANT"), "rank": rank,
+                       "diff": diff_ok})
+    with open(out, "a") as f:
+        f.write(line + "\n")
 
 
 def main():
@@ -242,13 +257,14 @@ def main():
         print("  explain's #%d: %s" % (f.get("rank", 0), (f.get("sentence") or "")[:300]))
     bc.expect(bool(first) and pred(first), "explain --json: findings[0] is the true cause",
               first.get("sentence"))
+    rank = next((i + 1 for i, f in enumerate(found) if pred(f)), None)
     bc.expect(bool(first) and text1.startswith("1. ") and
               (first.get("sentence") or "")[:80] in text1,
               "explain: the text's finding 1 is the same", text1[:300])
     bad = [f.get("sentence") for f in found[:3] if is_probe(f)]
     bc.expect(not bad, "explain: no probe in the top 3", bad)
-    if diff_words:
-        check_diff(diff_words)
+    diff_ok = check_diff(diff_words) if diff_words else None
+    record_accuracy(rank, diff_ok)
     bc.done()
 
 

@@ -98,6 +98,16 @@ static void ok_note(struct okmap *m, int32_t pid, const char *path, uint64_t seq
 	}
 }
 
+/* Whether path itself was the last of its name pid used with success, after seq.  O(path). */
+static bool ok_same_after(const struct okmap *m, int32_t pid, const char *path, uint64_t seq)
+{
+	size_t i;
+
+	if (m->by_key == NULL || !repro_map_get(m->by_key, name_key(pid, path), &i))
+		return false;
+	return m->seqs[i] > seq && m->paths[i] == XXH3_64bits(path, strlen(path));
+}
+
 /* Whether a path of the same name as path, but another path, was found after seq.  O(path). */
 static bool ok_elsewhere_after(const struct okmap *m, int32_t pid, const char *path, uint64_t seq)
 {
@@ -114,6 +124,7 @@ static void state_release(struct xp_state *st)
 {
 	for (size_t i = 0; i < st->nprocs; i++) {
 		free(st->procs[i].label);
+		free(st->procs[i].exe);
 		free(st->procs[i].exit_signal);
 	}
 	free(st->procs);
@@ -214,6 +225,17 @@ static void label_inherit(struct xp_state *st)
 	free(names);
 }
 
+/* p's exe and exec_ns from processes.jsonl "execs" (borrowed): its last one.  O(1). */
+static void last_exec(struct xp_proc *p, json_t *execs)
+{
+	json_t *last = json_array_get(execs, json_array_size(execs) - 1);
+	const char *path = bndl_json_str(last, "path");
+
+	p->exec_ns = json_is_object(last) ? bndl_json_int(last, "t_ns", -1) : -1;
+	if (path != NULL && strlen(path) <= XP_PATH_MAX)
+		p->exe = repro_xstrdup(path);
+}
+
 static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **err)
 {
 	struct xp_state *st = ctx;
@@ -238,6 +260,7 @@ static int on_process(void *ctx, json_t *o, size_t lineno, struct repro_err **er
 	};
 	if (bndl_json_str(ex, "signal") != NULL)
 		p->exit_signal = repro_xstrdup(bndl_json_str(ex, "signal"));
+	last_exec(p, json_object_get(o, "execs"));
 	p->failed = p->exit_code != 0 || p->exit_signal != NULL;
 	repro_map_put(st->by_pid, (uint32_t)pid, st->nprocs++);
 	return 0;
@@ -742,11 +765,35 @@ static const char *program_of(const struct xp_proc *p, char *buf, size_t cap)
 	return buf;
 }
 
+/* xp_noise_ctx.used_later: the ok map, for "the process went on to use that path". */
+static bool used_later(const void *run, const struct xp_finding *f)
+{
+	return ok_same_after(&((const struct xp_state *)run)->ok, f->pid, f->path, f->seq);
+}
+
+/*
+ * xp_noise_ctx.handed_over: the process of f exec'd after f's last
+ * occurrence, or ended with the status of a child it started (runuser, su).
+ */
+static bool handed_over(const void *run, const struct xp_finding *f)
+{
+	const struct xp_proc *p = proc_of(run, f->pid);
+
+	return p != NULL &&
+	       ((p->exec_ns >= 0 && f->t_ns >= 0 && p->exec_ns > f->t_ns) || p->passed_on);
+}
+
 /* Probe noise: the rules of explain_noise.c, with what the whole run knows. */
 static void classify(struct xp_state *st)
 {
 	char prog[256];
-	struct xp_noise_ctx ctx = { .net = &st->net, .found_later = found_later, .run = st };
+	struct xp_noise_ctx ctx = {
+		.net = &st->net,
+		.found_later = found_later,
+		.used_later = used_later,
+		.handed_over = handed_over,
+		.run = st,
+	};
 
 	for (size_t i = 0; i < st->nf; i++) {
 		if (st->f[i].kind == XP_WAIT)
@@ -870,6 +917,17 @@ static int32_t speaking_failure(const struct xp_state *st)
 	return best != NULL ? best->pid : 0;
 }
 
+/*
+ * A program names itself first in its messages ("sshd: …", "/venv/bin/python:
+ * No module named x"): its own executable is no evidence.  O(named).
+ */
+static void drop_own_exe(json_t *named, const struct xp_proc *p)
+{
+	for (size_t i = json_array_size(named); p != NULL && p->exe != NULL && i > 0; i--)
+		if (strcmp(bndl_json_str(json_array_get(named, i - 1), "path"), p->exe) == 0)
+			json_array_remove(named, i - 1);
+}
+
 /* Whether one of named ({"path","meta"} objects) was a regular file at the end. */
 static bool names_a_file(json_t *named)
 {
@@ -914,6 +972,7 @@ static void said_finding(struct xp_state *st)
 				  0;
 	}
 	named = xp_words_named(st->words, text, len);
+	drop_own_exe(named, proc_of(st, pid));
 	if (!(real == 0 || (names_a_file(named) && named_by_words == 0)) ||
 	    (x = finding_add(st, "\x1fsaid")) == NULL) {
 		json_decref(named);

@@ -90,6 +90,8 @@ struct xp_finding {
 struct xp_proc {
 	int32_t pid, ppid;
 	char *label; /* owned: "python3 webui.py" from its last exec, its parent's + " (fork)", or "pid N" */
+	char *exe; /* owned: the path of its last exec (processes.jsonl), or NULL */
+	int64_t exec_ns; /* when its last exec happened, -1: none in the recording */
 	int64_t end_ns; /* -1 when unknown */
 	bool failed; /* exited non-zero or killed */
 	/* failed with the status of a child that failed (su, runuser, sh -c pass it on) */
@@ -213,6 +215,18 @@ struct xp_noise_ctx {
 	 * not known.
 	 */
 	bool (*found_later)(const void *run, const struct xp_finding *f);
+	/*
+	 * Whether the process of f used f->path itself with success after f
+	 * (the last success of its file name in that process was that path).
+	 * NULL: not known.
+	 */
+	bool (*used_later)(const void *run, const struct xp_finding *f);
+	/*
+	 * Whether the process of f handed over after f: it exec'd another
+	 * program, or it passed on the status of a child it started (runuser,
+	 * su).  NULL: not known.
+	 */
+	bool (*handed_over)(const void *run, const struct xp_finding *f);
 	const void *run;
 };
 

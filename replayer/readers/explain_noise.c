@@ -496,6 +496,34 @@ static const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/*
+ * A permission check (access(2), faccessat) that said no, after which the
+ * process used the same path with success: it asked and went on without
+ * the permission it asked about (bash's `. venv/bin/activate` asks X_OK,
+ * then reads the file).
+ */
+static bool checked_then_used(const struct xp_finding *f, const struct xp_noise_ctx *c)
+{
+	return c != NULL && c->used_later != NULL && f->path != NULL && f->syscall != NULL &&
+	       strstr(f->syscall, "access") != NULL &&
+	       (is(f->errname, "EACCES") || is(f->errname, "EPERM")) && c->used_later(c->run, f);
+}
+
+/*
+ * A lookup that missed of system configuration or run-time state (/etc,
+ * /run) by a program that then handed over (exec'd another, or passed on
+ * the status of the child it started): a wrapper's optional
+ * settings (runuser's /etc/default/runuser, a container check of
+ * /run/host), looked for and done without before it handed over.
+ */
+static bool wrapper_probe(const struct xp_finding *f, const struct xp_noise_ctx *c)
+{
+	return c != NULL && c->handed_over != NULL && f->path != NULL && missing_lookup(f) &&
+	       (strncmp(f->path, "/etc/", 5) == 0 || strncmp(f->path, "/run/", 5) == 0 ||
+		strncmp(f->path, "/var/run/", 9) == 0) &&
+	       c->handed_over(c->run, f);
+}
+
 /* nscd and systemd-resolved sockets: glibc tries them first and falls back to DNS. */
 static bool resolver_socket(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
@@ -644,6 +672,12 @@ static const struct xp_noise_rule rules[] = {
 	{ "shared_library", "a shared library search (ld.so(8), dlopen(3))", FOR_FILES,
 	  shared_library },
 	{ "found_later", "found later at another path (a search)", FOR_FILES, found_later },
+	{ "wrapper_probe",
+	  "a wrapper's optional system settings, missing (runuser, su, env hand over to a program)",
+	  FOR_FILES, wrapper_probe },
+	{ "checked_then_used",
+	  "a permission check said no, and the process then used the path all the same", FOR_FILES,
+	  checked_then_used },
 	{ "resolver_socket", "the resolver trying nscd or systemd-resolved before DNS", FOR_NET,
 	  resolver_socket },
 	{ "syslog_socket", "syslog(3) finding no logging daemon (it drops the message and goes on)",

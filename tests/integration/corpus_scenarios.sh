@@ -489,3 +489,17 @@ PY
 	rec b -- /usr/bin/python3 "$work/app/warm.py"
 	WRAP=()
 }
+
+# a start script that activates its venv and starts a module that is not
+# installed in it (requirements never installed): python searches its path,
+# finds nothing (every miss a probe) and says which module
+sc_venv_module_missing() {
+	need /usr/bin/python3
+	mkdir -p "$work/app"
+	/usr/bin/python3 -m venv --without-pip "$work/app/venv" || skip "python3 -m venv failed"
+	printf '%s\n' '#!/bin/bash' 'cd "$(dirname "$0")"' '. venv/bin/activate' \
+		'exec python -m webapp --port 8000' >"$work/app/start.sh"
+	chmod -R a+rX "$work/app"
+	# shellcheck disable=SC2046
+	rec b -- $(as_app) /bin/bash "$work/app/start.sh"
+}

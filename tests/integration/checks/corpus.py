@@ -183,6 +183,12 @@ CASES = {
         lambda f: file_cause("cache/embeddings.npy", "ENOSPC")(f) and
         "when the write failed" in (f.get("sentence") or ""),
         lambda s: s == 1, ["No space left on device"], None),
+    "venv_module_missing": (
+        "nothing fails but probes: the venv has no module webapp, as python says "
+        "(not the X_OK check of venv/bin/activate)",
+        lambda f: f.get("kind") == "said" and
+        "No module named webapp" in ((f.get("said") or {}).get("line") or ""),
+        lambda s: s == 1, ["No module named webapp"], None),
     "diff_redis_dir": (
         "mkdir DIR/appendonlydir: ok in A, EACCES in B (the dir is read-only)",
         file_cause(p("redis-data", "appendonlydir"), "EACCES"),

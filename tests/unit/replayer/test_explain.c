@@ -35,6 +35,18 @@ static bool found_later_stub(const void *run, const struct xp_finding *f)
 	return f->path != NULL && strcmp(f->path, "/usr/local/bin/tool") == 0;
 }
 
+/* A run whose processes used some paths after a check: what used_later asks. */
+static bool used_later_stub(const void *run, const struct xp_finding *f)
+{
+	return f->path != NULL && strcmp(f->path, "/opt/venv/bin/activate") == 0;
+}
+
+/* A run whose processes exec'd after some of their failures: what handed_over asks. */
+static bool handed_over_stub(const void *run, const struct xp_finding *f)
+{
+	return f->path != NULL && strcmp(f->path, "/etc/default/runuser") == 0;
+}
+
 /*
  * One case for every rule of the noise table, each under a prefix the old
  * prefix lists did not know (pyenv, venv, conda, /opt), then findings no
@@ -112,6 +124,12 @@ static const struct {
 	  "git-upload-pack" },
 	{ "shared_library", "openat", "/opt/app/lib/libgcc_s.so.1", "ENOENT", XP_OP_READ, NULL },
 	{ "found_later", "execve", "/usr/local/bin/tool", "ENOENT", XP_OP_RUN, NULL },
+	{ "wrapper_probe", "openat", "/etc/default/runuser", "ENOENT", XP_OP_READ, "runuser" },
+	/* the same by a program that did not hand over is its own */
+	{ NULL, "openat", "/etc/default/myapp", "ENOENT", XP_OP_READ, "myapp" },
+	{ "checked_then_used", "access", "/opt/venv/bin/activate", "EACCES", XP_OP_RUN, "bash" },
+	/* a check that said no and was heeded stays a finding */
+	{ NULL, "access", "/opt/app/run.sh", "EACCES", XP_OP_RUN, "bash" },
 	/* what a program meant to open is not a probe, nor a denied write */
 	{ NULL, "openat", "/srv/app/config.yaml", "ENOENT", XP_OP_READ, NULL },
 	{ NULL, "openat", "/nonexistent/cfg", "ENOENT", XP_OP_READ, "python3" },
@@ -130,7 +148,9 @@ static const struct {
 
 static void test_noise_cases(void **state)
 {
-	struct xp_noise_ctx ctx = { .found_later = found_later_stub };
+	struct xp_noise_ctx ctx = { .found_later = found_later_stub,
+				    .used_later = used_later_stub,
+				    .handed_over = handed_over_stub };
 
 	for (size_t i = 0; i < sizeof(noise_cases) / sizeof(noise_cases[0]); i++) {
 		struct xp_finding f = file_finding(noise_cases[i].sc, noise_cases[i].op,

@@ -504,8 +504,10 @@ static const char *str(json_t *o, const char *key)
  */
 static bool checked_then_used(const struct xp_finding *f, const struct xp_noise_ctx *c)
 {
-	return c != NULL && c->used_later != NULL && f->path != NULL && f->syscall != NULL &&
-	       strstr(f->syscall, "access") != NULL &&
+	const struct repro_sysent *s = f->syscall != NULL ? repro_sysent_find(f->syscall) : NULL;
+
+	return c != NULL && c->used_later != NULL && f->path != NULL && s != NULL &&
+	       repro_sysent_arg_of(s, RA_AMODE) >= 0 &&
 	       (is(f->errname, "EACCES") || is(f->errname, "EPERM")) && c->used_later(c->run, f);
 }
 

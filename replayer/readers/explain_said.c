@@ -157,16 +157,19 @@ static bool mentions(const struct said *d, const char *needle, size_t min)
 	return n >= min && memmem(d->text, d->len, needle, n) != NULL;
 }
 
-/* The needles of f: path, its file name, host name, address, errno message. */
+/* The needles of f: path, its file name, host name, address, errno message (a network finding's too). */
 static bool said_names(const struct said *d, const struct xp_finding *f)
 {
 	const char *base = f->path != NULL ? strrchr(f->path, '/') : NULL;
 	const char *host = f->net != NULL ? bndl_json_str(f->net, "name") : NULL;
 	const char *ip = f->net != NULL ? bndl_json_str(f->net, "ip") : NULL;
 
+	const char *net_errno = f->net != NULL ? bndl_json_str(f->net, "errno") : NULL;
+
 	return mentions(d, f->path, 2) || (base != NULL && mentions(d, base + 1, 3)) ||
 	       mentions(d, host, 3) || mentions(d, ip, 7) ||
-	       mentions(d, errno_message(f->errname), 6);
+	       mentions(d, errno_message(f->errname), 6) ||
+	       mentions(d, errno_message(net_errno), 6);
 }
 
 double xp_said_bonus(const struct xp_said_set *s, const struct xp_finding *f, const int32_t *chain,

@@ -96,6 +96,23 @@ static bool is_cut(char c)
 	return strchr(" \t\r\n'\"`()[]{}<>,;=", c) != NULL;
 }
 
+/*
+ * Whether what follows a word makes it a place in the program's own code:
+ * Python's traceback frame `File "/usr/lib/python3.11/socketserver.py",
+ * line 456`: the program's source, not what it was about.  O(1).
+ */
+static bool is_code_location(const char *after, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (after[i] == '"' || after[i] == '\'' || after[i] == ','))
+		i++;
+	while (i < len && after[i] == ' ')
+		i++;
+	return len - i > 5 && memcmp(after + i, "line ", 5) == 0 && after[i + 5] >= '0' &&
+	       after[i + 5] <= '9';
+}
+
 /* The file a word names, as an index into w->v; false for none. */
 static bool lookup(const struct xp_words *w, const char *word, size_t len, size_t *at)
 {
@@ -136,7 +153,8 @@ json_t *xp_words_named(const struct xp_words *w, const char *text, size_t len)
 		start = i;
 		while (i < len && !is_cut(text[i]))
 			i++;
-		if (i == start || !lookup(w, text + start, i - start, &at))
+		if (i == start || is_code_location(text + i, len - i) ||
+		    !lookup(w, text + start, i - start, &at))
 			continue;
 		for (size_t k = 0; k < nseen; k++)
 			dup = dup || seen[k] == at;

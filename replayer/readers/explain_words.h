@@ -35,7 +35,8 @@ size_t xp_words_note(struct xp_words *w, json_t *rec);
  * its end dropped) of three bytes or more that is a kept path, or, when
  * it has a '/' or a '.' (a bare word such as "full" names nothing), whose
  * last component is a kept path's file name (the first path kept with
- * that name).  Returns a new array of {"path", "meta"} objects, in the
+ * that name), unless a line number follows it (`File "x.py", line 3`: a
+ * place in the program's own code).  Returns a new array of {"path", "meta"} objects, in the
  * order the text names them, at most XP_WORDS_FILES_MAX, without
  * repeats.  O(len) map lookups.
  */

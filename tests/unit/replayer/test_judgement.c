@@ -373,16 +373,23 @@ static char *read_file_record(const char *path, const char *mode, int size)
 
 /*
  * Nothing failed, the program said why: its words are the finding, with
- * the file they name and that file's mode (sshd's "too open" host key).
+ * the file they name and that file's mode (sshd's "too open" host key);
+ * a file named as a traceback's frame is left out.
  */
 static void test_ranking_said_when_nothing_failed(void **state)
 {
-	char *files = read_file_record(APP "/key.pem", "0644", 411);
-	char *out = said_line("Permissions 0644 for '" APP "/key.pem' are too open.\\n");
+	char *key = read_file_record(APP "/key.pem", "0644", 411);
+	char *code = read_file_record(APP "/main.py", "0644", 900);
+	char *files = concat(key, code);
+	/* a traceback's frame names the program's own code, not what it was about */
+	char *out = said_line("  File \\\"" APP "/main.py\\\", line 3, in <module>\\n"
+			      "Permissions 0644 for '" APP "/key.pem' are too open.\\n");
 	json_t *f = explain_said("", files, out, 1, 1);
 	json_t *first = json_array_get(f, 0);
 
 	assert_int_equal(json_array_size(f), 1);
+	assert_int_equal(
+		json_array_size(json_object_get(json_object_get(first, "reason"), "files")), 1);
 	assert_string_equal(json_string_value(json_object_get(first, "kind")), "said");
 	assert_string_equal(path_of(f, 0), APP "/key.pem");
 	assert_string_equal(
@@ -391,7 +398,7 @@ static void test_ranking_said_when_nothing_failed(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(first, "sentence")),
 			       "(a file of 411 bytes, mode 0644, owner uid 0 gid 0)"));
 	json_decref(f);
-	free(files), free(out);
+	free(key), free(code), free(files), free(out);
 }
 
 /*

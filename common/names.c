@@ -99,3 +99,8 @@ int repro_signal_parse(const char *name)
 	}
 	return bare != name ? (int)number_after(bare, 0, 1, SIGRTMAX) : -1;
 }
+
+bool repro_errno_is_restart(int errnum)
+{
+	return errnum >= 512 && errnum <= 516;
+}

@@ -7,6 +7,7 @@
  * them the same (docs/bundle-format.md, "Conventions").
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -17,6 +18,14 @@
  * "E<n>" written into buf (cap bytes).  Returns a static string or buf.
  */
 const char *repro_errno_name(int errnum, char *buf, size_t cap);
+
+/*
+ * repro_errno_is_restart - whether errnum is one of the kernel's restart
+ * codes (512-516: ERESTARTSYS .. ERESTART_RESTARTBLOCK, as the tracer sees
+ * them at a syscall's exit; 515 ENOIOCTLCMD never reaches a program): a signal
+ * interrupted the call, which the kernel or libc starts again.
+ */
+bool repro_errno_is_restart(int errnum);
 
 /*
  * repro_errno_parse - the value of an errno name as repro_errno_name()

@@ -1,6 +1,7 @@
 /* Capture of %file arguments: path strings, their canonical form (recorder/pathres.h), open_how. */
 #include "recorder/capture.h"
 #include "launcher/mem.h"
+#include "common/names.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -213,17 +214,24 @@ bool rec_file_capture(struct rec_capture *c, const struct lnch_stop *st, int i,
 	return true;
 }
 
-/* Kernel restart codes (include/linux/errno.h): a signal interrupted the call. */
-#define ERESTARTSYS 512
-#define ERESTART_RESTARTBLOCK 516
-
 bool rec_file_routine_failure(const struct rec_capture *c, const struct lnch_stop *st)
 {
 	int64_t e = -st->ret;
 
 	if (c->sys == NULL || repro_sysent_arg_of(c->sys, RA_FD_TARGET) < 0)
 		return false;
-	return e == EAGAIN || e == EINTR || (e >= ERESTARTSYS && e <= ERESTART_RESTARTBLOCK);
+	return e == EAGAIN || e == EINTR || repro_errno_is_restart((int)e);
+}
+
+/* len bytes of data as a new blob (kind, argument i); none when the event has no free slot. */
+static void put_blob(struct rec_capture *c, uint16_t kind, int i, const void *data, size_t len)
+{
+	void *buf = rec_capture_reserve(c, kind, (uint16_t)i, len);
+
+	if (buf != NULL) {
+		memcpy(buf, data, len);
+		rec_capture_commit(c, len);
+	}
 }
 
 /* The filesystem's space and the size of what the fd names, as a BNDL_BLOB_STRUCT of argument i. */
@@ -232,7 +240,6 @@ static void capture_fs_info(struct rec_capture *c, const char *link, int i)
 	struct statvfs vfs;
 	struct stat sb;
 	struct bndl_fs_info info;
-	void *buf;
 
 	if (statvfs(link, &vfs) < 0 || stat(link, &sb) < 0)
 		return;
@@ -243,11 +250,7 @@ static void capture_fs_info(struct rec_capture *c, const char *link, int i)
 		.total_inodes = vfs.f_files,
 		.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0,
 	};
-	buf = rec_capture_reserve(c, BNDL_BLOB_STRUCT, (uint16_t)i, sizeof(info));
-	if (buf != NULL) {
-		memcpy(buf, &info, sizeof(info));
-		rec_capture_commit(c, sizeof(info));
-	}
+	put_blob(c, BNDL_BLOB_STRUCT, i, &info, sizeof(info));
 }
 
 void rec_file_capture_exit(struct rec_capture *c, const struct lnch_stop *st, int i,
@@ -255,7 +258,6 @@ void rec_file_capture_exit(struct rec_capture *c, const struct lnch_stop *st, in
 {
 	char link[64], target[PATH_MAX];
 	ssize_t n;
-	char *buf;
 
 	if (kind != RA_FD_TARGET || !(st->ret < 0 && st->ret >= -4095))
 		return;
@@ -263,17 +265,9 @@ void rec_file_capture_exit(struct rec_capture *c, const struct lnch_stop *st, in
 	n = readlink(link, target, sizeof(target));
 	if (n <= 0 || (size_t)n >= sizeof(target))
 		return; /* EBADF: no such fd; a path too long is left out */
-	buf = rec_capture_reserve(c, BNDL_BLOB_STR, (uint16_t)i, (size_t)n);
-	if (buf != NULL) {
-		memcpy(buf, target, (size_t)n);
-		rec_capture_commit(c, (size_t)n);
-	}
+	put_blob(c, BNDL_BLOB_STR, i, target, (size_t)n);
 	if (target[0] != '/')
 		return; /* pipe:[N], socket:[N], anon_inode:… */
-	buf = rec_capture_reserve(c, BNDL_BLOB_PATH, (uint16_t)i, (size_t)n);
-	if (buf != NULL) {
-		memcpy(buf, target, (size_t)n);
-		rec_capture_commit(c, (size_t)n);
-	}
+	put_blob(c, BNDL_BLOB_PATH, i, target, (size_t)n);
 	capture_fs_info(c, link, i);
 }

@@ -65,11 +65,24 @@ static void test_names_signal_round_trip(void **state)
 	assert_int_equal(repro_signal_parse(NULL), -1);
 }
 
+/* The kernel's restart codes, and none of the errnos around them. */
+static void test_names_restart_codes(void **state)
+{
+	(void)state;
+	assert_true(repro_errno_is_restart(repro_errno_parse("ERESTARTSYS")));
+	assert_true(repro_errno_is_restart(repro_errno_parse("ERESTART_RESTARTBLOCK")));
+	assert_false(repro_errno_is_restart(EINTR));
+	assert_false(repro_errno_is_restart(EAGAIN));
+	assert_false(repro_errno_is_restart(511));
+	assert_false(repro_errno_is_restart(517));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_errno_round_trip),
 		cmocka_unit_test(test_names_signal_round_trip),
+		cmocka_unit_test(test_names_restart_codes),
 	};
 
 	if (argc > 1) /* one case, as its CTest entry runs it */
